@@ -1,0 +1,25 @@
+# The two commands a new table needs: `make demo` and `make test`.
+.PHONY: demo test bench lint clean
+
+PY := .venv/bin/python
+
+demo:
+	@tools/venv.sh
+	@$(PY) -m table.service.cli demo $(ARGS)
+
+test:
+	@tools/venv.sh test
+	@$(PY) -m pytest $(PYTEST_ARGS)
+
+bench:
+	@tools/venv.sh
+	@for script in bench/*.py; do echo "== $$script"; $(PY) $$script || exit 1; done
+
+lint:
+	@tools/venv.sh lint,test
+	@$(PY) -m ruff check .
+	@$(PY) -m ruff format --check table tests bench display hw firmware_bridge vision
+	@$(PY) -m mypy
+
+clean:
+	rm -rf .venv build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis

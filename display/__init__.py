@@ -1,0 +1,1 @@
+"""What the table shows: casekeep and layout frames and the drivers that draw them."""

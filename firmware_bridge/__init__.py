@@ -1,0 +1,1 @@
+"""The serial protocol to the table's microcontroller."""

@@ -1,0 +1,1 @@
+"""The hardware: board definitions, firmware, broker and systemd configs, simulated devices."""

@@ -1,0 +1,1 @@
+"""Card readers: camera frame sources, card recognition, deck teaching, barcodes."""
