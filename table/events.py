@@ -1,0 +1,370 @@
+"""The event vocabulary: one frozen dataclass per fact, and the one JSON codec.
+
+Every event carries the table id, a per-table monotonic ``seq``, the time the fact
+happened (seconds, given by the caller: the rules read no clock) and the deal
+number. The journal, MQTT and the web page all use :func:`event_to_json` and
+:func:`event_from_json`, so an event reads the same everywhere::
+
+    {"type": "card_dealt", "seq": 7, "table": "t1", "at": 0.0, "deal": 1,
+     "card": "QH", "role": "winner", "turn": 3}
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import re
+import types
+import typing
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, TypeVar, Union
+
+from table.cards import Card, Rank
+from table.errors import TableError
+
+
+class CardRole(enum.Enum):
+    SODA = "soda"
+    LOSER = "loser"
+    WINNER = "winner"
+    HOC = "hoc"
+    PLAYER = "player"
+    BANKER = "banker"
+    BURN = "burn"
+
+
+class Outcome(enum.Enum):
+    WIN = "win"
+    LOSE = "lose"
+    SPLIT = "split"
+    PUSH = "push"
+    RETURNED = "returned"
+
+
+class AlarmKind(enum.Enum):
+    UNKNOWN_CARD = "unknown_card"
+    DUPLICATE_CARD = "duplicate_card"
+    EXTRA_CARD = "extra_card"
+    SHORT_DEAL = "short_deal"
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Event:
+    """A fact about one table. Subclasses add what the fact is about."""
+
+    type_name: ClassVar[str] = "event"
+    table: str
+    seq: int
+    at: float
+    deal: int
+
+
+_EVENT_TYPES: dict[str, type[Event]] = {}
+E = TypeVar("E", bound=type[Event])
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def event_type(cls: E) -> E:
+    """Register an event class under its snake_case name (``CardDealt`` → ``card_dealt``)."""
+    cls.type_name = _snake(cls.__name__)
+    _EVENT_TYPES[cls.type_name] = cls
+    return cls
+
+
+# --- the table and its people ------------------------------------------------------------
+
+
+@event_type
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RulesChosen(Event):
+    game: str
+    rules: str
+    options: dict[str, str] = field(default_factory=dict)
+
+
+@event_type
+@dataclass(frozen=True, kw_only=True, slots=True)
+class BankFunded(Event):
+    amount: int
+    bankroll: int
+
+
+@event_type
+@dataclass(frozen=True, kw_only=True, slots=True)
+class PunterSeated(Event):
+    punter: str
+    bankroll: int
+
+
+@event_type
+@dataclass(frozen=True, kw_only=True, slots=True)
+class PunterLeft(Event):
+    punter: str
+    bankroll: int
+
+
+@event_type
+@dataclass(frozen=True, kw_only=True, slots=True)
+class BankerChosen(Event):
+    banker: str
+
+
+@event_type
+@dataclass(frozen=True, kw_only=True, slots=True)
+class BankPassed(Event):
+    from_banker: str
+    to_banker: str
+
+
+# --- the deal ------------------------------------------------------------------------------
+
+
+@event_type
+@dataclass(frozen=True, kw_only=True, slots=True)
+class DeckStarted(Event):
+    deck: str
+    cards: int
+
+
+@event_type
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CardDealt(Event):
+    card: Card
+    role: CardRole
+    turn: int
+
+
+@event_type
+@dataclass(frozen=True, kw_only=True, slots=True)
+class BetsLocked(Event):
+    turn: int
+
+
+@event_type
+@dataclass(frozen=True, kw_only=True, slots=True)
+class TurnClosed(Event):
+    """Both cards of a turn are out and settled; bets reopen."""
+
+    turn: int
+    loser: Card
+    winner: Card
+    split: bool
+    cards_left: int
+
+
+@event_type
+@dataclass(frozen=True, kw_only=True, slots=True)
+class DealFinished(Event):
+    hoc: Card
+    splits: int
+    bank: int
+    bankrolls: dict[str, int]
+
+
+@event_type
+@dataclass(frozen=True, kw_only=True, slots=True)
+class DealVoided(Event):
+    reason: str
+    bank: int
+    bankrolls: dict[str, int]
+
+
+# --- bets ----------------------------------------------------------------------------------
+
+
+@event_type
+@dataclass(frozen=True, kw_only=True, slots=True)
+class BetPlaced(Event):
+    """Chips put on a spot; ``stake`` is the stack's total after this bet."""
+
+    bet: int
+    punter: str
+    spot: str
+    amount: int
+    stake: int
+    coppered: bool = False
+    mark: bool = False
+    instruction: str = ""
+
+
+@event_type
+@dataclass(frozen=True, kw_only=True, slots=True)
+class BetWithdrawn(Event):
+    bet: int
+    punter: str
+    spot: str
+    amount: int
+    stake: int
+
+
+@event_type
+@dataclass(frozen=True, kw_only=True, slots=True)
+class TurnCalled(Event):
+    """A call of the last turn: the order of loser, winner and hoc (ranks or colours)."""
+
+    bet: int
+    punter: str
+    order: tuple[str, str, str]
+    amount: int
+    pays: int
+
+
+@event_type
+@dataclass(frozen=True, kw_only=True, slots=True)
+class BetSettled(Event):
+    """A bet met its card(s). ``net`` is what the punter gained (negative: what the bank
+    took); ``stake`` is what still stands on the spot afterwards (0: the bet is gone)."""
+
+    bet: int
+    punter: str
+    spot: str
+    outcome: Outcome
+    net: int
+    stake: int
+    turn: int
+    note: str = ""
+
+
+# --- integrity -----------------------------------------------------------------------------
+
+
+@event_type
+@dataclass(frozen=True, kw_only=True, slots=True)
+class AlarmRaised(Event):
+    alarm: int
+    kind: AlarmKind
+    message: str
+    card: Card | None = None
+
+
+@event_type
+@dataclass(frozen=True, kw_only=True, slots=True)
+class AlarmCleared(Event):
+    alarm: int
+    resolution: str
+
+
+@event_type
+@dataclass(frozen=True, kw_only=True, slots=True)
+class DealerCorrection(Event):
+    """The dealer voided or corrected a card. ``undone`` is true when the card had been
+    taken into the deal (its effects are rolled back), false when it was only alarmed."""
+
+    action: str
+    card: Card
+    replacement: Card | None
+    undone: bool
+
+
+# --- the codec -----------------------------------------------------------------------------
+
+
+class EventCodecError(TableError):
+    """A JSON object that is not an event of this vocabulary."""
+
+
+_ENVELOPE = ("type", "seq", "table", "at", "deal")
+
+
+def event_to_json(event: Event) -> dict[str, Any]:
+    """The event as a JSON-ready dict: ``type`` and the envelope first, then its fields."""
+    data: dict[str, Any] = {
+        "type": event.type_name,
+        "seq": event.seq,
+        "table": event.table,
+        "at": event.at,
+        "deal": event.deal,
+    }
+    for item in dataclasses.fields(event):
+        if item.name in data:
+            continue
+        data[item.name] = _encode_value(getattr(event, item.name))
+    return data
+
+
+def _encode_value(value: object) -> object:
+    if isinstance(value, Card | enum.Enum):
+        return str(value) if isinstance(value, Card) else value.value
+    if isinstance(value, tuple | list):
+        return [_encode_value(item) for item in value]
+    if isinstance(value, dict):
+        return {str(key): _encode_value(item) for key, item in value.items()}
+    return value
+
+
+def event_from_json(data: dict[str, Any]) -> Event:
+    """Rebuild an event from :func:`event_to_json`'s output; errors name what is wrong."""
+    if not isinstance(data, dict):
+        raise EventCodecError(f"an event must be a JSON object, not {type(data).__name__}")
+    type_name = data.get("type")
+    cls = _EVENT_TYPES.get(type_name) if isinstance(type_name, str) else None
+    if cls is None:
+        raise EventCodecError(f"unknown event type {type_name!r}")
+    hints = _hints(cls)
+    kwargs: dict[str, Any] = {}
+    for item in dataclasses.fields(cls):
+        if item.name not in data:
+            if item.default is dataclasses.MISSING and item.default_factory is dataclasses.MISSING:
+                raise EventCodecError(f"{type_name} event lacks field {item.name!r}")
+            continue
+        try:
+            kwargs[item.name] = _decode_value(hints[item.name], data[item.name])
+        except (TableError, TypeError, ValueError) as error:
+            raise EventCodecError(f"{type_name} event: field {item.name!r}: {error}") from None
+    return cls(**kwargs)
+
+
+_HINTS_CACHE: dict[type[Event], dict[str, Any]] = {}
+
+
+def _hints(cls: type[Event]) -> dict[str, Any]:
+    hints = _HINTS_CACHE.get(cls)
+    if hints is None:
+        hints = typing.get_type_hints(cls)
+        _HINTS_CACHE[cls] = hints
+    return hints
+
+
+def _decode_value(hint: Any, value: object) -> object:
+    origin = typing.get_origin(hint)
+    if origin in (Union, types.UnionType):
+        options = typing.get_args(hint)
+        if value is None and type(None) in options:
+            return None
+        inner = [option for option in options if option is not type(None)]
+        return _decode_value(inner[0], value)
+    if hint is Card:
+        if not isinstance(value, str):
+            raise TypeError(f"expected a card code, got {value!r}")
+        return Card.parse(value)
+    if hint is Rank:
+        return Rank.parse(str(value))
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        return hint(value)
+    if origin is tuple:
+        if not isinstance(value, list | tuple):
+            raise TypeError(f"expected a list, got {value!r}")
+        args = typing.get_args(hint)
+        return tuple(_decode_value(args[0], item) for item in value)
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise TypeError(f"expected an object, got {value!r}")
+        _, value_hint = typing.get_args(hint)
+        return {str(key): _decode_value(value_hint, item) for key, item in value.items()}
+    if hint is float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise TypeError(f"expected a number, got {value!r}")
+        return float(value)
+    if hint in (int, str, bool):
+        if type(value) is not hint:
+            raise TypeError(f"expected {hint.__name__}, got {value!r}")
+        return value
+    raise TypeError(f"cannot decode {value!r} as {hint!r}")
+
+
+def event_types() -> dict[str, type[Event]]:
+    """Every registered event class by its JSON ``type`` name."""
+    return dict(_EVENT_TYPES)

@@ -1,0 +1,80 @@
+"""A bet as it lies on the Faro layout, and the standing instructions of Saratoga Faro."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from table.errors import BetRefusedError
+from table.faro.spots import Spot
+
+
+@dataclass(frozen=True, slots=True)
+class Instruction:
+    """A progression the bank carries out for the punter (Saratoga Faro, 000).
+
+    ``paroli N``: after a win the stake and its winnings ride, up to N wins, then the bet
+    comes down. ``martingale CAP``: after a loss the stake doubles on the same spot, as
+    long as the doubled stake stays within CAP; after a win it starts again from the base.
+    """
+
+    kind: str
+    limit: int
+
+    @property
+    def text(self) -> str:
+        return f"{self.kind} {self.limit}"
+
+    @classmethod
+    def parse(cls, text: str) -> Instruction | None:
+        words = text.split()
+        if not words:
+            return None
+        if len(words) != 2 or words[0] not in ("paroli", "martingale"):
+            raise BetRefusedError(
+                f"not a standing instruction: {text!r} (expected 'paroli N' or 'martingale CAP')"
+            )
+        try:
+            limit = int(words[1])
+        except ValueError:
+            raise BetRefusedError(f"{words[0]} needs a whole number, not {words[1]!r}") from None
+        if limit < 1:
+            raise BetRefusedError(f"{words[0]} {limit}: the number must be at least 1")
+        return cls(words[0], limit)
+
+
+@dataclass(frozen=True, slots=True)
+class Bet:
+    """Chips (or betting marks) of one punter on one spot.
+
+    ``order`` is set for a call of the last turn: loser, winner and hoc, as ranks or colours.
+    ``base`` and ``rides`` follow a progression: the stake it started from and the wins it rode.
+    """
+
+    bet_id: int
+    punter: str
+    spot: Spot
+    stake: int
+    coppered: bool = False
+    mark: bool = False
+    instruction: Instruction | None = None
+    order: tuple[str, str, str] | None = None
+    pays: int = 1
+    base: int = 0
+    rides: int = 0
+
+    @property
+    def label(self) -> str:
+        """How the bet reads at the table: ``dan 4 on 9 coppered``."""
+        words = [self.punter, str(self.stake), "on"]
+        words.append(" ".join(self.order) if self.order else self.spot.text)
+        if self.coppered:
+            words.append("coppered")
+        if self.mark:
+            words.append("(marks)")
+        if self.instruction:
+            words.append(f"[{self.instruction.text}]")
+        return " ".join(words)
+
+    @property
+    def max_payout(self) -> int:
+        return self.stake * self.pays

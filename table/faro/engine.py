@@ -1,0 +1,1280 @@
+"""The Faro engine: a pure state machine fed cards in box order and the table's commands.
+
+Every public method validates first and raises a :class:`~table.errors.TableError` that
+names what was refused and why, leaving the state untouched; otherwise it returns the
+events that record what happened. The state changes only by folding events
+(:meth:`FaroState.apply`), so replaying a table's events rebuilds its state exactly.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from table.cards import Card, Rank, Suit
+from table.errors import BetRefusedError, CardRefusedError, IllegalCommandError, RulesError
+from table.events import (
+    AlarmCleared,
+    AlarmKind,
+    AlarmRaised,
+    BankerChosen,
+    BankFunded,
+    BankPassed,
+    BetPlaced,
+    BetSettled,
+    BetsLocked,
+    BetWithdrawn,
+    CardDealt,
+    CardRole,
+    DealerCorrection,
+    DealFinished,
+    DealVoided,
+    DeckStarted,
+    Event,
+    Outcome,
+    PunterLeft,
+    PunterSeated,
+    RulesChosen,
+    TurnCalled,
+    TurnClosed,
+)
+from table.faro.bets import Bet, Instruction
+from table.faro.casekeep import Casekeep
+from table.faro.rules import FaroRules, find_rules
+from table.faro.settlement import Decision, call_kind, call_matches, decide
+from table.faro.spots import CALL_SPOT, COLOUR_KINDS, Spot, SpotKind, parse_spot
+
+GAME = "faro"
+
+
+class Phase(enum.Enum):
+    NO_DECK = "no-deck"
+    AWAITING_SODA = "awaiting-soda"
+    BETTING = "betting"
+    LOCKED = "locked"
+    IN_TURN = "in-turn"
+    AWAITING_HOC = "awaiting-hoc"
+    FINISHED = "finished"
+
+
+@dataclass(frozen=True, slots=True)
+class Alarm:
+    alarm_id: int
+    kind: AlarmKind
+    message: str
+    card: Card | None
+
+
+# Events that follow a card as its consequences: a card may be voided while only these
+# came after it. Anything a person did since (a bet, a withdrawal) makes it too late.
+_CONSEQUENCES = (BetSettled, TurnClosed, DealFinished, BankPassed, AlarmRaised, AlarmCleared)
+
+
+@dataclass(eq=True)
+class FaroState:
+    """Everything a Faro table knows. Change it only through :meth:`apply`."""
+
+    table: str
+    rules: FaroRules
+    rules_options: dict[str, str] = field(default_factory=dict)
+    deal: int = 0
+    phase: Phase = Phase.NO_DECK
+    turn: int = 0
+    casekeep: Casekeep = field(default_factory=lambda: Casekeep(find_rules("classic").deck_spec))
+    pending_loser: Card | None = None
+    last_turn: tuple[Card, Card] | None = None
+    hoc: Card | None = None
+    splits: int = 0
+    bets: dict[int, Bet] = field(default_factory=dict)
+    bets_by_rank: dict[Rank, set[int]] = field(default_factory=dict)
+    standing_bets: set[int] = field(default_factory=set)
+    # Running totals of the layout, kept by the fold so that checking a bet is O(1).
+    chips_committed: dict[str, int] = field(default_factory=dict)
+    marks_committed: dict[str, int] = field(default_factory=dict)
+    payout_bound: int = 0
+    stack_index: dict[StackKey, int] = field(default_factory=dict)
+    bank: int = 0
+    bankrolls: dict[str, int] = field(default_factory=dict)
+    seats: list[str] = field(default_factory=list)
+    banker: str | None = None
+    banks_held: dict[str, int] = field(default_factory=dict)
+    next_bet_id: int = 1
+    next_alarm_id: int = 1
+    alarm: Alarm | None = None
+    last_seq: int = 0
+    # The deal so far, for voiding a card: the state at its deck start and every event since.
+    deal_start: FaroState | None = field(default=None, repr=False)
+    deal_log: list[Event] = field(default_factory=list, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.casekeep.deck != self.rules.deck_spec:
+            self.casekeep = Casekeep(self.rules.deck_spec)
+
+    # --- reading the state ----------------------------------------------------------------
+
+    @property
+    def cards_left(self) -> int:
+        return self.casekeep.cards_left
+
+    @property
+    def bets_open(self) -> bool:
+        return self.phase is Phase.BETTING and self.alarm is None
+
+    @property
+    def is_last_turn_next(self) -> bool:
+        return self.phase is Phase.BETTING and self.cards_left == 3
+
+    @property
+    def bank_bankroll(self) -> int:
+        if self.rules.bank_passes:
+            return self.bankrolls.get(self.banker, 0) if self.banker else 0
+        return self.bank
+
+    def bets_of(self, punter: str) -> list[Bet]:
+        return [bet for bet in self.bets.values() if bet.punter == punter]
+
+    def chips_on_layout(self, punter: str) -> int:
+        return self.chips_committed.get(punter, 0)
+
+    def marks_on_layout(self, punter: str) -> int:
+        return self.marks_committed.get(punter, 0)
+
+    def available(self, punter: str) -> int:
+        """Chips a punter still has in hand (their bankroll counts what lies on the layout)."""
+        return self.bankrolls.get(punter, 0) - self.chips_committed.get(punter, 0)
+
+    def total_chips(self) -> int:
+        """The bank and every bankroll: constant while chips only move between them."""
+        total = sum(self.bankrolls.values())
+        return total if self.rules.bank_passes else total + self.bank
+
+    def where(self) -> str:
+        """Where the deal stands, for error messages."""
+        if self.phase is Phase.NO_DECK:
+            return "before the first deck" if self.deal == 0 else f"after deal {self.deal}"
+        if self.phase is Phase.AWAITING_SODA:
+            return f"before the soda of deal {self.deal}"
+        if self.phase is Phase.FINISHED:
+            return f"after the hoc of deal {self.deal}"
+        if self.phase is Phase.BETTING:
+            return f"before turn {self.turn + 1}" if self.turn else "before turn 1"
+        return f"at turn {self.turn}"
+
+    def copy(self) -> FaroState:
+        twin = dataclasses.replace(self)
+        twin.rules_options = dict(self.rules_options)
+        twin.casekeep = self.casekeep.copy()
+        twin.bets = dict(self.bets)
+        twin.bets_by_rank = {rank: set(ids) for rank, ids in self.bets_by_rank.items()}
+        twin.standing_bets = set(self.standing_bets)
+        twin.chips_committed = dict(self.chips_committed)
+        twin.marks_committed = dict(self.marks_committed)
+        twin.stack_index = dict(self.stack_index)
+        twin.bankrolls = dict(self.bankrolls)
+        twin.seats = list(self.seats)
+        twin.banks_held = dict(self.banks_held)
+        twin.deal_log = list(self.deal_log)
+        return twin
+
+    # --- the fold -------------------------------------------------------------------------
+
+    def apply(self, event: Event) -> None:
+        """Fold one event into the state."""
+        handler = _FOLDS.get(type(event))
+        if handler is None:
+            raise IllegalCommandError(f"a Faro table cannot apply a {event.type_name} event")
+        if self.deal_start is not None:
+            # Logged first: a new deck then starts an empty log, and a voided card's
+            # correction rebuilds the log without the card and without itself.
+            self.deal_log.append(event)
+        handler(self, event)
+        self.last_seq = event.seq
+
+    def _fold_rules(self, event: RulesChosen) -> None:
+        self.rules = find_rules(event.rules, event.options)
+        self.rules_options = dict(event.options)
+        self.casekeep = Casekeep(self.rules.deck_spec)
+
+    def _fold_bank_funded(self, event: BankFunded) -> None:
+        self.bank = event.bankroll
+
+    def _fold_seated(self, event: PunterSeated) -> None:
+        self.bankrolls[event.punter] = event.bankroll
+        self.seats.append(event.punter)
+
+    def _fold_left(self, event: PunterLeft) -> None:
+        del self.bankrolls[event.punter]
+        self.seats.remove(event.punter)
+
+    def _fold_banker(self, event: BankerChosen) -> None:
+        self.banker = event.banker
+
+    def _fold_bank_passed(self, event: BankPassed) -> None:
+        self.banker = event.to_banker
+
+    def _fold_deck(self, event: DeckStarted) -> None:
+        self.deal = event.deal
+        self.phase = Phase.AWAITING_SODA
+        self.turn = 0
+        self.casekeep = Casekeep(self.rules.deck_spec)
+        self.pending_loser = None
+        self.last_turn = None
+        self.hoc = None
+        self.splits = 0
+        self.deal_log = []
+        self.deal_start = None
+        self.last_seq = event.seq
+        self.deal_start = self.copy()
+
+    def _fold_card(self, event: CardDealt) -> None:
+        card, role = event.card, event.role
+        self.casekeep.record(card, role, event.turn)
+        if role is CardRole.SODA:
+            self.phase = Phase.BETTING
+        elif role is CardRole.LOSER:
+            self.phase = Phase.IN_TURN
+            self.turn = event.turn
+            self.pending_loser = card
+        elif role is CardRole.HOC:
+            self.hoc = card
+
+    def _fold_locked(self, event: BetsLocked) -> None:
+        self.phase = Phase.LOCKED
+
+    def _fold_turn_closed(self, event: TurnClosed) -> None:
+        self.last_turn = (event.loser, event.winner)
+        self.pending_loser = None
+        self.splits += event.split
+        self.phase = Phase.AWAITING_HOC if event.cards_left == 1 else Phase.BETTING
+
+    def _fold_finished(self, event: DealFinished) -> None:
+        self.phase = Phase.FINISHED
+        if self.rules.bank_passes and self.banker is not None:
+            self.banks_held[self.banker] = self.banks_held.get(self.banker, 0) + 1
+
+    def _fold_voided(self, event: DealVoided) -> None:
+        self.phase = Phase.NO_DECK
+        self.pending_loser = None
+
+    def _fold_bet_placed(self, event: BetPlaced) -> None:
+        existing = self.bets.get(event.bet)
+        if existing is not None:
+            self._replace_bet(
+                existing, dataclasses.replace(existing, stake=event.stake, base=existing.base + event.amount)
+            )
+            return
+        bet = Bet(
+            bet_id=event.bet,
+            punter=event.punter,
+            spot=parse_spot(event.spot),
+            stake=event.stake,
+            coppered=event.coppered,
+            mark=event.mark,
+            instruction=Instruction.parse(event.instruction),
+            base=event.stake,
+        )
+        self._add_bet(bet)
+
+    def _fold_called(self, event: TurnCalled) -> None:
+        bet = Bet(
+            bet_id=event.bet,
+            punter=event.punter,
+            spot=CALL_SPOT,
+            stake=event.amount,
+            order=event.order,
+            pays=event.pays,
+            base=event.amount,
+        )
+        self._add_bet(bet)
+
+    def _count(self, bet: Bet, sign: int) -> None:
+        committed = self.marks_committed if bet.mark else self.chips_committed
+        committed[bet.punter] = committed.get(bet.punter, 0) + sign * bet.stake
+        self.payout_bound += sign * bet.stake * bet.pays
+
+    def _add_bet(self, bet: Bet) -> None:
+        self.bets[bet.bet_id] = bet
+        self._count(bet, 1)
+        self.next_bet_id = max(self.next_bet_id, bet.bet_id + 1)
+        if bet.order is None:
+            self.stack_index[stack_key(bet)] = bet.bet_id
+        if bet.spot.standing:
+            self.standing_bets.add(bet.bet_id)
+        for rank in bet.spot.ranks:
+            self.bets_by_rank.setdefault(rank, set()).add(bet.bet_id)
+
+    def _remove_bet(self, bet: Bet) -> None:
+        del self.bets[bet.bet_id]
+        self._count(bet, -1)
+        if bet.order is None:
+            del self.stack_index[stack_key(bet)]
+        self.standing_bets.discard(bet.bet_id)
+        for rank in bet.spot.ranks:
+            self.bets_by_rank[rank].discard(bet.bet_id)
+
+    def _replace_bet(self, old: Bet, new: Bet) -> None:
+        self._count(old, -1)
+        self._count(new, 1)
+        self.bets[new.bet_id] = new
+
+    def _fold_withdrawn(self, event: BetWithdrawn) -> None:
+        bet = self.bets[event.bet]
+        if event.stake == 0:
+            self._remove_bet(bet)
+        else:
+            self._replace_bet(bet, dataclasses.replace(bet, stake=event.stake, base=event.stake))
+
+    def _fold_settled(self, event: BetSettled) -> None:
+        bet = self.bets[event.bet]
+        self.bankrolls[bet.punter] += event.net
+        if self.rules.bank_passes:
+            if self.banker is not None:
+                self.bankrolls[self.banker] -= event.net
+        else:
+            self.bank -= event.net
+        if event.stake == 0:
+            self._remove_bet(bet)
+        elif bet.instruction is not None:
+            rides = bet.rides + 1 if event.outcome is Outcome.WIN else 0
+            self._replace_bet(bet, dataclasses.replace(bet, stake=event.stake, rides=rides))
+
+    def _fold_alarm(self, event: AlarmRaised) -> None:
+        self.alarm = Alarm(event.alarm, event.kind, event.message, event.card)
+        self.next_alarm_id = event.alarm + 1
+
+    def _fold_alarm_cleared(self, event: AlarmCleared) -> None:
+        self.alarm = None
+
+    def _fold_correction(self, event: DealerCorrection) -> None:
+        if not event.undone:
+            return
+        if self.deal_start is None:
+            raise IllegalCommandError("no deal to correct")
+        index = _last_card_index(self.deal_log)
+        kept = self.deal_log[:index]
+        rebuilt = self.deal_start.copy()
+        rebuilt.deal_start = self.deal_start
+        for earlier in kept:
+            rebuilt.apply(earlier)
+        # Ids keep counting up so that a bet or alarm id is never given twice.
+        rebuilt.next_alarm_id = max(self.next_alarm_id, rebuilt.next_alarm_id)
+        rebuilt.next_bet_id = max(self.next_bet_id, rebuilt.next_bet_id)
+        for item in dataclasses.fields(self):
+            setattr(self, item.name, getattr(rebuilt, item.name))
+
+
+StackKey = tuple[str, Spot, bool, bool, "Instruction | None"]
+
+
+def stack_key(bet: Bet) -> StackKey:
+    """Bets with the same key lie in one stack: a second bet adds to the first."""
+    return (bet.punter, bet.spot, bet.coppered, bet.mark, bet.instruction)
+
+
+def _last_card_index(log: Sequence[Event]) -> int:
+    for index in range(len(log) - 1, -1, -1):
+        if isinstance(log[index], CardDealt):
+            return index
+    return -1
+
+
+_FOLDS: dict[type[Event], Callable[[FaroState, Any], None]] = {
+    RulesChosen: FaroState._fold_rules,
+    BankFunded: FaroState._fold_bank_funded,
+    PunterSeated: FaroState._fold_seated,
+    PunterLeft: FaroState._fold_left,
+    BankerChosen: FaroState._fold_banker,
+    BankPassed: FaroState._fold_bank_passed,
+    DeckStarted: FaroState._fold_deck,
+    CardDealt: FaroState._fold_card,
+    BetsLocked: FaroState._fold_locked,
+    TurnClosed: FaroState._fold_turn_closed,
+    DealFinished: FaroState._fold_finished,
+    DealVoided: FaroState._fold_voided,
+    BetPlaced: FaroState._fold_bet_placed,
+    TurnCalled: FaroState._fold_called,
+    BetWithdrawn: FaroState._fold_withdrawn,
+    BetSettled: FaroState._fold_settled,
+    AlarmRaised: FaroState._fold_alarm,
+    AlarmCleared: FaroState._fold_alarm_cleared,
+    DealerCorrection: FaroState._fold_correction,
+}
+
+
+class FaroTable:
+    """One Faro table: its rules, bank, punters and the deal in progress.
+
+    >>> table = FaroTable(rules="classic")
+    >>> table.state.rules.name
+    'classic'
+    """
+
+    game = GAME
+
+    def __init__(
+        self,
+        table_id: str = "table",
+        rules: str | FaroRules = "classic",
+        options: Mapping[str, str] | None = None,
+    ) -> None:
+        name = rules if isinstance(rules, str) else rules.name
+        self.state = FaroState(table=table_id, rules=find_rules(name, options))
+        self._at = 0.0
+        self.opening: list[Event] = self.choose_rules(name, options)
+
+    @classmethod
+    def replay(cls, events: Iterable[Event], table_id: str | None = None) -> FaroTable:
+        """A table whose state is the fold of ``events`` (a journal, a recorded deal)."""
+        events = list(events)
+        table = cls.__new__(cls)
+        first_table = table_id or (events[0].table if events else "table")
+        table.state = FaroState(table=first_table, rules=find_rules("classic"))
+        table._at = 0.0
+        table.opening = []
+        for event in events:
+            table.state.apply(event)
+        return table
+
+    # --- emitting -------------------------------------------------------------------------
+
+    def _emit(
+        self, out: list[Event], cls: type[Event], *, deal: int | None = None, **fields: Any
+    ) -> Any:
+        state = self.state
+        event = cls(
+            table=state.table,
+            seq=state.last_seq + 1,
+            at=self._at,
+            deal=state.deal if deal is None else deal,
+            **fields,
+        )
+        state.apply(event)
+        out.append(event)
+        return event
+
+    def _begin(self, at: float | None) -> list[Event]:
+        if at is not None:
+            self._at = at
+        return []
+
+    def _refuse_during_alarm(self, what: str) -> None:
+        alarm = self.state.alarm
+        if alarm is not None:
+            raise IllegalCommandError(
+                f"{what}: alarm {alarm.alarm_id} waits for the dealer ({alarm.message}); "
+                "void the card, correct it, or void the deal first"
+            )
+
+    # --- the table and its people ---------------------------------------------------------
+
+    def choose_rules(
+        self, name: str, options: Mapping[str, str] | None = None, *, at: float | None = None
+    ) -> list[Event]:
+        """Play by a named rule set with options overriding single rules, between deals."""
+        rules = find_rules(name, options)
+        state = self.state
+        if state.phase not in (Phase.NO_DECK, Phase.FINISHED) or state.bets:
+            raise RulesError(f"rules {name}: the rules change only between deals ({state.where()})")
+        out = self._begin(at)
+        texts = {key: str(value) for key, value in (options or {}).items()}
+        self._emit(out, RulesChosen, game=GAME, rules=rules.name, options=texts)
+        return out
+
+    def fund_bank(self, amount: int, *, at: float | None = None) -> list[Event]:
+        """Put ``amount`` more chips in the bank (a casino bank; a home bank is the banker's)."""
+        _check_amount(f"bank {amount}", amount)
+        if self.state.rules.bank_passes:
+            raise IllegalCommandError(
+                f"bank {amount}: under {self.state.rules.name} rules the bank is the banker's "
+                "own chips; seat the banker with their chips instead"
+            )
+        out = self._begin(at)
+        self._emit(out, BankFunded, amount=amount, bankroll=self.state.bank + amount)
+        return out
+
+    def seat(self, punter: str, bankroll: int, *, at: float | None = None) -> list[Event]:
+        _check_name(punter)
+        _check_amount(f"punter {punter} {bankroll}", bankroll)
+        if punter in self.state.bankrolls:
+            raise IllegalCommandError(f"punter {punter}: already seated")
+        if punter == "bank":
+            raise IllegalCommandError("punter bank: 'bank' names the bank, not a punter")
+        out = self._begin(at)
+        self._emit(out, PunterSeated, punter=punter, bankroll=bankroll)
+        return out
+
+    def leave(self, punter: str, *, at: float | None = None) -> list[Event]:
+        state = self.state
+        self._check_seated(punter, f"leave {punter}")
+        if state.bets_of(punter):
+            raise IllegalCommandError(f"leave {punter}: {punter} still has bets on the layout")
+        if punter == state.banker and state.phase not in (Phase.NO_DECK, Phase.FINISHED):
+            raise IllegalCommandError(f"leave {punter}: the banker stays until the deal is over")
+        out = self._begin(at)
+        self._emit(out, PunterLeft, punter=punter, bankroll=state.bankrolls[punter])
+        return out
+
+    def choose_banker(self, banker: str, *, at: float | None = None) -> list[Event]:
+        state = self.state
+        if not state.rules.bank_passes:
+            raise IllegalCommandError(
+                f"banker {banker}: under {state.rules.name} rules the house is the bank"
+            )
+        self._check_seated(banker, f"banker {banker}")
+        if state.phase not in (Phase.NO_DECK, Phase.FINISHED):
+            raise IllegalCommandError(f"banker {banker}: the bank changes hands between deals")
+        if state.bets:
+            raise IllegalCommandError(f"banker {banker}: bets are still on the layout")
+        out = self._begin(at)
+        self._emit(out, BankerChosen, banker=banker)
+        return out
+
+    def _check_seated(self, punter: str, what: str) -> None:
+        if punter not in self.state.bankrolls:
+            seated = ", ".join(self.state.seats) or "nobody"
+            raise IllegalCommandError(f"{what}: {punter} is not seated (seated: {seated})")
+
+    # --- the deal -------------------------------------------------------------------------
+
+    def new_deck(self, *, at: float | None = None) -> list[Event]:
+        """The dealer shuffles and puts a new deck in the box."""
+        state = self.state
+        self._refuse_during_alarm("new deck")
+        out = self._begin(at)
+        if state.phase not in (Phase.NO_DECK, Phase.FINISHED, Phase.AWAITING_SODA):
+            left = state.cards_left
+            self._raise_alarm(
+                out,
+                AlarmKind.SHORT_DEAL,
+                f"new deck {state.where()} with {left} cards still in the box: "
+                "void the deal to start again, or void this alarm to go on dealing",
+                None,
+            )
+            return out
+        if state.rules.bank_passes:
+            if len(state.seats) < 2:
+                raise IllegalCommandError("new deck: a home game needs a banker and a punter")
+            if state.banker is None:
+                self._emit(out, BankerChosen, banker=state.seats[0])
+        deal = state.deal if state.phase is Phase.AWAITING_SODA else state.deal + 1
+        self._emit(
+            out, DeckStarted, deal=deal, deck=state.rules.deck, cards=state.rules.deck_spec.size
+        )
+        return out
+
+    def lock(self, *, at: float | None = None) -> list[Event]:
+        """The dealer reaches for the box: no more bets until the turn is dealt."""
+        state = self.state
+        self._refuse_during_alarm("lock")
+        if state.phase is not Phase.BETTING:
+            raise IllegalCommandError(f"lock: bets are not open ({state.where()})")
+        out = self._begin(at)
+        self._emit(out, BetsLocked, turn=state.turn + 1)
+        return out
+
+    def box_empty(self, *, at: float | None = None) -> list[Event]:
+        """The shoe sensor says the box is empty: an alarm if cards should still be in it."""
+        state = self.state
+        out = self._begin(at)
+        if state.phase in (Phase.NO_DECK, Phase.FINISHED) or state.alarm is not None:
+            return out
+        self._raise_alarm(
+            out,
+            AlarmKind.SHORT_DEAL,
+            f"the box is empty {state.where()} but {state.cards_left} cards were never dealt: "
+            "void the deal, or void this alarm if the box is not empty",
+            None,
+        )
+        return out
+
+    def deal(self, card: Card | str, *, at: float | None = None) -> list[Event]:
+        """The next card out of the box. A card that cannot be raises an alarm."""
+        card = Card.parse(card) if isinstance(card, str) else card
+        state = self.state
+        alarm = state.alarm
+        if alarm is not None:
+            raise CardRefusedError(
+                f"card {card}: alarm {alarm.alarm_id} waits for the dealer ({alarm.message})"
+            )
+        out = self._begin(at)
+        problem = self._card_problem(card)
+        if problem is not None:
+            self._raise_alarm(out, problem[0], problem[1], card)
+            return out
+        self._take_card(out, card)
+        return out
+
+    def _card_problem(self, card: Card) -> tuple[AlarmKind, str] | None:
+        state = self.state
+        deck = state.rules.deck_spec
+        if state.phase in (Phase.NO_DECK, Phase.FINISHED):
+            where = "no deck has been started" if state.deal == 0 else state.where()
+            return AlarmKind.EXTRA_CARD, f"card {card} {where}: the box should be empty"
+        if card not in deck:
+            return AlarmKind.UNKNOWN_CARD, f"card {card} is not in a {deck.name} deck"
+        entry = state.casekeep.entry_for(card)
+        if entry is not None:
+            seen = "as the soda" if entry.role is CardRole.SODA else (
+                f"as the {entry.role.value} of turn {entry.turn}"
+            )
+            return AlarmKind.DUPLICATE_CARD, f"card {card} was already dealt {seen}"
+        return None
+
+    def _raise_alarm(self, out: list[Event], kind: AlarmKind, message: str, card: Card | None) -> None:
+        self._emit(out, AlarmRaised, alarm=self.state.next_alarm_id, kind=kind, message=message, card=card)
+
+    def _take_card(self, out: list[Event], card: Card) -> None:
+        state = self.state
+        phase = state.phase
+        if phase is Phase.AWAITING_SODA:
+            self._emit(out, CardDealt, card=card, role=CardRole.SODA, turn=0)
+        elif phase is Phase.BETTING or phase is Phase.LOCKED:
+            turn = state.turn + 1
+            if phase is Phase.BETTING:
+                self._emit(out, BetsLocked, turn=turn)
+            self._emit(out, CardDealt, card=card, role=CardRole.LOSER, turn=turn)
+        elif phase is Phase.IN_TURN:
+            self._emit(out, CardDealt, card=card, role=CardRole.WINNER, turn=state.turn)
+            self._close_turn(out, card)
+        else:  # AWAITING_HOC
+            self._emit(out, CardDealt, card=card, role=CardRole.HOC, turn=state.turn)
+            self._finish_deal(out, card)
+
+    def _close_turn(self, out: list[Event], winner: Card) -> None:
+        state = self.state
+        loser = state.pending_loser
+        assert loser is not None
+        rules = state.rules
+        turn = state.turn
+        touched: set[int] = set(state.standing_bets)
+        by_rank = state.bets_by_rank
+        touched.update(by_rank.get(loser.rank, ()))
+        touched.update(by_rank.get(winner.rank, ()))
+        for bet_id in sorted(touched):
+            bet = state.bets[bet_id]
+            decision = decide(bet.spot, bet.stake, bet.coppered, loser, winner, rules)
+            if decision is not None:
+                self._settle(out, bet, decision, turn)
+        self._emit(
+            out,
+            TurnClosed,
+            turn=turn,
+            loser=loser,
+            winner=winner,
+            split=loser.rank == winner.rank,
+            cards_left=state.cards_left,
+        )
+        if state.phase is Phase.BETTING:
+            self._return_uncovered(out)
+
+    def _settle(self, out: list[Event], bet: Bet, decision: Decision, turn: int) -> None:
+        stake, note = self._stake_after(bet, decision)
+        self._emit(
+            out,
+            BetSettled,
+            bet=bet.bet_id,
+            punter=bet.punter,
+            spot=bet.spot.text,
+            outcome=decision.outcome,
+            net=decision.net,
+            stake=stake,
+            turn=turn,
+            note=note or decision.note,
+        )
+
+    def _stake_after(self, bet: Bet, decision: Decision) -> tuple[int, str]:
+        """What stays on the spot after a decision: standing bets, 001's winners, progressions."""
+        state = self.state
+        instruction = bet.instruction
+        won = decision.outcome is Outcome.WIN
+        if instruction is not None and decision.outcome in (Outcome.WIN, Outcome.LOSE):
+            if instruction.kind == "paroli":
+                if not won:
+                    return 0, "paroli ends with the loss"
+                if bet.rides + 1 >= instruction.limit:
+                    return 0, f"paroli: {instruction.limit} wins ridden, the bet comes down"
+                next_stake = bet.stake * 2
+            else:
+                next_stake = bet.base if won else bet.stake * 2
+                if next_stake > instruction.limit:
+                    return 0, f"martingale stops: {next_stake} would pass the cap {instruction.limit}"
+            refusal = self._ride_refusal(bet, next_stake, decision.net)
+            if refusal:
+                return 0, f"{instruction.kind} stops: {refusal}"
+            return next_stake, f"{instruction.kind}: {next_stake} stands on {bet.spot.text}"
+        if decision.stays:
+            return bet.stake, decision.note
+        if won and state.rules.winning_bets_stay and not bet.spot.standing and bet.order is None:
+            refusal = self._ride_refusal(bet, bet.stake, decision.net)
+            if refusal is None:
+                return bet.stake, "the winning bet stays on the layout"
+        return 0, ""
+
+    def _ride_refusal(self, bet: Bet, next_stake: int, net: int) -> str | None:
+        state = self.state
+        if bet.spot.ranks and all(state.casekeep.is_dead(rank) for rank in bet.spot.ranks):
+            return f"{bet.spot.text} is dead"
+        if state.rules.max_bet and next_stake > state.rules.max_bet:
+            return f"{next_stake} is over the table maximum {state.rules.max_bet}"
+        if not bet.mark:
+            in_hand = state.available(bet.punter) + bet.stake + net
+            if next_stake > in_hand:
+                return f"{bet.punter} has only {in_hand} chips in hand"
+        return None
+
+    def _return_uncovered(self, out: list[Event]) -> None:
+        """Bets the bank or a punter can no longer cover come back, newest first."""
+        state = self.state
+        for punter in list(state.seats) if state.marks_committed else ():
+            while True:
+                marks = [bet for bet in state.bets_of(punter) if bet.mark]
+                if not marks or self._marks_covered(punter):
+                    break
+                self._return(out, max(marks, key=lambda bet: bet.bet_id),
+                             "the marks are no longer covered by chips on the layout")
+        while state.bets and self._bank_exposure() > state.bank_bankroll:
+            newest = max(state.bets.values(), key=lambda bet: bet.bet_id)
+            self._return(out, newest, "the bank cannot cover it")
+
+    def _return(self, out: list[Event], bet: Bet, note: str) -> None:
+        self._emit(
+            out,
+            BetSettled,
+            bet=bet.bet_id,
+            punter=bet.punter,
+            spot=bet.spot.text,
+            outcome=Outcome.RETURNED,
+            net=0,
+            stake=0,
+            turn=self.state.turn,
+            note=note,
+        )
+
+    def _finish_deal(self, out: list[Event], hoc: Card) -> None:
+        state = self.state
+        loser, winner = state.last_turn or (hoc, hoc)
+        for bet_id in sorted(state.bets):
+            bet = state.bets[bet_id]
+            if bet.order is not None:
+                won = call_matches(bet.order, loser, winner, hoc)
+                net = bet.stake * bet.pays if won else -bet.stake
+                self._emit(
+                    out,
+                    BetSettled,
+                    bet=bet.bet_id,
+                    punter=bet.punter,
+                    spot=CALL_SPOT.text,
+                    outcome=Outcome.WIN if won else Outcome.LOSE,
+                    net=net,
+                    stake=0,
+                    turn=state.turn,
+                    note=f"called {' '.join(bet.order)}; came "
+                    f"{_call_words(bet.order, loser, winner, hoc)}",
+                )
+            else:
+                on_hoc = hoc.rank in bet.spot.ranks
+                self._return(out, bet, "on the hoc's rank" if on_hoc else "the deal is over")
+        self._emit(
+            out,
+            DealFinished,
+            hoc=hoc,
+            splits=state.splits,
+            bank=state.bank_bankroll,
+            bankrolls=dict(state.bankrolls),
+        )
+        if state.rules.bank_passes and state.banker is not None and len(state.seats) > 1:
+            seat = state.seats.index(state.banker)
+            following = state.seats[(seat + 1) % len(state.seats)]
+            self._emit(out, BankPassed, from_banker=state.banker, to_banker=following)
+
+    # --- bets -----------------------------------------------------------------------------
+
+    def bet(
+        self,
+        punter: str,
+        spot: str | Spot,
+        amount: int,
+        *,
+        copper: bool = False,
+        mark: bool = False,
+        instruction: str = "",
+        at: float | None = None,
+    ) -> list[Event]:
+        """A punter puts ``amount`` on a spot (``9``, ``4+5``, ``J>K``, ``high``, ``red`` …)."""
+        parsed = spot if isinstance(spot, Spot) else parse_spot(spot)
+        what = f"bet on {parsed.text}"
+        self._check_bet(punter, parsed, amount, copper=copper, mark=mark, what=what)
+        progression = Instruction.parse(instruction)
+        if progression is not None and not self.state.rules.progressions:
+            raise BetRefusedError(
+                f"{what}: standing instructions ({progression.text}) are a Saratoga Faro rule, "
+                f"not offered under {self.state.rules.name} rules"
+            )
+        existing = self._stack(punter, parsed, copper, mark, progression)
+        stake = amount + (existing.stake if existing else 0)
+        self._check_limits(what, stake, amount)
+        self._check_funds(what, punter, parsed, amount, copper, mark)
+        out = self._begin(at)
+        self._emit(
+            out,
+            BetPlaced,
+            bet=existing.bet_id if existing else self.state.next_bet_id,
+            punter=punter,
+            spot=parsed.text,
+            amount=amount,
+            stake=stake,
+            coppered=copper,
+            mark=mark,
+            instruction=progression.text if progression else "",
+        )
+        return out
+
+    def _stack(
+        self, punter: str, spot: Spot, copper: bool, mark: bool, instruction: Instruction | None
+    ) -> Bet | None:
+        bet_id = self.state.stack_index.get((punter, spot, copper, mark, instruction))
+        return None if bet_id is None else self.state.bets[bet_id]
+
+    def _check_open(self, what: str) -> None:
+        state = self.state
+        self._refuse_during_alarm(what)
+        phase = state.phase
+        if phase is Phase.BETTING:
+            return
+        if phase in (Phase.LOCKED, Phase.IN_TURN, Phase.AWAITING_HOC):
+            turn = state.turn + 1 if phase is Phase.LOCKED else state.turn
+            raise BetRefusedError(f"{what}: bets are locked while turn {turn} is dealt")
+        if phase is Phase.AWAITING_SODA:
+            raise BetRefusedError(f"{what}: bets open once the soda is out (deal {state.deal})")
+        raise BetRefusedError(f"{what}: no deal is running ({state.where()}); start a new deck")
+
+    def _check_bet(
+        self, punter: str, spot: Spot, amount: int, *, copper: bool, mark: bool, what: str
+    ) -> None:
+        state = self.state
+        rules = state.rules
+        _check_amount(what, amount)
+        self._check_open(what)
+        self._check_seated(punter, what)
+        if punter == state.banker:
+            raise BetRefusedError(f"{what}: {punter} holds the bank and does not bet against it")
+        kind = spot.kind
+        if kind is SpotKind.CALL:
+            raise BetRefusedError(f"{what}: call the turn with 'call PUNTER LOSER WINNER HOC AMOUNT'")
+        if kind in COLOUR_KINDS and not rules.colour_bets:
+            raise BetRefusedError(f"{what}: colour bets are Dutch Faro's, not offered under {rules.name} rules")
+        if kind not in COLOUR_KINDS and not rules.rank_bets:
+            raise BetRefusedError(f"{what}: {rules.name} rules take only red or black")
+        if copper and kind in (SpotKind.WIN_LOSE, *COLOUR_KINDS):
+            raise BetRefusedError(f"{what}: this bet already names which way it goes; it takes no copper")
+        if mark and not rules.betting_marks:
+            raise BetRefusedError(f"{what}: betting marks are not used under {rules.name} rules")
+        casekeep = state.casekeep
+        for rank in spot.ranks:
+            if rank not in rules.deck_spec.rank_set:
+                raise BetRefusedError(f"{what}: a {rules.deck_spec.name} deck has no {rank.label}")
+            if casekeep.is_dead(rank):
+                out = casekeep.out_count(rank)
+                raise BetRefusedError(
+                    f"{what}: rank {rank.label} is dead ({out} of {out} out) {state.where()}"
+                )
+        if rules.no_bets_on_cases and spot.ranks and all(casekeep.is_cases(r) for r in spot.ranks):
+            can_split = any(
+                any(casekeep.left(rank) >= 2 for rank in bet.spot.ranks)
+                for bet in state.bets_of(punter)
+            )
+            if not can_split:
+                raise BetRefusedError(
+                    f"{what}: {spot.text} is cases (one card left); the house takes a bet on cases "
+                    "only from a punter who also backs a rank that can still split"
+                )
+
+    def _check_limits(self, what: str, stake: int, amount: int) -> None:
+        rules = self.state.rules
+        if stake < rules.min_bet:
+            raise BetRefusedError(f"{what}: {stake} is under the table minimum {rules.min_bet}")
+        if rules.max_bet and stake > rules.max_bet:
+            raise BetRefusedError(
+                f"{what}: {stake} on one spot is over the table maximum {rules.max_bet}"
+            )
+
+    def _check_funds(
+        self,
+        what: str,
+        punter: str,
+        spot: Spot,
+        amount: int,
+        copper: bool,
+        mark: bool,
+        *,
+        pays: int = 1,
+        freed: int = 0,
+    ) -> None:
+        state = self.state
+        if mark:
+            chips = state.chips_on_layout(punter) - freed
+            marks = state.marks_on_layout(punter) + amount
+            if marks > chips:
+                raise BetRefusedError(
+                    f"{what}: {marks} in marks would pass the {chips} in chips {punter} has on "
+                    "the layout (003: each mark must be matched by chips)"
+                )
+            with_mark = [*state.bets_of(punter), Bet(0, punter, spot, amount, copper, True)]
+            worst = self._worst_turn_loss(with_mark)
+            if worst > state.bankrolls[punter]:
+                raise BetRefusedError(
+                    f"{what}: one turn could cost {punter} {worst}, more than their {state.bankrolls[punter]} chips"
+                )
+        else:
+            in_hand = state.available(punter) + freed
+            if amount > in_hand:
+                raise BetRefusedError(f"{what}: {punter} has only {in_hand} chips in hand")
+        new_bet = Bet(0, punter, spot, amount, copper, mark, pays=pays)
+        exposure = self._bank_exposure(new_bet)
+        if exposure > state.bank_bankroll:
+            raise BetRefusedError(
+                f"{what}: the bank ({state.bank_bankroll}) cannot cover the layout if it loses "
+                f"(worst turn: {exposure})"
+            )
+
+    def _bank_exposure(self, new_bet: Bet | None = None) -> int:
+        """The most the bank can pay in one turn: a quick bound, exact for rank bets if needed."""
+        state = self.state
+        bets = list(state.bets.values()) if new_bet is None else [*state.bets.values(), new_bet]
+        bound = state.payout_bound + (new_bet.max_payout if new_bet else 0)
+        if bound <= state.bank_bankroll:
+            return bound
+        others = sum(bet.max_payout for bet in bets if not bet.spot.ranks)
+        rank_bets = [bet for bet in bets if bet.spot.ranks]
+        worst = 0
+        casekeep = state.casekeep
+        live = casekeep.live_ranks()
+        for loser_rank in live:
+            for winner_rank in live:
+                if loser_rank == winner_rank and casekeep.left(loser_rank) < 2:
+                    continue
+                worst = max(worst, _bank_pays(rank_bets, loser_rank, winner_rank, state.rules))
+        return worst + others
+
+    def _worst_turn_loss(self, bets: Sequence[Bet]) -> int:
+        """The most these bets of one punter can lose in the next turn."""
+        state = self.state
+        rank_bets = [bet for bet in bets if bet.spot.ranks]
+        other = sum(bet.stake for bet in bets if not bet.spot.ranks)
+        worst = 0
+        live = state.casekeep.live_ranks()
+        for loser_rank in live:
+            for winner_rank in live:
+                if loser_rank == winner_rank and state.casekeep.left(loser_rank) < 2:
+                    continue
+                worst = max(worst, -_bank_pays(rank_bets, loser_rank, winner_rank, state.rules))
+        return worst + other
+
+    def _marks_covered(self, punter: str) -> bool:
+        state = self.state
+        if state.marks_on_layout(punter) > state.chips_on_layout(punter):
+            return False
+        return self._worst_turn_loss(state.bets_of(punter)) <= state.bankrolls[punter]
+
+    def withdraw(
+        self,
+        punter: str,
+        spot: str | Spot,
+        amount: int | None = None,
+        *,
+        copper: bool | None = None,
+        at: float | None = None,
+    ) -> list[Event]:
+        """Take a bet (or ``amount`` of it) back between turns."""
+        parsed = spot if isinstance(spot, Spot) else parse_spot(spot)
+        what = f"withdraw {punter} {parsed.text}"
+        self._check_open(what)
+        self._check_seated(punter, what)
+        stacks = self._stacks_on(punter, parsed, copper)
+        if amount is not None:
+            _check_amount(what, amount)
+            if len(stacks) > 1:
+                raise BetRefusedError(f"{what}: {punter} has several bets there; say copper or not")
+            stake = stacks[0].stake
+            if amount > stake:
+                raise BetRefusedError(f"{what}: only {stake} lies there")
+            if 0 < stake - amount < self.state.rules.min_bet:
+                raise BetRefusedError(
+                    f"{what}: {stake - amount} would be left, under the table minimum {self.state.rules.min_bet}"
+                )
+        out = self._begin(at)
+        for bet in stacks:
+            taken = bet.stake if amount is None else amount
+            self._emit(
+                out,
+                BetWithdrawn,
+                bet=bet.bet_id,
+                punter=punter,
+                spot=bet.spot.text,
+                amount=taken,
+                stake=bet.stake - taken,
+            )
+        return out
+
+    def _stacks_on(self, punter: str, spot: Spot, copper: bool | None) -> list[Bet]:
+        stacks = [
+            bet
+            for bet in self.state.bets_of(punter)
+            if bet.spot == spot and (copper is None or bet.coppered == copper)
+        ]
+        if not stacks:
+            raise BetRefusedError(f"{punter} has no bet on {spot.text} ({self.state.where()})")
+        return sorted(stacks, key=lambda bet: bet.bet_id)
+
+    def move(
+        self,
+        punter: str,
+        from_spot: str | Spot,
+        to_spot: str | Spot,
+        *,
+        copper: bool | None = None,
+        at: float | None = None,
+    ) -> list[Event]:
+        """Move a bet to another spot between turns (a withdrawal and a new bet in one)."""
+        source = from_spot if isinstance(from_spot, Spot) else parse_spot(from_spot)
+        target = to_spot if isinstance(to_spot, Spot) else parse_spot(to_spot)
+        what = f"move {punter} {source.text} to {target.text}"
+        self._check_open(what)
+        self._check_seated(punter, what)
+        stacks = self._stacks_on(punter, source, copper)
+        if len(stacks) > 1:
+            raise BetRefusedError(f"{what}: {punter} has several bets there; say copper or not")
+        bet = stacks[0]
+        if bet.order is not None:
+            raise BetRefusedError(f"{what}: a call cannot be moved; withdraw it and call again")
+        self._check_bet(punter, target, bet.stake, copper=bet.coppered, mark=bet.mark, what=what)
+        existing = self._stack(punter, target, bet.coppered, bet.mark, bet.instruction)
+        stake = bet.stake + (existing.stake if existing else 0)
+        self._check_limits(what, stake, bet.stake)
+        freed = 0 if bet.mark else bet.stake
+        self._check_funds(
+            what, punter, target, bet.stake, bet.coppered, bet.mark, freed=freed
+        )
+        out = self._begin(at)
+        self._emit(out, BetWithdrawn, bet=bet.bet_id, punter=punter, spot=source.text, amount=bet.stake, stake=0)
+        self._emit(
+            out,
+            BetPlaced,
+            bet=existing.bet_id if existing else self.state.next_bet_id,
+            punter=punter,
+            spot=target.text,
+            amount=bet.stake,
+            stake=stake,
+            coppered=bet.coppered,
+            mark=bet.mark,
+            instruction=bet.instruction.text if bet.instruction else "",
+        )
+        return out
+
+    def call(
+        self, punter: str, order: Sequence[str], amount: int, *, at: float | None = None
+    ) -> list[Event]:
+        """Call the turn: the order of loser, winner and hoc of the last three cards."""
+        state = self.state
+        words = tuple(word.strip() for word in order)
+        what = f"call {punter} {' '.join(words)}"
+        _check_amount(what, amount)
+        self._refuse_during_alarm(what)
+        if not state.rules.rank_bets:
+            raise BetRefusedError(f"{what}: {state.rules.name} rules take only red or black")
+        if not state.is_last_turn_next:
+            raise BetRefusedError(
+                f"{what}: the turn is called only before the last turn, with three cards in the "
+                f"box ({state.where()}, {state.cards_left} cards left)"
+            )
+        self._check_seated(punter, what)
+        if punter == state.banker:
+            raise BetRefusedError(f"{what}: {punter} holds the bank")
+        if len(words) != 3:
+            raise BetRefusedError(f"{what}: name three cards: loser, winner, hoc")
+        last_three = state.casekeep.remaining_cards()
+        kind = call_kind(last_three, state.rules)
+        if kind is None:
+            raise BetRefusedError(
+                f"{what}: the last three are all {last_three[0].rank.label}s and "
+                f"{state.rules.name} rules allow no call on three of a kind"
+            )
+        canonical = self._call_order(what, words, last_three, kind.name)
+        existing = next(
+            (b for b in state.bets_of(punter) if b.order == canonical), None
+        )
+        stake = amount + (existing.stake if existing else 0)
+        self._check_limits(what, stake, amount)
+        self._check_funds(what, punter, CALL_SPOT, amount, False, False, pays=kind.pays)
+        out = self._begin(at)
+        if existing is not None:
+            self._emit(
+                out, BetPlaced, bet=existing.bet_id, punter=punter, spot=CALL_SPOT.text,
+                amount=amount, stake=stake,
+            )
+        else:
+            self._emit(
+                out, TurnCalled, bet=state.next_bet_id, punter=punter, order=canonical,
+                amount=amount, pays=kind.pays,
+            )
+        return out
+
+    def _call_order(
+        self, what: str, words: tuple[str, ...], last_three: list[Card], kind: str
+    ) -> tuple[str, str, str]:
+        if kind == "colour":
+            try:
+                colours = [word.lower() for word in words]
+                if any(colour not in ("red", "black") for colour in colours):
+                    raise ValueError
+            except ValueError:
+                raise BetRefusedError(
+                    f"{what}: the last three are of one rank; call their colours, e.g. red black red"
+                ) from None
+            named = sorted(colours)
+            actual = sorted(card.colour.value for card in last_three)
+        else:
+            try:
+                ranks = [Rank.parse(word) for word in words]
+            except ValueError:
+                raise BetRefusedError(f"{what}: name three ranks, loser first, then winner, then hoc") from None
+            named = sorted(rank.label for rank in ranks)
+            actual = sorted(card.rank.label for card in last_three)
+            colours = [rank.label for rank in ranks]
+        if named != actual:
+            left = " ".join(card.pretty for card in last_three)
+            raise BetRefusedError(f"{what}: only the cards left can be called ({left})")
+        return (colours[0], colours[1], colours[2])
+
+    # --- the dealer's corrections ---------------------------------------------------------
+
+    def void_card(self, *, at: float | None = None) -> list[Event]:
+        """The dealer voids the last card: a misread, or the card an alarm stopped."""
+        state = self.state
+        out = self._begin(at)
+        alarm = state.alarm
+        if alarm is not None:
+            if alarm.card is not None:
+                self._emit(out, DealerCorrection, action="void", card=alarm.card, replacement=None, undone=False)
+            self._emit(out, AlarmCleared, alarm=alarm.alarm_id, resolution="voided by the dealer")
+            return out
+        last = self._last_card("void")
+        self._emit(out, DealerCorrection, action="void", card=last, replacement=None, undone=True)
+        return out
+
+    def correct(self, card: Card | str, *, at: float | None = None) -> list[Event]:
+        """The dealer says the last card (or the alarmed one) was really ``card``."""
+        card = Card.parse(card) if isinstance(card, str) else card
+        state = self.state
+        alarm = state.alarm
+        if alarm is not None and alarm.card is None:
+            raise IllegalCommandError(f"correct {card}: alarm {alarm.alarm_id} is not about a card ({alarm.message})")
+        trial = FaroTable.__new__(FaroTable)
+        trial.state = state.copy()
+        trial._at = self._at
+        trial.opening = []
+        trial_events = trial._correction_events(card, at)
+        out = self._begin(at)
+        for event in trial_events:
+            state.apply(event)
+            out.append(event)
+        return out
+
+    def _correction_events(self, card: Card, at: float | None) -> list[Event]:
+        """Run the correction on this (throw-away) table; refuse if the new card is no better."""
+        state = self.state
+        out = self._begin(at)
+        alarm = state.alarm
+        if alarm is not None:
+            assert alarm.card is not None
+            self._emit(out, DealerCorrection, action="correct", card=alarm.card, replacement=card, undone=False)
+            self._emit(out, AlarmCleared, alarm=alarm.alarm_id, resolution=f"corrected to {card}")
+        else:
+            last = self._last_card(f"correct {card}")
+            self._emit(out, DealerCorrection, action="correct", card=last, replacement=card, undone=True)
+        problem = self._card_problem(card)
+        if problem is not None:
+            raise CardRefusedError(f"correct {card}: {problem[1]}")
+        self._take_card(out, card)
+        return out
+
+    def _last_card(self, what: str) -> Card:
+        state = self.state
+        if state.deal_start is None or state.phase is Phase.NO_DECK:
+            raise IllegalCommandError(f"{what}: no deal is running")
+        index = _last_card_index(state.deal_log)
+        if index < 0:
+            raise IllegalCommandError(f"{what}: no card has been dealt in deal {state.deal}")
+        later = state.deal_log[index + 1 :]
+        for event in later:
+            if not isinstance(event, _CONSEQUENCES) and not (
+                isinstance(event, DealerCorrection) and not event.undone
+            ):
+                raise IllegalCommandError(
+                    f"{what}: play went on after the last card ({event.type_name.replace('_', ' ')}); "
+                    "it can no longer be voided"
+                )
+        card_event = state.deal_log[index]
+        assert isinstance(card_event, CardDealt)
+        return card_event.card
+
+    def void_deal(self, reason: str = "voided by the dealer", *, at: float | None = None) -> list[Event]:
+        """Abandon the deal: every open bet goes back to its punter."""
+        state = self.state
+        if state.phase in (Phase.NO_DECK, Phase.FINISHED) and state.alarm is None:
+            raise IllegalCommandError(f"void deal: no deal is running ({state.where()})")
+        out = self._begin(at)
+        if state.alarm is not None:
+            self._emit(out, AlarmCleared, alarm=state.alarm.alarm_id, resolution="deal voided")
+        for bet_id in sorted(state.bets):
+            self._return(out, state.bets[bet_id], "the deal was voided")
+        self._emit(
+            out, DealVoided, reason=reason, bank=state.bank_bankroll, bankrolls=dict(state.bankrolls)
+        )
+        return out
+
+    # --- the table language ---------------------------------------------------------------
+
+    def apply(self, command: Any, *, at: float | None = None) -> list[Event]:
+        """Carry out one parsed line of the table language (see :mod:`table.language`)."""
+        from table.faro.commands import run_command
+
+        return run_command(self, command, at=at)
+
+
+def _bank_pays(bets: Sequence[Bet], loser_rank: Rank, winner_rank: Rank, rules: FaroRules) -> int:
+    """What the bank pays on these rank bets for a turn of these two ranks (suits aside)."""
+    loser = Card(loser_rank, _ANY_SUIT)
+    winner = Card(winner_rank, _ANY_SUIT)
+    paid = 0
+    for bet in bets:
+        decision = decide(bet.spot, bet.stake, bet.coppered, loser, winner, rules)
+        if decision is not None:
+            paid += decision.net
+    return paid
+
+
+_ANY_SUIT = Suit.SPADES
+
+
+def _check_amount(what: str, amount: object) -> None:
+    if isinstance(amount, bool) or not isinstance(amount, int):
+        raise BetRefusedError(f"{what}: the amount must be a whole number of chips, not {amount!r}")
+    if amount <= 0:
+        raise BetRefusedError(f"{what}: the amount must be positive, not {amount}")
+
+
+def _check_name(name: str) -> None:
+    if not name or not name.replace("-", "").replace("_", "").replace(".", "").isalnum():
+        raise IllegalCommandError(
+            f"punter {name!r}: a name is letters, digits, '-', '_' or '.' with no spaces"
+        )
+
+
+def _call_words(order: tuple[str, str, str], loser: Card, winner: Card, hoc: Card) -> str:
+    if order[0] in ("red", "black"):
+        return " ".join(card.colour.value for card in (loser, winner, hoc))
+    return " ".join(card.rank.label for card in (loser, winner, hoc))

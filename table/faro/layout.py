@@ -1,0 +1,88 @@
+"""The Faro layout: the 13 spades in two rows with the seven at the end, and which ranks
+lie next to which (003's betting diagram).
+
+::
+
+    A  2  3  4  5  6
+                      7
+    K  Q  J  10 9  8
+
+A group bet covers two, three or four ranks that touch on this board.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from table.cards import Rank
+
+TOP_ROW: tuple[Rank, ...] = (Rank.ACE, Rank.TWO, Rank.THREE, Rank.FOUR, Rank.FIVE, Rank.SIX)
+BOTTOM_ROW: tuple[Rank, ...] = (
+    Rank.KING, Rank.QUEEN, Rank.JACK, Rank.TEN, Rank.NINE, Rank.EIGHT,
+)  # fmt: skip
+
+# (row, column); the seven sits at the end between the rows.
+POSITIONS: dict[Rank, tuple[int, int]] = {rank: (0, col) for col, rank in enumerate(TOP_ROW)}
+POSITIONS.update({rank: (1, col) for col, rank in enumerate(BOTTOM_ROW)})
+
+
+def _pair_shape(first: Rank, second: Rank) -> str | None:
+    if Rank.SEVEN in (first, second):
+        other = second if first is Rank.SEVEN else first
+        return "beside the seven" if other in (Rank.SIX, Rank.EIGHT) else None
+    (row_a, col_a), (row_b, col_b) = POSITIONS[first], POSITIONS[second]
+    if row_a == row_b and abs(col_a - col_b) == 1:
+        return "horizontal neighbours"
+    if row_a == row_b and abs(col_a - col_b) == 2:
+        return "one apart"
+    if col_a == col_b:
+        return "vertical neighbours"
+    if abs(col_a - col_b) == 1:
+        return "diagonal neighbours"
+    return None
+
+
+def _triple_shape(ranks: tuple[Rank, ...]) -> str | None:
+    if set(ranks) == {Rank.SIX, Rank.SEVEN, Rank.EIGHT}:
+        return "six, seven and eight"
+    if Rank.SEVEN in ranks:
+        return None
+    cells = [POSITIONS[rank] for rank in ranks]
+    rows = {row for row, _ in cells}
+    cols = sorted(col for _, col in cells)
+    if len(rows) == 1 and cols[2] - cols[0] == 2 and len(set(cols)) == 3:
+        return "three in a row"
+    if len(rows) == 2 and len(set(cols)) == 2 and cols[-1] - cols[0] == 1:
+        return "right angle"
+    return None
+
+
+def _square_shape(ranks: tuple[Rank, ...]) -> str | None:
+    if Rank.SEVEN in ranks:
+        return None
+    cells = {POSITIONS[rank] for rank in ranks}
+    cols = sorted({col for _, col in cells})
+    if len(cols) == 2 and cols[1] - cols[0] == 1 and len(cells) == 4:
+        return "square"
+    return None
+
+
+def group_shape(ranks: Iterable[Rank]) -> str | None:
+    """How these ranks lie together on the layout, or None when they are no legal group."""
+    group = tuple(sorted(set(ranks)))
+    if len(group) == 1:
+        return "single rank"
+    if len(group) == 2:
+        return _pair_shape(*group)
+    if len(group) == 3:
+        return _triple_shape(group)
+    if len(group) == 4:
+        return _square_shape(group)
+    return None
+
+
+def legal_groups(size: int) -> list[tuple[Rank, ...]]:
+    """Every legal group of ``size`` ranks, in rank order (for displays and tests)."""
+    from itertools import combinations
+
+    return [combo for combo in combinations(tuple(Rank), size) if group_shape(combo) is not None]

@@ -1,0 +1,319 @@
+"""The table language: one line a fact or an action.
+
+The same lines serve the dealer's keyboard console, a written record of a deal, the
+tests and scripted museum deals. :func:`parse_line` turns one line into a command;
+:func:`parse_script` reads a whole record. Errors name the line and what was expected.
+
+::
+
+    game faro
+    rules classic cat_hop_pays=1
+    bank 1000
+    punter anna 100
+    bet anna K 2 copper
+    card 5S
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from table.cards import Card
+from table.errors import CardParseError, LanguageError
+
+GAMES = ("faro", "punto-banco", "chemin-de-fer", "banque", "macao", "mini-baccarat")
+
+
+@dataclass(frozen=True)
+class Command:
+    """A parsed line; ``line_number`` is where it stood in a script (0: typed alone)."""
+
+    line_number: int = field(default=0, kw_only=True, compare=False)
+
+
+@dataclass(frozen=True)
+class GameCmd(Command):
+    game: str
+
+
+@dataclass(frozen=True)
+class RulesCmd(Command):
+    name: str
+    options: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class BankCmd(Command):
+    amount: int
+
+
+@dataclass(frozen=True)
+class PunterCmd(Command):
+    punter: str
+    bankroll: int
+
+
+@dataclass(frozen=True)
+class LeaveCmd(Command):
+    punter: str
+
+
+@dataclass(frozen=True)
+class BankerCmd(Command):
+    banker: str
+
+
+@dataclass(frozen=True)
+class BetCmd(Command):
+    punter: str
+    spot: str
+    amount: int
+    copper: bool = False
+    mark: bool = False
+    instruction: str = ""
+
+
+@dataclass(frozen=True)
+class WithdrawCmd(Command):
+    punter: str
+    spot: str
+    amount: int | None = None
+    copper: bool | None = None
+
+
+@dataclass(frozen=True)
+class MoveCmd(Command):
+    punter: str
+    from_spot: str
+    to_spot: str
+    copper: bool | None = None
+
+
+@dataclass(frozen=True)
+class CallCmd(Command):
+    punter: str
+    order: tuple[str, str, str]
+    amount: int
+
+
+@dataclass(frozen=True)
+class CardCmd(Command):
+    card: Card
+
+
+@dataclass(frozen=True)
+class StandCmd(Command):
+    pass
+
+
+@dataclass(frozen=True)
+class ShuffleCmd(Command):
+    """A new deck (or shoe) goes in the box."""
+
+
+@dataclass(frozen=True)
+class LockCmd(Command):
+    pass
+
+
+@dataclass(frozen=True)
+class EmptyCmd(Command):
+    """The box (or shoe) is empty, says its sensor or the dealer."""
+
+
+@dataclass(frozen=True)
+class VoidCmd(Command):
+    """``void``: the last card; ``void deal``: the whole deal, bets returned."""
+
+    deal: bool = False
+
+
+@dataclass(frozen=True)
+class CorrectCmd(Command):
+    card: Card
+
+
+_USAGE = {
+    "game": "game NAME (one of: " + ", ".join(GAMES) + ")",
+    "rules": "rules NAME [option=value ...]",
+    "bank": "bank AMOUNT",
+    "punter": "punter NAME BANKROLL",
+    "leave": "leave NAME",
+    "banker": "banker NAME",
+    "bet": "bet PUNTER SPOT AMOUNT [copper] [mark] [paroli N | martingale CAP]",
+    "withdraw": "withdraw PUNTER SPOT [AMOUNT] [copper | plain]",
+    "move": "move PUNTER FROM_SPOT TO_SPOT [copper | plain]",
+    "call": "call PUNTER LOSER WINNER HOC AMOUNT",
+    "card": "card CARD (e.g. card QH, card 10♠)",
+    "stand": "stand",
+    "shuffle": "shuffle (also: newdeck, new deck)",
+    "lock": "lock",
+    "empty": "empty",
+    "void": "void  |  void deal",
+    "correct": "correct CARD",
+}
+
+
+def usage() -> str:
+    """Every line the language knows, one per line."""
+    return "\n".join(_USAGE.values())
+
+
+def _amount(text: str, what: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise LanguageError(f"{what} must be a whole number of chips, not {text!r}") from None
+    return value
+
+
+def _name(text: str, what: str) -> str:
+    if not text.replace("-", "").replace("_", "").replace(".", "").isalnum():
+        raise LanguageError(f"{what} {text!r}: use letters, digits, '-', '_' or '.'")
+    return text
+
+
+def _expect(words: list[str], low: int, high: int) -> None:
+    if not low <= len(words) - 1 <= high:
+        raise LanguageError(f"expected: {_USAGE[words[0]]}")
+
+
+def _card(text: str) -> Card:
+    try:
+        return Card.parse(text)
+    except CardParseError as error:
+        raise LanguageError(str(error)) from None
+
+
+def _copper_flag(word: str) -> bool | None:
+    if word == "copper":
+        return True
+    if word == "plain":
+        return False
+    return None
+
+
+def parse_line(line: str, line_number: int = 0) -> Command | None:
+    """One line to a command; None for a blank line or a comment."""
+    text = line.split("#", 1)[0].strip()
+    if not text:
+        return None
+    words = text.split()
+    verb = words[0].lower()
+    words[0] = verb
+    where = {"line_number": line_number}
+    try:
+        return _parse_words(verb, words, where)
+    except LanguageError as error:
+        if error.line_number is None and line_number:
+            raise LanguageError(str(error), line_number, line) from None
+        if error.line is None:
+            raise LanguageError(str(error), None, line) from None
+        raise
+
+
+def _parse_words(verb: str, words: list[str], where: dict[str, int]) -> Command:
+    if verb == "game":
+        _expect(words, 1, 1)
+        game = words[1].lower()
+        if game not in GAMES:
+            raise LanguageError(f"unknown game {words[1]!r} (known: {', '.join(GAMES)})")
+        return GameCmd(game, **where)
+    if verb == "rules":
+        if len(words) < 2:
+            raise LanguageError(f"expected: {_USAGE['rules']}")
+        options: dict[str, str] = {}
+        for word in words[2:]:
+            key, equals, value = word.partition("=")
+            if not equals or not key or not value:
+                raise LanguageError(f"rule option {word!r}: expected option=value")
+            options[key.lower()] = value
+        return RulesCmd(words[1].lower(), options, **where)
+    if verb == "bank":
+        _expect(words, 1, 1)
+        return BankCmd(_amount(words[1], "the bank's bankroll"), **where)
+    if verb == "punter":
+        _expect(words, 2, 2)
+        return PunterCmd(_name(words[1], "punter"), _amount(words[2], "the bankroll"), **where)
+    if verb == "leave":
+        _expect(words, 1, 1)
+        return LeaveCmd(_name(words[1], "punter"), **where)
+    if verb == "banker":
+        _expect(words, 1, 1)
+        return BankerCmd(_name(words[1], "banker"), **where)
+    if verb == "bet":
+        return _parse_bet(words, where)
+    if verb == "withdraw":
+        _expect(words, 2, 4)
+        amount: int | None = None
+        copper: bool | None = None
+        for word in words[3:]:
+            flag = _copper_flag(word.lower())
+            if flag is not None:
+                copper = flag
+            else:
+                amount = _amount(word, "the amount to withdraw")
+        return WithdrawCmd(_name(words[1], "punter"), words[2], amount, copper, **where)
+    if verb == "move":
+        _expect(words, 3, 4)
+        copper = _copper_flag(words[4].lower()) if len(words) == 5 else None
+        if len(words) == 5 and copper is None:
+            raise LanguageError(f"expected: {_USAGE['move']}")
+        return MoveCmd(_name(words[1], "punter"), words[2], words[3], copper, **where)
+    if verb == "call":
+        _expect(words, 5, 5)
+        order = (words[2], words[3], words[4])
+        return CallCmd(_name(words[1], "punter"), order, _amount(words[5], "the call"), **where)
+    if verb == "card":
+        _expect(words, 1, 1)
+        return CardCmd(_card(words[1]), **where)
+    if verb == "stand":
+        _expect(words, 0, 0)
+        return StandCmd(**where)
+    if verb in ("shuffle", "newdeck") or (verb == "new" and words[1:] in (["deck"], ["shoe"])):
+        return ShuffleCmd(**where)
+    if verb == "lock":
+        _expect(words, 0, 0)
+        return LockCmd(**where)
+    if verb == "empty":
+        _expect(words, 0, 0)
+        return EmptyCmd(**where)
+    if verb == "void":
+        _expect(words, 0, 1)
+        if len(words) == 2 and words[1].lower() != "deal":
+            raise LanguageError(f"expected: {_USAGE['void']}")
+        return VoidCmd(len(words) == 2, **where)
+    if verb == "correct":
+        _expect(words, 1, 1)
+        return CorrectCmd(_card(words[1]), **where)
+    raise LanguageError(f"unknown line {verb!r}; the table language knows:\n{usage()}")
+
+
+def _parse_bet(words: list[str], where: dict[str, int]) -> BetCmd:
+    if len(words) < 4:
+        raise LanguageError(f"expected: {_USAGE['bet']}")
+    punter = _name(words[1], "punter")
+    amount = _amount(words[3], "the bet")
+    copper = mark = False
+    instruction = ""
+    rest = [word.lower() for word in words[4:]]
+    while rest:
+        word = rest.pop(0)
+        if word == "copper":
+            copper = True
+        elif word == "mark":
+            mark = True
+        elif word in ("paroli", "martingale") and rest:
+            instruction = f"{word} {rest.pop(0)}"
+        else:
+            raise LanguageError(f"unexpected {word!r}; expected: {_USAGE['bet']}")
+    return BetCmd(punter, words[2], amount, copper, mark, instruction, **where)
+
+
+def parse_script(lines: Iterable[str]) -> Iterator[Command]:
+    """Every command of a written record, in order; stops at the first unreadable line."""
+    for number, line in enumerate(lines, start=1):
+        command = parse_line(line, number)
+        if command is not None:
+            yield command

@@ -1,0 +1,64 @@
+"""Shared fixtures: Faro tables set up as the seeds' examples set them up."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import pytest
+
+from table.cards import Card
+from table.events import BetSettled, Event
+from table.faro import FaroTable
+
+
+def cards(text: str) -> list[Card]:
+    return [Card.parse(word) for word in text.split()]
+
+
+def deal(table: FaroTable, text: str) -> list[Event]:
+    """Deal these cards, one at a time, in box order."""
+    events: list[Event] = []
+    for card in cards(text):
+        events += table.deal(card)
+    return events
+
+
+def settlements(events: Iterable[Event]) -> list[tuple[str, str, str, int]]:
+    """(punter, spot, outcome, net) of every settled bet, in order."""
+    return [
+        (event.punter, event.spot, event.outcome.value, event.net)
+        for event in events
+        if isinstance(event, BetSettled)
+    ]
+
+
+def deal_rest(table: FaroTable, order: str = "") -> list[Event]:
+    """Deal ``order`` then every card still in the box (deck order) to the hoc."""
+    events = deal(table, order)
+    for card in table.state.casekeep.remaining_cards():
+        events += table.deal(card)
+    return events
+
+
+def open_table(
+    rules: str = "classic",
+    punters: dict[str, int] | None = None,
+    bank: int = 1000,
+    soda: str | None = "2C",
+    **options: str,
+) -> FaroTable:
+    """A table with a bank, punters seated, a new deck and (by default) the soda out."""
+    table = FaroTable("t1", rules, options or None)
+    if not table.state.rules.bank_passes:
+        table.fund_bank(bank)
+    for name, bankroll in (punters or {"dan": 100, "anna": 100, "ben": 100}).items():
+        table.seat(name, bankroll)
+    table.new_deck()
+    if soda:
+        table.deal(Card.parse(soda))
+    return table
+
+
+@pytest.fixture
+def table() -> FaroTable:
+    return open_table()

@@ -1,0 +1,691 @@
+"""The Faro engine, rule by rule. Each test names the seed and the section it checks:
+000 (Spanish casino rules), 001 (English home rules), 003 (Russian casino procedure)."""
+
+from __future__ import annotations
+
+import pytest
+
+from table.cards import Card, Rank
+from table.errors import BetRefusedError, CardRefusedError, IllegalCommandError, TableError
+from table.events import (
+    AlarmKind,
+    AlarmRaised,
+    BankPassed,
+    BetSettled,
+    BetsLocked,
+    CardDealt,
+    CardRole,
+    DealFinished,
+    TurnClosed,
+)
+from table.faro import FaroTable, Phase
+from table.faro.casekeep import Bead
+from tests.conftest import cards, deal, deal_rest, open_table, settlements
+
+
+# --- 001 "A turn": the worked example ------------------------------------------------------
+
+
+def test_001_a_turn_dan_and_anna() -> None:
+    """001, A turn, example: Dan 4 on the 9, Anna 2 coppered on the King; K♦ then 9♣."""
+    table = open_table()
+    table.bet("dan", "9", 4)
+    table.bet("anna", "K", 2, copper=True)
+    events = deal(table, "KD 9C")
+    assert settlements(events) == [("dan", "9", "win", 4), ("anna", "K", "win", 2)]
+    assert table.state.bankrolls == {"dan": 104, "anna": 102, "ben": 100}
+    assert table.state.bank == 994
+    assert table.state.bets == {}
+
+
+def test_000_the_turn_loser_takes_straight_bets_and_pays_coppers() -> None:
+    """000, El turno, steps 1-2: the first card loses for straight bets, wins for coppers."""
+    table = open_table()
+    table.bet("dan", "5", 3)
+    table.bet("anna", "5", 2, copper=True)
+    table.bet("ben", "8", 4, copper=True)
+    events = deal(table, "5H 8S")
+    assert settlements(events) == [
+        ("dan", "5", "lose", -3),
+        ("anna", "5", "win", 2),
+        ("ben", "8", "lose", -4),
+    ]
+
+
+def test_000_bets_on_ranks_not_dealt_stay_for_the_next_turn() -> None:
+    """000, El turno, step 4 / Apuesta de heel: unresolved bets stay until resolved."""
+    table = open_table()
+    table.bet("dan", "Q", 5)
+    events = deal(table, "3H 4S") + deal(table, "6H 7S")
+    assert settlements(events) == []
+    assert [bet.stake for bet in table.state.bets.values()] == [5]
+    assert settlements(deal(table, "9D QD")) == [("dan", "Q", "win", 5)]
+
+
+# --- the deal: soda, turns, hoc ------------------------------------------------------------
+
+
+def test_000_soda_is_dead_and_recorded_on_the_casekeep() -> None:
+    """000, Preparación 3: the soda is dead, cannot be bet, and goes on the casekeep."""
+    table = open_table(soda=None)
+    with pytest.raises(BetRefusedError, match="soda"):
+        table.bet("dan", "9", 1)
+    events = table.deal(Card.parse("7H"))
+    assert [(e.card, e.role) for e in events if isinstance(e, CardDealt)] == [
+        (Card.parse("7H"), CardRole.SODA)
+    ]
+    entry = table.state.casekeep.out(Rank.SEVEN)[0]
+    assert (entry.card, entry.role) == (Card.parse("7H"), CardRole.SODA)
+    assert table.state.phase is Phase.BETTING
+
+
+def test_001_a_full_deal_is_soda_24_turns_and_a_last_turn_of_three() -> None:
+    """001, The last turn: after 24 turns three cards are left: loser, winner, hock."""
+    table = open_table()
+    events = deal_rest(table)
+    roles = [e.role for e in events if isinstance(e, CardDealt)]
+    assert roles.count(CardRole.LOSER) == 25
+    assert roles.count(CardRole.WINNER) == 25
+    assert roles[-1] is CardRole.HOC
+    assert [e.turn for e in events if isinstance(e, TurnClosed)] == list(range(1, 26))
+    finished = [e for e in events if isinstance(e, DealFinished)]
+    assert len(finished) == 1
+    assert finished[0].hoc == table.state.hoc
+    assert table.state.phase is Phase.FINISHED
+
+
+def test_000_bets_lock_while_a_turn_is_dealt_and_reopen_after() -> None:
+    """000, El turno 5: no bets once the dealer reaches the box; open again between turns."""
+    table = open_table()
+    events = table.deal(Card.parse("3H"))
+    assert isinstance(events[0], BetsLocked)
+    with pytest.raises(BetRefusedError, match="locked while turn 1 is dealt"):
+        table.bet("dan", "9", 1)
+    table.deal(Card.parse("4H"))
+    assert table.state.bets_open
+    table.lock()
+    with pytest.raises(BetRefusedError, match="locked while turn 2"):
+        table.bet("dan", "9", 1)
+    with pytest.raises(BetRefusedError, match="locked"):
+        table.withdraw("dan", "9")
+
+
+def test_001_bets_placed_moved_or_taken_back_between_turns() -> None:
+    """001, Placing bets: before each turn a punter may place, move or take back bets."""
+    table = open_table()
+    table.bet("dan", "9", 4)
+    table.move("dan", "9", "10")
+    assert [(b.spot.text, b.stake) for b in table.state.bets.values()] == [("10", 4)]
+    table.withdraw("dan", "10", 1)
+    assert [b.stake for b in table.state.bets.values()] == [3]
+    table.withdraw("dan", "10")
+    assert table.state.bets == {}
+    assert table.state.bankrolls["dan"] == 100
+
+
+def test_003_hoc_bets_returned_and_the_last_turn_settles_as_usual() -> None:
+    """003, Последний абцуг: bets on the hoc's card are returned; loser and winner as usual."""
+    table = open_table()
+    remaining = " ".join(str(c) for c in table.state.casekeep.remaining_cards())
+    # Deal everything but the last three, which will be 4H (loser), 9H (winner), KH (hoc).
+    last_three = {"4H", "9H", "KH"}
+    first = [c for c in remaining.split() if c not in last_three]
+    deal(table, " ".join(first))
+    assert table.state.is_last_turn_next
+    table.bet("dan", "K", 5)
+    table.bet("anna", "9", 5)
+    table.bet("ben", "4", 5)
+    events = deal(table, "4H 9H KH")
+    assert settlements(events) == [
+        ("anna", "9", "win", 5),
+        ("ben", "4", "lose", -5),
+        ("dan", "K", "returned", 0),
+    ]
+    returned = [e for e in events if isinstance(e, BetSettled) and e.outcome.value == "returned"]
+    assert returned[0].note == "on the hoc's rank"
+    assert table.state.hoc == Card.parse("KH")
+
+
+# --- splits ---------------------------------------------------------------------------------
+
+
+def test_001_split_the_bank_takes_half_of_every_bet_coppered_or_not() -> None:
+    """001, A turn, Split: two Queens: the banker takes half of every bet on the Queen."""
+    table = open_table()
+    table.bet("dan", "Q", 4)
+    table.bet("anna", "Q", 6, copper=True)
+    events = deal(table, "QH QS")
+    assert settlements(events) == [("dan", "Q", "split", -2), ("anna", "Q", "split", -3)]
+    assert table.state.bankrolls["dan"] == 98
+    assert table.state.bankrolls["anna"] == 97
+    assert table.state.splits == 1
+    assert [e.split for e in events if isinstance(e, TurnClosed)] == [True]
+
+
+def test_split_of_an_odd_stake_gives_the_odd_chip_to_the_bank() -> None:
+    table = open_table()
+    table.bet("dan", "Q", 5)
+    assert settlements(deal(table, "QH QS")) == [("dan", "Q", "split", -3)]
+
+
+def test_000_home_faro_split_loses_the_whole_bet() -> None:
+    """000, Variantes, Faro casero: a split counts as a full loss, straight and coppered."""
+    table = open_table("home-full-loss", {"host": 200, "dan": 100, "anna": 100})
+    table.bet("dan", "Q", 4)
+    table.bet("anna", "Q", 2, copper=True)
+    events = deal(table, "QH QS")
+    assert settlements(events) == [("dan", "Q", "split", -4), ("anna", "Q", "split", -2)]
+    assert table.state.bankrolls["host"] == 206
+
+
+def test_000_stuss_split_goes_wholly_to_the_bank() -> None:
+    """000, Variantes, Stuss: splits go wholly to the banker."""
+    table = open_table("stuss")
+    table.bet("dan", "Q", 4)
+    assert settlements(deal(table, "QH QS")) == [("dan", "Q", "split", -4)]
+    assert table.state.bank == 1004
+
+
+# --- bets on two or more ranks -------------------------------------------------------------
+
+
+def test_001_between_two_ranks_one_wins_one_loses_nothing_happens() -> None:
+    """001, Placing bets: between two cards, one wins and the other loses: nothing happens."""
+    table = open_table()
+    table.bet("dan", "4+5", 4)
+    assert settlements(deal(table, "4H 5S")) == []
+    assert [b.stake for b in table.state.bets.values()] == [4]
+    assert settlements(deal(table, "9H 5C")) == [("dan", "4+5", "win", 4)]
+
+
+def test_000_independent_option_each_rank_acts_on_its_own() -> None:
+    """000, Apuesta múltiple: each rank acts independently: a loss and a win cancel out."""
+    table = open_table(between_two="independent")
+    table.bet("dan", "4+5", 4)
+    assert settlements(deal(table, "4H 5S")) == [("dan", "4+5", "push", 0)]
+    assert table.state.bets == {}
+
+
+def test_003_group_settles_at_the_first_card_of_any_of_its_ranks() -> None:
+    """003, ставки на группу достоинств: settled as soon as one of its cards appears."""
+    table = open_table()
+    table.bet("dan", "4+5+9+10", 3)
+    table.bet("anna", "4+5+9+10", 3, copper=True)
+    assert settlements(deal(table, "9D KS")) == [
+        ("dan", "4+5+9+10", "lose", -3),
+        ("anna", "4+5+9+10", "win", 3),
+    ]
+
+
+def test_003_two_ranks_of_a_group_in_one_turn_is_a_plie() -> None:
+    """003, плие 2: two cards of the group in one turn: the house takes half."""
+    table = open_table()
+    table.bet("dan", "8+9+10", 4)
+    assert settlements(deal(table, "8D 10S")) == [("dan", "8+9+10", "split", -2)]
+
+
+@pytest.mark.parametrize(
+    ("spot", "shape"),
+    [
+        ("5", "single rank"),
+        ("2+3", "horizontal neighbours"),
+        ("6+9", "diagonal neighbours"),
+        ("2+Q", "vertical neighbours"),
+        ("6+7", "beside the seven"),
+        ("7+8", "beside the seven"),
+        ("J+K", "one apart"),
+        ("8+9+10", "three in a row"),
+        ("3+10+J", "right angle"),
+        ("6+7+8", "six, seven and eight"),
+        ("4+5+9+10", "square"),
+    ],
+)
+def test_003_every_bet_of_the_betting_diagram_is_taken(spot: str, shape: str) -> None:
+    """003, размещение ставок в фаро, items а-л: each placement of the diagram."""
+    table = open_table()
+    table.bet("dan", spot, 2)
+    (bet,) = table.state.bets.values()
+    assert bet.spot.shape == shape
+
+
+@pytest.mark.parametrize("spot", ["A+3+5", "2+9", "A+K+Q+J", "5+7", "A+6", "K+Q+J+10"])
+def test_003_ranks_that_do_not_touch_are_no_group(spot: str) -> None:
+    table = open_table()
+    with pytest.raises(BetRefusedError, match="do not lie together"):
+        table.bet("dan", spot, 2)
+    assert table.state.bets == {}
+
+
+def test_003_one_rank_to_win_and_the_other_to_lose() -> None:
+    """003, ставка на то, что одна карта выиграет и одна проиграет: settled at either rank."""
+    table = open_table()
+    table.bet("dan", "J>K", 2)  # the jack to win, the king to lose
+    table.bet("anna", "J>K", 2)
+    table.bet("ben", "2>3", 2)
+    events = deal(table, "KD 5S") + deal(table, "2S 9S")
+    assert settlements(events) == [
+        ("dan", "J>K", "win", 2),
+        ("anna", "J>K", "win", 2),
+        ("ben", "2>3", "lose", -2),
+    ]
+    with pytest.raises(BetRefusedError, match="no copper"):
+        table.bet("dan", "J>K", 2, copper=True)
+
+
+# --- bets that act every turn ---------------------------------------------------------------
+
+
+def test_003_high_card_stands_every_turn_ace_low_and_equal_ranks_are_a_plie() -> None:
+    """003, ставки, действующие в каждом абцуге 1 and плие 3: ace low; equal ranks: no
+    payment and the bet stays until withdrawn."""
+    table = open_table()
+    table.bet("dan", "high", 5)
+    table.bet("anna", "high", 5, copper=True)
+    events = deal(table, "AH 2S")  # the winner is higher: the ace is low
+    assert settlements(events) == [("dan", "high", "win", 5), ("anna", "high", "lose", -5)]
+    events = deal(table, "KH 3S")
+    assert settlements(events) == [("dan", "high", "lose", -5), ("anna", "high", "win", 5)]
+    events = deal(table, "9H 9S")
+    assert settlements(events) == [("dan", "high", "split", 0), ("anna", "high", "split", 0)]
+    assert sorted(b.stake for b in table.state.bets.values()) == [5, 5]
+    table.withdraw("dan", "high")
+    assert [b.punter for b in table.state.bets.values()] == ["anna"]
+
+
+def test_001_high_card_variant_is_a_bet_on_the_next_turn() -> None:
+    """001, Variants, High card: the player's card higher than the banker's, next turn, 1:1."""
+    table = open_table("home", {"host": 200, "dan": 10})
+    table.bet("dan", "high", 2)
+    assert settlements(deal(table, "3H 8S")) == [("dan", "high", "win", 2)]
+    assert table.state.bets == {}
+
+
+def test_003_odd_and_even_ace_jack_king_odd_queen_even() -> None:
+    """003, ставки, действующие в каждом абцуге 2: A, J, K odd, Q even; same parity: plie."""
+    table = open_table()
+    table.bet("dan", "odd", 3)
+    table.bet("anna", "even", 3)
+    assert settlements(deal(table, "QH KS")) == [("dan", "odd", "win", 3), ("anna", "even", "lose", -3)]
+    assert settlements(deal(table, "JH QS")) == [("dan", "odd", "lose", -3), ("anna", "even", "win", 3)]
+    assert settlements(deal(table, "AH 3S")) == [("dan", "odd", "split", 0), ("anna", "even", "split", 0)]
+    assert len(table.state.bets) == 2
+
+
+def test_standing_bets_come_back_at_the_end_of_the_deal() -> None:
+    table = open_table()
+    table.bet("dan", "odd", 3)
+    events = deal_rest(table)
+    assert settlements(events)[-1] == ("dan", "odd", "returned", 0)
+    assert table.state.bets == {}
+
+
+# --- calling the turn -----------------------------------------------------------------------
+
+
+def _to_last_three(table: FaroTable, last: str) -> None:
+    keep = set(last.split())
+    first = [str(c) for c in table.state.casekeep.remaining_cards() if str(c) not in keep]
+    deal(table, " ".join(first))
+    assert table.state.is_last_turn_next
+
+
+def test_001_ben_calls_the_turn_7_loses_j_wins_and_wins_8_chips() -> None:
+    """001, The last turn: 3, 7 and J are left; Ben calls 7 loses, J wins, 2 chips: wins 8."""
+    table = open_table()
+    _to_last_three(table, "7C JD 3S")
+    table.call("ben", ["7", "J", "3"], 2)
+    events = deal(table, "7C JD 3S")
+    assert ("ben", "call", "win", 8) in settlements(events)
+    assert table.state.bankrolls["ben"] == 108
+
+
+def test_000_a_failed_call_costs_the_whole_stake() -> None:
+    """000, Declarar el turno: a failed call costs all the money bet."""
+    table = open_table()
+    _to_last_three(table, "7C JD 3S")
+    table.call("ben", ["J", "7", "3"], 2)
+    assert ("ben", "call", "lose", -2) in settlements(deal(table, "7C JD 3S"))
+
+
+def test_001_cat_hop_pays_2_to_1_and_the_option_pays_1_to_1() -> None:
+    """001 / 000, cat-hop: a pair plus one pays 2 to 1; some houses pay 1 to 1 (000)."""
+    for option, net in ((None, 6), ("1", 3)):
+        table = open_table(**({"cat_hop_pays": option} if option else {}))
+        _to_last_three(table, "6C 10D 6S")
+        table.call("ben", ["6", "10", "6"], 3)
+        assert ("ben", "call", "win", net) in settlements(deal(table, "6C 10D 6S"))
+
+
+def test_003_three_of_a_kind_is_a_colour_cat_hop() -> None:
+    """003, ставка катхоп 2: with three of one rank, the punter calls the colour order."""
+    table = open_table()
+    _to_last_three(table, "9H 9S 9D")
+    with pytest.raises(BetRefusedError, match="call their colours"):
+        table.call("ben", ["9", "9", "9"], 2)
+    table.call("ben", ["red", "black", "red"], 2)
+    table.call("dan", ["black", "red", "red"], 2)
+    events = deal(table, "9H 9S 9D")
+    assert ("ben", "call", "win", 4) in settlements(events)
+    assert ("dan", "call", "lose", -2) in settlements(events)
+
+
+def test_001_no_call_on_three_of_a_kind_under_home_rules() -> None:
+    """001, calling the turn: three of a kind: no calling."""
+    table = open_table("home", {"host": 200, "ben": 10})
+    _to_last_three(table, "9H 9S 9D")
+    with pytest.raises(BetRefusedError, match="no call on three of a kind"):
+        table.call("ben", ["red", "black", "red"], 2)
+
+
+def test_000_only_the_cards_left_can_be_called_and_only_before_the_last_turn() -> None:
+    """000 / 003: the call names the last three cards, before the last turn only."""
+    table = open_table()
+    with pytest.raises(BetRefusedError, match="only before the last turn"):
+        table.call("ben", ["7", "J", "3"], 2)
+    _to_last_three(table, "7C JD 3S")
+    with pytest.raises(BetRefusedError, match="only the cards left can be called"):
+        table.call("ben", ["7", "J", "4"], 2)
+    table.deal(Card.parse("7C"))
+    with pytest.raises(BetRefusedError, match="only before the last turn"):
+        table.call("ben", ["7", "J", "3"], 2)
+
+
+# --- the casekeep -----------------------------------------------------------------------------
+
+
+def test_003_abacus_loser_to_the_edge_winner_half_way_finished_all_together() -> None:
+    """003, кейскипер: a losing card's bead to the outer edge, a winning card's half way;
+    the fourth card pushes all four together."""
+    table = open_table(soda="5S")
+    deal(table, "5H 5D")
+    spindle = table.state.casekeep.spindle(Rank.FIVE)
+    assert spindle.beads == (Bead.OUTER_EDGE, Bead.OUTER_EDGE, Bead.HALF_WAY, Bead.IN_BOX)
+    assert spindle.cases and not spindle.finished
+    deal(table, "2H 5C")
+    spindle = table.state.casekeep.spindle(Rank.FIVE)
+    assert spindle.beads == (Bead.FINISHED,) * 4
+    assert spindle.finished
+    assert [e.role for e in spindle.entries] == [
+        CardRole.SODA, CardRole.LOSER, CardRole.WINNER, CardRole.WINNER,
+    ]
+
+
+def test_001_a_rank_with_no_cards_left_is_dead_and_takes_no_bets() -> None:
+    """001, The case keeper: a rank with no cards left is dead; DESIGN: bets refused."""
+    table = open_table(soda="7S")
+    deal(table, "7H 7D 7C 2H")
+    with pytest.raises(BetRefusedError) as refused:
+        table.bet("dan", "7", 4)
+    assert str(refused.value) == "bet on 7: rank 7 is dead (4 of 4 out) before turn 3"
+    with pytest.raises(BetRefusedError, match="rank 7 is dead"):
+        table.bet("dan", "6+7+8", 4)
+
+
+# --- house options of 003: betting marks and cases -----------------------------------------
+
+
+def test_003_betting_marks_must_be_matched_by_chips_on_the_layout() -> None:
+    """003, ставочные марки: each mark matched by chips; uncovered marks come down."""
+    table = open_table("casino-003", {"dan": 20})
+    table.bet("dan", "9", 10)
+    with pytest.raises(BetRefusedError, match="in marks would pass"):
+        table.bet("dan", "K", 11, mark=True)
+    table.bet("dan", "K", 10, mark=True)
+    assert table.state.available("dan") == 10
+    events = deal(table, "9H 3S")  # the chips on 9 lose: the marks are no longer covered
+    assert settlements(events) == [
+        ("dan", "9", "lose", -10),
+        ("dan", "K", "returned", 0),
+    ]
+    assert table.state.bets == {}
+
+
+def test_003_no_bets_on_cases_unless_the_punter_backs_a_rank_that_can_split() -> None:
+    """003, ставки на кейсиз: most casinos forbid a bet on cases until the punter bets on a
+    rank that can still split."""
+    table = open_table("casino-003", soda="QS")
+    deal(table, "QH QD")
+    with pytest.raises(BetRefusedError, match="cases"):
+        table.bet("dan", "Q", 2)
+    table.bet("dan", "3", 2)
+    table.bet("dan", "Q", 2)
+    assert len(table.state.bets) == 2
+
+
+# --- limits and bankrolls -------------------------------------------------------------------
+
+
+def test_limits_minimum_maximum_bankroll_and_amounts() -> None:
+    table = open_table(punters={"dan": 30}, min_bet="2", max_bet="20")
+    with pytest.raises(BetRefusedError, match="under the table minimum 2"):
+        table.bet("dan", "9", 1)
+    table.bet("dan", "9", 15)
+    with pytest.raises(BetRefusedError, match="21 on one spot is over the table maximum 20"):
+        table.bet("dan", "9", 6)
+    with pytest.raises(BetRefusedError, match="only 15 chips in hand"):
+        table.bet("dan", "8", 16)
+    with pytest.raises(BetRefusedError, match="must be positive"):
+        table.bet("dan", "8", -3)
+    with pytest.raises(BetRefusedError, match="whole number"):
+        table.bet("dan", "8", 2.5)  # type: ignore[arg-type]
+    with pytest.raises(IllegalCommandError, match="not seated"):
+        table.bet("zoe", "8", 2)
+
+
+def test_the_bank_takes_only_bets_it_could_pay_in_the_worst_turn() -> None:
+    table = open_table(bank=10, punters={"dan": 100, "anna": 100})
+    table.bet("dan", "9", 6)
+    table.bet("anna", "9", 4)
+    table.bet("anna", "9", 2, copper=True)  # if the 9 wins, the bank pays 6 + 4 - 2 = 8
+    table.bet("dan", "K", 5)  # the K and the 9 cannot both win one turn: still at most 8
+    with pytest.raises(BetRefusedError, match=r"the bank \(10\) cannot cover .*worst turn: 11"):
+        table.bet("dan", "9", 3)
+    assert table.state.bank == 10
+    assert sum(bet.stake for bet in table.state.bets.values()) == 17
+
+
+# --- rule sets ---------------------------------------------------------------------------------
+
+
+def test_001_home_the_bank_passes_to_the_left_after_each_deal() -> None:
+    """001, Winning the game: after a full deal the bank passes to the left."""
+    table = open_table("home", {"anna": 100, "ben": 100, "carl": 100})
+    assert table.state.banker == "anna"
+    with pytest.raises(BetRefusedError, match="holds the bank"):
+        table.bet("anna", "9", 2)
+    table.bet("ben", "9", 4)
+    events = deal_rest(table)
+    passed = [e for e in events if isinstance(e, BankPassed)]
+    assert [(e.from_banker, e.to_banker) for e in passed] == [("anna", "ben")]
+    assert table.state.banks_held == {"anna": 1}
+    assert table.state.total_chips() == 300
+    table.new_deck()
+    table.deal(Card.parse("2C"))
+    table.bet("anna", "9", 2)
+
+
+def test_001_home_a_winning_bet_stays_on_the_layout() -> None:
+    """001, A turn: a winning bet stays on the layout too, unless its owner picks it up."""
+    table = open_table("home", {"host": 100, "dan": 20})
+    table.bet("dan", "9", 4)
+    assert settlements(deal(table, "KD 9C")) == [("dan", "9", "win", 4)]
+    assert [(b.spot.text, b.stake) for b in table.state.bets.values()] == [("9", 4)]
+    assert table.state.bankrolls["dan"] == 24
+
+
+def test_000_monte_bank_deals_40_cards_without_8_9_10() -> None:
+    """000, Variantes, Faro mexicano / Monte Bank: a 40-card deck with no 8s, 9s or 10s."""
+    table = open_table("monte-bank")
+    with pytest.raises(BetRefusedError, match="has no 9"):
+        table.bet("dan", "9", 2)
+    events = deal_rest(table)
+    dealt = [e for e in events if isinstance(e, CardDealt)]
+    assert len(dealt) == 39  # plus the soda
+    assert [e.turn for e in events if isinstance(e, TurnClosed)][-1] == 19
+    alarms = [e for e in open_table("monte-bank").deal(Card.parse("9H")) if isinstance(e, AlarmRaised)]
+    assert alarms[0].kind is AlarmKind.UNKNOWN_CARD
+    assert "not in a monte-bank-40 deck" in alarms[0].message
+
+
+def test_000_saratoga_paroli_lets_a_win_ride() -> None:
+    """000, Faro de Saratoga: paroli as a standing instruction: a win rides up to N times."""
+    table = open_table("saratoga")
+    table.bet("dan", "high", 2, instruction="paroli 2")
+    assert settlements(deal(table, "3H 8S")) == [("dan", "high", "win", 2)]
+    assert [b.stake for b in table.state.bets.values()] == [4]
+    assert settlements(deal(table, "3D 8D")) == [("dan", "high", "win", 4)]
+    assert table.state.bets == {}  # two wins ridden: the bet comes down
+    assert table.state.bankrolls["dan"] == 106
+
+
+def test_000_saratoga_martingale_doubles_after_a_loss_up_to_the_cap() -> None:
+    """000, Faro de Saratoga: martingale: double after a loss up to a cap."""
+    table = open_table("saratoga")
+    table.bet("dan", "high", 2, instruction="martingale 8")
+    deal(table, "8H 3S")
+    assert [b.stake for b in table.state.bets.values()] == [4]
+    deal(table, "8D 3D")
+    assert [b.stake for b in table.state.bets.values()] == [8]
+    events = deal(table, "8C 3C")
+    assert settlements(events) == [("dan", "high", "lose", -8)]
+    assert table.state.bets == {}
+    assert table.state.bankrolls["dan"] == 86
+    with pytest.raises(BetRefusedError, match="Saratoga"):
+        open_table().bet("dan", "high", 2, instruction="paroli 2")
+
+
+def test_000_dutch_faro_bets_on_the_colour_of_the_turn() -> None:
+    """000, Variantes, Faro holandés: bets on red or black instead of ranks."""
+    table = open_table("dutch")
+    with pytest.raises(BetRefusedError, match="only red or black"):
+        table.bet("dan", "9", 2)
+    table.bet("dan", "red", 3)
+    table.bet("anna", "black", 3)
+    assert settlements(deal(table, "3H 8D")) == [("dan", "red", "win", 3), ("anna", "black", "lose", -3)]
+    assert settlements(deal(table, "3S 8H")) == [("dan", "red", "split", 0), ("anna", "black", "split", 0)]
+
+
+# --- integrity: alarms and the dealer's corrections ----------------------------------------
+
+
+def test_a_card_seen_twice_raises_an_alarm_and_nothing_settles_until_the_dealer_acts() -> None:
+    table = open_table()
+    table.bet("dan", "9", 4)
+    before = table.state.copy()
+    events = table.deal(Card.parse("2C"))  # the soda, again
+    (alarm,) = events
+    assert isinstance(alarm, AlarmRaised)
+    assert alarm.kind is AlarmKind.DUPLICATE_CARD
+    assert alarm.message == "card 2C was already dealt as the soda"
+    with pytest.raises(CardRefusedError, match="alarm 1 waits for the dealer"):
+        table.deal(Card.parse("9C"))
+    with pytest.raises(IllegalCommandError, match="alarm 1"):
+        table.bet("anna", "3", 1)
+    table.void_card()
+    assert table.state.alarm is None
+    assert table.state.casekeep == before.casekeep
+    assert table.state.bets == before.bets
+
+
+def test_a_53rd_card_is_an_alarm() -> None:
+    table = open_table()
+    deal_rest(table)
+    (alarm,) = table.deal(Card.parse("2C"))
+    assert isinstance(alarm, AlarmRaised) and alarm.kind is AlarmKind.EXTRA_CARD
+
+
+def test_a_deal_that_ends_short_is_an_alarm_and_void_deal_returns_every_bet() -> None:
+    table = open_table()
+    table.bet("dan", "9", 4)
+    table.bet("anna", "high", 3)
+    deal(table, "3H 4S")
+    (alarm,) = table.box_empty()
+    assert isinstance(alarm, AlarmRaised) and alarm.kind is AlarmKind.SHORT_DEAL
+    assert "49 cards were never dealt" in alarm.message
+    events = table.void_deal()
+    assert settlements(events) == [("dan", "9", "returned", 0), ("anna", "high", "returned", 0)]
+    assert table.state.bets == {}
+    assert table.state.phase is Phase.NO_DECK
+    assert table.state.total_chips() == 1300
+
+
+def test_correct_replaces_the_last_card_and_settles_by_the_right_one() -> None:
+    table = open_table()
+    table.bet("dan", "9", 4)
+    table.bet("anna", "8", 4)
+    assert settlements(deal(table, "KD 9C")) == [("dan", "9", "win", 4)]
+    events = table.correct(Card.parse("8C"))
+    assert settlements(events) == [("anna", "8", "win", 4)]
+    assert table.state.bankrolls == {"dan": 100, "anna": 104, "ben": 100}
+    assert [b.spot.text for b in table.state.bets.values()] == ["9"]
+    assert table.state.casekeep.entry_for(Card.parse("9C")) is None
+
+
+def test_void_is_refused_once_play_has_gone_on() -> None:
+    table = open_table()
+    deal(table, "KD 9C")
+    table.bet("dan", "3", 1)
+    with pytest.raises(IllegalCommandError, match="can no longer be voided"):
+        table.void_card()
+
+
+def test_a_correction_to_a_card_already_out_is_refused_and_changes_nothing() -> None:
+    table = open_table()
+    deal(table, "KD 9C")
+    before = table.state.copy()
+    with pytest.raises(CardRefusedError, match="already dealt"):
+        table.correct(Card.parse("KD"))
+    assert table.state == before
+
+
+# --- refused commands change nothing -----------------------------------------------------------
+
+
+REFUSED = {
+    "zero amount": lambda t: t.bet("dan", "9", 0),
+    "over the bankroll": lambda t: t.bet("dan", "9", 101),
+    "no such spot": lambda t: t.bet("dan", "banana", 1),
+    "unseated punter": lambda t: t.bet("nobody", "9", 1),
+    "nothing to withdraw": lambda t: t.withdraw("dan", "9"),
+    "call too early": lambda t: t.call("dan", ["A", "2", "3"], 1),
+    "seated twice": lambda t: t.seat("dan", 5),
+    "rules mid-deal": lambda t: t.choose_rules("classic"),
+    "banker at a casino": lambda t: t.choose_banker("dan"),
+    "void with no card": lambda t: t.void_card(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_a_refused_command_names_why_and_changes_nothing(name: str) -> None:
+    table = open_table(soda=None)
+    table.deal(Card.parse("2C"))
+    table.bet("anna", "5", 3)
+    before = table.state.copy()
+    with pytest.raises(TableError) as refused:
+        REFUSED[name](table)
+    assert str(refused.value)
+    assert table.state == before
+
+
+def test_replaying_the_events_rebuilds_the_same_state() -> None:
+    """State is a fold of its events: replaying them gives the same state."""
+    table = FaroTable("t1")
+    events = list(table.opening)
+    events += table.fund_bank(1000)
+    events += table.seat("dan", 100)
+    events += table.seat("anna", 100)
+    events += table.new_deck()
+    events += table.deal(Card.parse("2C"))
+    events += table.bet("dan", "9", 4)
+    events += table.bet("anna", "high", 2)
+    events += deal(table, "KD 9C 3H 3S")
+    events += table.correct(Card.parse("4S"))
+    events += table.deal(Card.parse("2C"))  # an alarm
+    events += table.void_card()
+    assert [e.seq for e in events] == list(range(1, len(events) + 1))
+    assert FaroTable.replay(events).state == table.state
+
+
+def test_cards_given_as_text_are_parsed() -> None:
+    table = open_table()
+    assert [e.card for e in table.deal("kd") if isinstance(e, CardDealt)] == cards("KD")
