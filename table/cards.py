@@ -48,6 +48,11 @@ class Suit(enum.Enum):
     def colour(self) -> Colour:
         return Colour.RED if self in (Suit.HEARTS, Suit.DIAMONDS) else Colour.BLACK
 
+    def __lt__(self, other: object) -> bool:
+        if not isinstance(other, Suit):
+            return NotImplemented
+        return _SUIT_ORDER.index(self) < _SUIT_ORDER.index(other)
+
     @classmethod
     def parse(cls, text: str) -> Suit:
         key = text.strip().upper()
@@ -60,6 +65,7 @@ class Suit(enum.Enum):
         return self.value
 
 
+_SUIT_ORDER = (Suit.SPADES, Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS)
 _SUIT_SYMBOLS = {Suit.SPADES: "♠", Suit.HEARTS: "♥", Suit.DIAMONDS: "♦", Suit.CLUBS: "♣"}
 _SUIT_BY_TEXT: dict[str, Suit] = {s.value: s for s in Suit}
 _SUIT_BY_TEXT.update({symbol: suit for suit, symbol in _SUIT_SYMBOLS.items()})

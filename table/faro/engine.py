@@ -337,7 +337,7 @@ class FaroState:
             self.bank -= event.net
         if event.stake == 0:
             self._remove_bet(bet)
-        elif bet.instruction is not None:
+        elif event.stake != bet.stake or bet.instruction is not None:
             rides = bet.rides + 1 if event.outcome is Outcome.WIN else 0
             self._replace_bet(bet, dataclasses.replace(bet, stake=event.stake, rides=rides))
 
@@ -667,8 +667,7 @@ class FaroTable:
             split=loser.rank == winner.rank,
             cards_left=state.cards_left,
         )
-        if state.phase is Phase.BETTING:
-            self._return_uncovered(out)
+        self._return_uncovered(out)
 
     def _settle(self, out: list[Event], bet: Bet, decision: Decision, turn: int) -> None:
         stake, note = self._stake_after(bet, decision)
@@ -706,7 +705,12 @@ class FaroTable:
                 return 0, f"{instruction.kind} stops: {refusal}"
             return next_stake, f"{instruction.kind}: {next_stake} stands on {bet.spot.text}"
         if decision.stays:
-            return bet.stake, decision.note
+            # 003: a standing bet stays on the table and a loss is paid from the chips in
+            # hand; with none left to pay it, the stake itself is taken and the bet is gone.
+            refusal = None if won else self._ride_refusal(bet, bet.stake, decision.net)
+            if refusal is None:
+                return bet.stake, decision.note
+            return 0, f"the stake pays the loss: {refusal}"
         if won and state.rules.winning_bets_stay and not bet.spot.standing and bet.order is None:
             refusal = self._ride_refusal(bet, bet.stake, decision.net)
             if refusal is None:
@@ -726,20 +730,35 @@ class FaroTable:
         return None
 
     def _return_uncovered(self, out: list[Event]) -> None:
-        """Bets the bank or a punter can no longer cover come back, newest first."""
+        """After a turn, the layout must still be covered: by the punter's chips (a loss on
+        marks is paid from the chips on the layout, 003), marks by chips, and the worst
+        turn by the bank. What is not covered comes down, newest first."""
         state = self.state
-        for punter in list(state.seats) if state.marks_committed else ():
-            while True:
-                marks = [bet for bet in state.bets_of(punter) if bet.mark]
-                if not marks or self._marks_covered(punter):
-                    break
-                self._return(out, max(marks, key=lambda bet: bet.bet_id),
-                             "the marks are no longer covered by chips on the layout")
+        if state.marks_committed:
+            for punter in list(state.seats):
+                self._pay_marks_from_layout(out, punter)
+                while True:
+                    marks = [bet for bet in state.bets_of(punter) if bet.mark]
+                    if not marks or self._marks_covered(punter):
+                        break
+                    newest = max(marks, key=lambda bet: bet.bet_id)
+                    self._return(out, newest, "the marks are no longer covered by chips on the layout")
         while state.bets and self._bank_exposure() > state.bank_bankroll:
             newest = max(state.bets.values(), key=lambda bet: bet.bet_id)
             self._return(out, newest, "the bank cannot cover it")
 
-    def _return(self, out: list[Event], bet: Bet, note: str) -> None:
+    def _pay_marks_from_layout(self, out: list[Event], punter: str) -> None:
+        state = self.state
+        while state.chips_on_layout(punter) > state.bankrolls[punter]:
+            shortfall = state.chips_on_layout(punter) - state.bankrolls[punter]
+            chips = [bet for bet in state.bets_of(punter) if not bet.mark]
+            newest = max(chips, key=lambda bet: bet.bet_id)
+            left = max(0, newest.stake - shortfall)
+            if left < state.rules.min_bet:
+                left = 0
+            self._return(out, newest, f"{newest.stake - left} chips taken to pay a loss on marks", left)
+
+    def _return(self, out: list[Event], bet: Bet, note: str, stake_left: int = 0) -> None:
         self._emit(
             out,
             BetSettled,
@@ -748,7 +767,7 @@ class FaroTable:
             spot=bet.spot.text,
             outcome=Outcome.RETURNED,
             net=0,
-            stake=0,
+            stake=stake_left,
             turn=self.state.turn,
             note=note,
         )
@@ -1050,6 +1069,8 @@ class FaroTable:
         bet = stacks[0]
         if bet.order is not None:
             raise BetRefusedError(f"{what}: a call cannot be moved; withdraw it and call again")
+        if target == source:
+            raise BetRefusedError(f"{what}: the bet already lies on {source.text}")
         self._check_bet(punter, target, bet.stake, copper=bet.coppered, mark=bet.mark, what=what)
         existing = self._stack(punter, target, bet.coppered, bet.mark, bet.instruction)
         stake = bet.stake + (existing.stake if existing else 0)

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from table.cards import DeckSpec, find_deck
+from table.cards import DECKS, DeckSpec, find_deck
 from table.errors import RulesError
 
 SPLIT_TAKES = ("half", "all")
@@ -57,7 +57,8 @@ class FaroRules:
         self._check_choice("between_two", BETWEEN_TWO_RULES)
         self._check_choice("three_of_a_kind", THREE_OF_A_KIND_CALLS)
         self._check_choice("high_card", HIGH_CARD_RULES)
-        find_deck(self.deck)
+        if self.deck not in DECKS:
+            raise RulesError(f"option deck={self.deck!r}: unknown deck (known: {', '.join(DECKS)})")
         if self.call_pays < 1 or self.cat_hop_pays < 1:
             raise RulesError("call_pays and cat_hop_pays must be at least 1 (to 1)")
         if self.min_bet < 1:

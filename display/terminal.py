@@ -1,0 +1,220 @@
+"""The table drawn as text: layout with chips, casekeep abacus, last turn, bankrolls.
+
+Computed purely from a Faro state; ``colour=True`` adds ANSI colours for a terminal, and
+plain text is what goes to a file or a pipe.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from table.cards import Card, Rank
+from table.events import (
+    AlarmCleared,
+    AlarmRaised,
+    BankPassed,
+    BetPlaced,
+    BetSettled,
+    BetWithdrawn,
+    CardDealt,
+    DealerCorrection,
+    DealFinished,
+    DealVoided,
+    DeckStarted,
+    Event,
+    TurnCalled,
+    TurnClosed,
+)
+from table.faro.bets import Bet
+from table.faro.casekeep import Bead
+from table.faro.engine import FaroState, Phase
+from table.faro.layout import BOTTOM_ROW, TOP_ROW
+
+CELL = 13
+_BEAD_MARK = {Bead.IN_BOX: "·", Bead.OUTER_EDGE: "L", Bead.HALF_WAY: "W", Bead.FINISHED: "#"}
+_ROLE_MARK = {"soda": "S", "loser": "L", "winner": "W", "hoc": "H"}
+_RED = "\x1b[31m"
+_DIM = "\x1b[2m"
+_BOLD = "\x1b[1m"
+_RESET = "\x1b[0m"
+
+
+class Painter:
+    """Adds terminal colours when asked to, and nothing otherwise."""
+
+    def __init__(self, colour: bool) -> None:
+        self.colour = colour
+
+    def paint(self, text: str, code: str) -> str:
+        return f"{code}{text}{_RESET}" if self.colour and text.strip() else text
+
+    def card(self, card: Card) -> str:
+        text = card.pretty
+        return self.paint(text, _RED) if card.colour.value == "red" else text
+
+
+def _initials(state: FaroState) -> dict[str, str]:
+    """A short tag per punter: first letter, or more letters when two share it."""
+    tags: dict[str, str] = {}
+    for name in state.seats:
+        length = 1
+        while name[:length] in tags.values() and length < len(name):
+            length += 1
+        tags[name] = name[:length]
+    return tags
+
+
+def _bet_tag(bet: Bet, tags: dict[str, str]) -> str:
+    return f"{tags.get(bet.punter, bet.punter[:1])}{bet.stake}{'c' if bet.coppered else ''}"
+
+
+def render_layout(state: FaroState, paint: Painter) -> list[str]:
+    tags = _initials(state)
+    on_rank: dict[Rank, list[str]] = {}
+    others: list[str] = []
+    for bet in sorted(state.bets.values(), key=lambda b: b.bet_id):
+        if bet.spot.kind.value == "rank":
+            on_rank.setdefault(bet.spot.ranks[0], []).append(_bet_tag(bet, tags))
+        elif bet.order:
+            others.append(f"{bet.punter} {bet.stake} calling {' '.join(bet.order)}")
+        else:
+            copper = " coppered" if bet.coppered else ""
+            others.append(f"{bet.punter} {bet.stake}{copper} on {bet.spot.text}")
+    deck_ranks = state.rules.deck_spec.rank_set
+    casekeep = state.casekeep
+
+    def cell(rank: Rank) -> tuple[str, str]:
+        if rank not in deck_ranks:
+            return (" " * CELL, " " * CELL)
+        label = f"{rank.label}♠"
+        if casekeep.is_dead(rank) and state.phase is not Phase.NO_DECK:
+            label += " dead"
+        elif casekeep.is_cases(rank):
+            label += " case"
+        chips = " ".join(on_rank.get(rank, []))
+        if len(chips) > CELL - 1:
+            chips = chips[: CELL - 2] + "…"
+        head = paint.paint(label.ljust(CELL), _DIM) if "dead" in label else label.ljust(CELL)
+        return (head, chips.ljust(CELL))
+
+    lines = []
+    for row in (TOP_ROW, BOTTOM_ROW):
+        cells = [cell(rank) for rank in row]
+        lines.append("  " + "".join(head for head, _ in cells))
+        lines.append("  " + "".join(chips for _, chips in cells))
+        if row is TOP_ROW:
+            seven_head, seven_chips = cell(Rank.SEVEN)
+            lines.append("  " + " " * (CELL * 6) + seven_head.rstrip() + "  " + seven_chips.rstrip())
+    if others:
+        lines.append("  other bets: " + "; ".join(others))
+    return [line.rstrip() for line in lines]
+
+
+def render_casekeep(state: FaroState) -> list[str]:
+    """003's abacus as text: per rank, how each card went (S soda, L lost, W won, H hoc)."""
+    ranks = state.rules.deck_spec.ranks
+    header = "  casekeep " + "".join(rank.label.ljust(6) for rank in ranks)
+    marks = []
+    for rank in ranks:
+        spindle = state.casekeep.spindle(rank)
+        text = "".join(_ROLE_MARK[entry.role.value] for entry in spindle.entries)
+        text = text.ljust(4, "·")
+        if spindle.finished:
+            text += "#"
+        elif spindle.cases:
+            text += "*"
+        marks.append(text.ljust(6))
+    return [header.rstrip(), "           " + "".join(marks).rstrip()]
+
+
+def render_status(state: FaroState, paint: Painter) -> list[str]:
+    rules = state.rules
+    if state.phase is Phase.NO_DECK:
+        where = "no deck in the box"
+    elif state.phase is Phase.AWAITING_SODA:
+        where = "waiting for the soda"
+    elif state.phase is Phase.FINISHED:
+        where = f"deal over, hoc {state.hoc.pretty if state.hoc else '?'}"
+    elif state.is_last_turn_next:
+        where = "last turn next: calls open"
+    elif state.turn == 0:
+        where = "soda out, bets open"
+    else:
+        where = f"turn {state.turn} {'dealing' if state.phase is Phase.IN_TURN else 'closed'}"
+    head = (
+        f"dealtable · Faro · {rules.name} · deal {state.deal} · {where} · "
+        f"{state.cards_left} cards in the box · splits {state.splits}"
+    )
+    lines = [paint.paint(head, _BOLD)]
+    if state.last_turn:
+        loser, winner = state.last_turn
+        split = "  SPLIT" if loser.rank == winner.rank else ""
+        lines.append(f"  last turn: {paint.card(loser)} loses, {paint.card(winner)} wins{split}")
+    bank = "bank" if not rules.bank_passes else f"bank ({state.banker})"
+    rolls = [f"{bank} {state.bank_bankroll}"] + [
+        f"{name} {state.bankrolls[name]}" for name in state.seats if name != state.banker
+    ]
+    lines.append("  " + " · ".join(rolls))
+    if state.alarm:
+        lines.append(paint.paint(f"  ALARM {state.alarm.alarm_id}: {state.alarm.message}", _RED))
+    return lines
+
+
+def render_table(state: FaroState, recent: Iterable[str] = (), colour: bool = False) -> str:
+    """The whole table as one block of text."""
+    paint = Painter(colour)
+    lines = render_status(state, paint)
+    lines.append("")
+    lines += render_layout(state, paint)
+    lines.append("")
+    lines += render_casekeep(state)
+    recent = list(recent)
+    if recent:
+        lines.append("")
+        lines += [f"  {line}" for line in recent]
+    return "\n".join(lines)
+
+
+def describe(event: Event) -> str | None:
+    """One plain line for an event a person at the table cares about; None for the rest."""
+    if isinstance(event, BetSettled):
+        verb = {
+            "win": f"wins {event.net}",
+            "lose": f"loses {-event.net}",
+            "split": f"split: the bank takes {-event.net}" if event.net else "plie: no payment",
+            "push": "push",
+            "returned": "returned",
+        }[event.outcome.value]
+        stays = f"; {event.stake} stays" if event.stake else ""
+        note = f" ({event.note})" if event.note else ""
+        return f"{event.punter} on {event.spot}: {verb}{stays}{note}"
+    if isinstance(event, CardDealt):
+        turn = f" of turn {event.turn}" if event.turn else ""
+        return f"{event.card.pretty}: {event.role.value}{turn}"
+    if isinstance(event, BetPlaced):
+        copper = " coppered" if event.coppered else ""
+        return f"{event.punter} bets {event.amount}{copper} on {event.spot}"
+    if isinstance(event, BetWithdrawn):
+        return f"{event.punter} takes {event.amount} back from {event.spot}"
+    if isinstance(event, TurnCalled):
+        return f"{event.punter} calls the turn {' '.join(event.order)} for {event.amount} (pays {event.pays} to 1)"
+    if isinstance(event, TurnClosed):
+        split = " (split)" if event.split else ""
+        return f"turn {event.turn}: {event.loser.pretty} loses, {event.winner.pretty} wins{split}"
+    if isinstance(event, DeckStarted):
+        return f"deal {event.deal}: a new {event.deck} deck in the box"
+    if isinstance(event, DealFinished):
+        rolls = ", ".join(f"{name} {chips}" for name, chips in event.bankrolls.items())
+        return f"deal {event.deal} over: hoc {event.hoc.pretty}, {event.splits} splits; bank {event.bank}; {rolls}"
+    if isinstance(event, DealVoided):
+        return f"deal {event.deal} voided: {event.reason}"
+    if isinstance(event, AlarmRaised):
+        return f"ALARM {event.alarm}: {event.message}"
+    if isinstance(event, AlarmCleared):
+        return f"alarm {event.alarm} cleared: {event.resolution}"
+    if isinstance(event, DealerCorrection):
+        to = f" to {event.replacement.pretty}" if event.replacement else ""
+        return f"dealer: {event.action} {event.card.pretty}{to}"
+    if isinstance(event, BankPassed):
+        return f"the bank passes from {event.from_banker} to {event.to_banker}"
+    return None

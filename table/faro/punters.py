@@ -1,0 +1,133 @@
+"""Simulated punters: betting styles that read the table the way real punters do.
+
+Each style looks at the state between turns and proposes table-language commands. They
+draw from the ``random.Random`` they are given, so a seeded deal replays exactly. The demo,
+the museum exhibit and the simulator use them; the engine judges what they propose.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from table.cards import Rank
+from table.faro.engine import FaroState
+from table.faro.layout import legal_groups
+from table.language import BetCmd, CallCmd, Command, WithdrawCmd
+
+Style = Callable[[FaroState, str, random.Random, int], list[Command]]
+
+
+def _live(state: FaroState, minimum: int = 1) -> list[Rank]:
+    return [rank for rank in state.casekeep.live_ranks() if state.casekeep.left(rank) >= minimum]
+
+
+def _has_bets(state: FaroState, punter: str) -> bool:
+    return any(bet.punter == punter for bet in state.bets.values())
+
+
+def flat(state: FaroState, punter: str, rng: random.Random, unit: int) -> list[Command]:
+    """Keeps one straight bet of one unit on a live rank."""
+    if _has_bets(state, punter):
+        return []
+    live = _live(state)
+    return [BetCmd(punter, rng.choice(live).label, unit)] if live else []
+
+
+def coppered(state: FaroState, punter: str, rng: random.Random, unit: int) -> list[Command]:
+    """Bets against a rank: the copper on top of the chips."""
+    if _has_bets(state, punter):
+        return []
+    live = _live(state)
+    return [BetCmd(punter, rng.choice(live).label, unit, copper=True)] if live else []
+
+
+def groups(state: FaroState, punter: str, rng: random.Random, unit: int) -> list[Command]:
+    """Spreads chips between ranks: pairs, rows, right angles and squares of 003's layout."""
+    if _has_bets(state, punter):
+        return []
+    deck_ranks = state.rules.deck_spec.rank_set
+    candidates = [
+        group
+        for size in (2, 3, 4)
+        for group in legal_groups(size)
+        if all(rank in deck_ranks and not state.casekeep.is_dead(rank) for rank in group)
+    ]
+    if not candidates:
+        return flat(state, punter, rng, unit)
+    group = rng.choice(candidates)
+    return [BetCmd(punter, "+".join(rank.label for rank in group), unit)]
+
+
+def standing(state: FaroState, punter: str, rng: random.Random, unit: int) -> list[Command]:
+    """Puts a bet on high card, odd or even and leaves it there every turn."""
+    if _has_bets(state, punter):
+        return []
+    if state.rules.colour_bets and not state.rules.rank_bets:
+        return [BetCmd(punter, rng.choice(("red", "black")), unit)]
+    return [BetCmd(punter, rng.choice(("high", "odd", "even")), unit)]
+
+
+def casekeep_reader(state: FaroState, punter: str, rng: random.Random, unit: int) -> list[Command]:
+    """Reads the casekeep: never leaves a bet on a rank with two left (000's tip), favours
+    cases, which cannot split."""
+    commands: list[Command] = []
+    for bet in state.bets.values():
+        if bet.punter == punter and any(state.casekeep.left(r) == 2 for r in bet.spot.ranks):
+            commands.append(WithdrawCmd(punter, bet.spot.text))
+    if len(commands) < sum(1 for bet in state.bets.values() if bet.punter == punter):
+        return commands
+    cases = [rank for rank in _live(state) if state.casekeep.is_cases(rank)]
+    safe = cases or [rank for rank in _live(state) if state.casekeep.left(rank) != 2]
+    if safe:
+        commands.append(BetCmd(punter, rng.choice(safe).label, unit * 2))
+    return commands
+
+
+def caller(state: FaroState, punter: str, rng: random.Random, unit: int) -> list[Command]:
+    """Plays small until the last turn, then calls it."""
+    if state.is_last_turn_next and state.rules.rank_bets:
+        last = state.casekeep.remaining_cards()
+        order = list(last)
+        rng.shuffle(order)
+        if len({card.rank for card in last}) == 1:
+            words = tuple(card.colour.value for card in order)
+        else:
+            words = tuple(card.rank.label for card in order)
+        return [CallCmd(punter, (words[0], words[1], words[2]), unit)]
+    return flat(state, punter, rng, unit)
+
+
+STYLES: dict[str, Style] = {
+    "flat": flat,
+    "coppered": coppered,
+    "groups": groups,
+    "standing": standing,
+    "casekeep": casekeep_reader,
+    "caller": caller,
+}
+
+
+@dataclass(frozen=True)
+class SimulatedPunter:
+    name: str
+    style: str
+    bankroll: int
+    unit: int
+
+    def propose(self, state: FaroState, rng: random.Random) -> list[Command]:
+        if not state.rules.rank_bets:
+            # Dutch Faro takes only red or black: every style plays the colours there.
+            return standing(state, self.name, rng, self.unit)
+        return STYLES[self.style](state, self.name, rng, self.unit)
+
+
+DEMO_PUNTERS = (
+    SimulatedPunter("anna", "flat", 100, 2),
+    SimulatedPunter("ben", "coppered", 100, 2),
+    SimulatedPunter("carla", "groups", 100, 3),
+    SimulatedPunter("dmitri", "standing", 100, 1),
+    SimulatedPunter("elena", "caller", 100, 2),
+    SimulatedPunter("frank", "casekeep", 100, 2),
+)

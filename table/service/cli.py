@@ -1,0 +1,80 @@
+"""The ``dealtable`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from table.events import event_to_json
+from table.faro.rules import RULE_SETS
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from display.terminal import describe
+    from table.games import replay_lines
+
+    if args.file == "-":
+        lines = sys.stdin.read().splitlines()
+    else:
+        try:
+            with open(args.file, encoding="utf-8") as handle:
+                lines = handle.read().splitlines()
+        except OSError as error:
+            print(f"dealtable replay: cannot read {args.file}: {error.strerror}", file=sys.stderr)
+            return 2
+    replay = replay_lines(lines)
+    for event in replay.events:
+        if args.json:
+            print(json.dumps(event_to_json(event), ensure_ascii=False))
+        else:
+            text = describe(event)
+            if text:
+                print(text)
+    for error in replay.errors:
+        print(f"{args.file}:{error.line_number}: refused: {error.message}", file=sys.stderr)
+    return 1 if replay.errors else 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from table.service.demo import run_demo
+
+    try:
+        run_demo(seed=args.seed, rules=args.rules, punters=args.punters, speed=args.speed)
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="dealtable", description="Run a Faro or baccarat table from a Raspberry Pi."
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    demo = commands.add_parser("demo", help="deal a full simulated Faro deck in the terminal")
+    demo.add_argument("--seed", type=int, default=1, help="the shuffle and the punters' choices")
+    demo.add_argument("--rules", default="classic", choices=sorted(RULE_SETS), help="rule set")
+    demo.add_argument("--punters", type=int, default=6, choices=range(3, 7), help="3 to 6")
+    demo.add_argument(
+        "--speed", type=float, default=None,
+        help="cards per second (default 2.5 on a terminal, no pause otherwise; 0: no pause)",
+    )
+    demo.set_defaults(handler=_demo)
+
+    replay = commands.add_parser("replay", help="settle a deal written in the table language")
+    replay.add_argument("file", help="the record to replay ('-' reads standard input)")
+    replay.add_argument("--json", action="store_true", help="one JSON event per line")
+    replay.set_defaults(handler=_replay)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    code: int = args.handler(args)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

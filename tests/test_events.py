@@ -1,0 +1,77 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from table.cards import Card
+from table.events import (
+    AlarmKind,
+    AlarmRaised,
+    BetSettled,
+    CardDealt,
+    CardRole,
+    EventCodecError,
+    Outcome,
+    event_from_json,
+    event_to_json,
+    event_types,
+)
+from tests.conftest import deal_rest, open_table
+
+
+def test_every_event_of_a_deal_round_trips_through_json() -> None:
+    table = open_table()
+    events = list(table.opening)
+    events += table.bet("dan", "9", 4)
+    events += table.bet("anna", "high", 2, copper=True)
+    events += table.deal(Card.parse("2C"))  # an alarm: the soda again
+    events += table.void_card()
+    events += deal_rest(table)
+    kinds = set()
+    for event in events:
+        text = json.dumps(event_to_json(event))
+        assert event_from_json(json.loads(text)) == event
+        kinds.add(event.type_name)
+    assert {"bet_settled", "card_dealt", "alarm_raised", "deal_finished", "turn_closed"} <= kinds
+
+
+def test_a_settled_bet_reads_as_design_md_says() -> None:
+    event = BetSettled(
+        table="t1", seq=9, at=1.5, deal=2, bet=3, punter="anna", spot="K",
+        outcome=Outcome.WIN, net=2, stake=0, turn=1,
+    )
+    data = event_to_json(event)
+    assert data["type"] == "bet_settled"
+    assert (data["punter"], data["spot"], data["outcome"], data["net"]) == ("anna", "K", "win", 2)
+    assert (data["seq"], data["table"], data["deal"]) == (9, "t1", 2)
+
+
+def test_event_names_are_unique_snake_case() -> None:
+    names = list(event_types())
+    assert len(names) == len(set(names))
+    assert all(name == name.lower() and " " not in name for name in names)
+    assert "card_dealt" in names and "alarm_raised" in names
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"type": "card_flipped"}, "unknown event type"),
+        ({"type": "card_dealt", "seq": 1, "table": "t", "at": 0, "deal": 1, "role": "loser", "turn": 1}, "lacks field 'card'"),
+        ({"type": "card_dealt", "seq": 1, "table": "t", "at": 0, "deal": 1, "card": "ZZ", "role": "loser", "turn": 1}, "field 'card'"),
+        ({"type": "card_dealt", "seq": "1", "table": "t", "at": 0, "deal": 1, "card": "QH", "role": "loser", "turn": 1}, "field 'seq'"),
+        ({"type": "card_dealt", "seq": 1, "table": "t", "at": 0, "deal": 1, "card": "QH", "role": "dealer", "turn": 1}, "field 'role'"),
+        ([1, 2], "JSON object"),
+    ],
+)
+def test_malformed_events_are_refused_with_a_clear_error(data: object, message: str) -> None:
+    with pytest.raises(EventCodecError, match=message):
+        event_from_json(data)  # type: ignore[arg-type]
+
+
+def test_optional_fields() -> None:
+    alarm = AlarmRaised(table="t", seq=1, at=0.0, deal=1, alarm=1, kind=AlarmKind.SHORT_DEAL, message="m")
+    assert event_from_json(event_to_json(alarm)) == alarm
+    dealt = CardDealt(table="t", seq=2, at=0.0, deal=1, card=Card.parse("AS"), role=CardRole.SODA, turn=0)
+    assert event_to_json(dealt)["card"] == "AS"

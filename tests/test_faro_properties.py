@@ -1,0 +1,96 @@
+"""Invariants of the Faro engine for any shuffled deck and any bets (hypothesis)."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from table.cards import MONTE_BANK_40, STANDARD_52, Card
+from table.errors import TableError
+from table.events import CardDealt, Event
+from table.faro import FaroTable
+from table.faro.layout import legal_groups
+
+PUNTERS = ("anna", "ben", "carla", "dan")
+SPOTS = (
+    [rank.label for rank in STANDARD_52.ranks]
+    + ["+".join(r.label for r in group) for size in (2, 3, 4) for group in legal_groups(size)[:6]]
+    + ["J>K", "2>3", "high", "odd", "even", "red", "7+9", "banana"]
+)
+
+bet_commands = st.tuples(
+    st.sampled_from(("bet", "bet", "bet", "mark", "withdraw", "move", "call", "lock")),
+    st.sampled_from(PUNTERS + ("zoe",)),
+    st.sampled_from(SPOTS),
+    st.sampled_from(SPOTS),
+    st.integers(min_value=-2, max_value=40),
+    st.booleans(),
+)
+
+
+def run_command(table: FaroTable, command: tuple[str, str, str, str, int, bool]) -> list[Event]:
+    verb, punter, spot, other, amount, copper = command
+    if verb == "bet":
+        return table.bet(punter, spot, amount, copper=copper)
+    if verb == "mark":
+        return table.bet(punter, spot, amount, copper=copper, mark=True)
+    if verb == "withdraw":
+        return table.withdraw(punter, spot)
+    if verb == "move":
+        return table.move(punter, spot, other)
+    if verb == "lock":
+        return table.lock()
+    remaining = table.state.casekeep.remaining_cards()
+    order = [card.rank.label for card in remaining][:3] if copper else ["A", "2", "3"]
+    return table.call(punter, order, amount)
+
+
+def play(rules: str, deck: list[Card], data: st.DataObject) -> tuple[FaroTable, list[Event]]:
+    table = FaroTable("prop", rules)
+    events = list(table.opening)
+    if not table.state.rules.bank_passes:
+        events += table.fund_bank(500)
+    for name in PUNTERS:
+        events += table.seat(name, 60)
+    events += table.new_deck()
+    chips = table.state.total_chips()
+    for card in deck:
+        if table.state.bets_open:
+            for command in data.draw(st.lists(bet_commands, max_size=4)):
+                before = table.state.copy()
+                try:
+                    events += run_command(table, command)
+                except TableError as refused:
+                    assert str(refused)
+                    assert table.state == before, f"{command} was refused but changed the state"
+        events += table.deal(card)
+        assert table.state.total_chips() == chips
+        assert all(roll >= 0 for roll in table.state.bankrolls.values())
+        assert table.state.bank_bankroll >= 0
+    return table, events
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    rules=st.sampled_from(["classic", "home", "stuss", "saratoga", "casino-003"]),
+    deck=st.permutations(STANDARD_52.cards),
+    data=st.data(),
+)
+def test_chips_conserved_every_card_once_replay_same_refusals_change_nothing(
+    rules: str, deck: list[Card], data: st.DataObject
+) -> None:
+    table, events = play(rules, deck, data)
+    dealt = [event.card for event in events if isinstance(event, CardDealt)]
+    assert dealt == deck
+    assert table.state.phase.value == "finished"
+    assert table.state.bets == {}
+    assert [event.seq for event in events] == list(range(1, len(events) + 1))
+    assert FaroTable.replay(events).state == table.state
+
+
+@settings(max_examples=20, deadline=None)
+@given(deck=st.permutations(MONTE_BANK_40.cards), data=st.data())
+def test_monte_bank_deals_its_40_cards_once_each(deck: list[Card], data: st.DataObject) -> None:
+    table, events = play("monte-bank", deck, data)
+    assert sorted(e.card for e in events if isinstance(e, CardDealt)) == sorted(MONTE_BANK_40.cards)
+    assert FaroTable.replay(events).state == table.state

@@ -1,0 +1,83 @@
+from __future__ import annotations
+
+import pytest
+
+from table.cards import Card
+from table.errors import LanguageError
+from table.games import replay_lines
+from table.language import (
+    BetCmd,
+    CallCmd,
+    CardCmd,
+    CorrectCmd,
+    GameCmd,
+    RulesCmd,
+    ShuffleCmd,
+    VoidCmd,
+    WithdrawCmd,
+    parse_line,
+    parse_script,
+)
+
+
+def test_every_line_of_design_md_parses() -> None:
+    assert parse_line("# comment") is None
+    assert parse_line("   ") is None
+    assert parse_line("game faro") == GameCmd("faro")
+    assert parse_line("rules classic cat_hop_pays=1") == RulesCmd("classic", {"cat_hop_pays": "1"})
+    assert parse_line("bet dan 9 4") == BetCmd("dan", "9", 4)
+    assert parse_line("bet anna K 2 copper") == BetCmd("anna", "K", 2, copper=True)
+    assert parse_line("bet eve 4+5+9+10 3") == BetCmd("eve", "4+5+9+10", 3)
+    assert parse_line("bet joe high 5") == BetCmd("joe", "high", 5)
+    assert parse_line("withdraw dan 9") == WithdrawCmd("dan", "9")
+    assert parse_line("call ben 7 J 3 2") == CallCmd("ben", ("7", "J", "3"), 2)
+    assert parse_line("card 5S  # the soda") == CardCmd(Card.parse("5S"))
+    assert parse_line("card 10♥") == CardCmd(Card.parse("10H"))
+    assert parse_line("void") == VoidCmd()
+    assert parse_line("void deal") == VoidCmd(deal=True)
+    assert parse_line("correct QH") == CorrectCmd(Card.parse("QH"))
+    assert parse_line("new deck") == ShuffleCmd()
+    assert parse_line("bet ann 5 2 paroli 3") == BetCmd("ann", "5", 2, instruction="paroli 3")
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("card 11H", "not a card"),
+        ("bet dan 9", "expected: bet PUNTER SPOT AMOUNT"),
+        ("bet dan 9 four", "must be a whole number"),
+        ("dance dan", "unknown line 'dance'"),
+        ("game poker", "unknown game 'poker'"),
+        ("rules classic cat_hop_pays", "expected option=value"),
+        ("void everything", "expected: void"),
+        ("punter d@n 100", "use letters"),
+    ],
+)
+def test_unreadable_lines_name_the_line_and_what_was_expected(line: str, message: str) -> None:
+    with pytest.raises(LanguageError, match=message) as refused:
+        parse_line(line, 7)
+    assert str(refused.value).startswith("line 7: ")
+    assert refused.value.line_number == 7
+
+
+def test_parse_script_numbers_lines_from_one() -> None:
+    commands = list(parse_script(["# header", "game faro", "", "card QH"]))
+    assert [c.line_number for c in commands] == [2, 4]
+
+
+def test_a_replay_collects_refused_lines_and_goes_on() -> None:
+    replay = replay_lines(
+        [
+            "bank 100",
+            "punter dan 10",
+            "shuffle",
+            "card 2C",
+            "bet dan 9 50",  # over the bankroll
+            "bet dan 9 5",
+            "card 9H",
+            "card KH",
+        ]
+    )
+    assert [(e.line_number, "only 10 chips" in e.message) for e in replay.errors] == [(5, True)]
+    assert replay.game is not None
+    assert replay.game.state.bankrolls == {"dan": 5}  # type: ignore[attr-defined]
