@@ -104,7 +104,9 @@ def render_layout(state: FaroState, paint: Painter) -> list[str]:
         lines.append("  " + "".join(chips for _, chips in cells))
         if row is TOP_ROW:
             seven_head, seven_chips = cell(Rank.SEVEN)
-            lines.append("  " + " " * (CELL * 6) + seven_head.rstrip() + "  " + seven_chips.rstrip())
+            lines.append(
+                "  " + " " * (CELL * 6) + seven_head.rstrip() + "  " + seven_chips.rstrip()
+            )
     if others:
         lines.append("  other bets: " + "; ".join(others))
     return [line.rstrip() for line in lines]
@@ -197,7 +199,8 @@ def describe(event: Event) -> str | None:
     if isinstance(event, BetWithdrawn):
         return f"{event.punter} takes {event.amount} back from {event.spot}"
     if isinstance(event, TurnCalled):
-        return f"{event.punter} calls the turn {' '.join(event.order)} for {event.amount} (pays {event.pays} to 1)"
+        called = " ".join(event.order)
+        return f"{event.punter} calls the turn {called} for {event.amount} (pays {event.pays} to 1)"
     if isinstance(event, TurnClosed):
         split = " (split)" if event.split else ""
         return f"turn {event.turn}: {event.loser.pretty} loses, {event.winner.pretty} wins{split}"
@@ -205,7 +208,10 @@ def describe(event: Event) -> str | None:
         return f"deal {event.deal}: a new {event.deck} deck in the box"
     if isinstance(event, DealFinished):
         rolls = ", ".join(f"{name} {chips}" for name, chips in event.bankrolls.items())
-        return f"deal {event.deal} over: hoc {event.hoc.pretty}, {event.splits} splits; bank {event.bank}; {rolls}"
+        hoc = event.hoc.pretty
+        return (
+            f"deal {event.deal} over: hoc {hoc}, {event.splits} splits; bank {event.bank}; {rolls}"
+        )
     if isinstance(event, DealVoided):
         return f"deal {event.deal} voided: {event.reason}"
     if isinstance(event, AlarmRaised):

@@ -115,8 +115,9 @@ class Rank(enum.IntEnum):
 _RANK_LABELS = {rank: str(rank.value) for rank in Rank}
 _RANK_LABELS.update({Rank.ACE: "A", Rank.JACK: "J", Rank.QUEEN: "Q", Rank.KING: "K"})
 _RANK_BY_TEXT: dict[str, Rank] = {label: rank for rank, label in _RANK_LABELS.items()}
-_RANK_BY_TEXT.update({"T": Rank.TEN, "ACE": Rank.ACE, "KING": Rank.KING,
-                      "QUEEN": Rank.QUEEN, "JACK": Rank.JACK})
+_RANK_BY_TEXT.update(
+    {"T": Rank.TEN, "ACE": Rank.ACE, "KING": Rank.KING, "QUEEN": Rank.QUEEN, "JACK": Rank.JACK}
+)
 
 
 @dataclass(frozen=True, order=True, slots=True)
@@ -134,7 +135,9 @@ class Card:
         if cached is not None:
             return cached
         if len(cleaned) < 2:
-            raise CardParseError(f"not a card: {text!r} (expected rank then suit, e.g. 'QH' or '10♠')")
+            raise CardParseError(
+                f"not a card: {text!r} (expected rank then suit, e.g. 'QH' or '10♠')"
+            )
         try:
             return cls(Rank.parse(cleaned[:-1]), Suit.parse(cleaned[-1]))
         except CardParseError as error:

@@ -20,7 +20,9 @@ class ShoeEmptyError(TableError):
 class Shoe:
     """``decks`` decks of ``deck`` shuffled together; cards leave one at a time from the top."""
 
-    def __init__(self, deck: DeckSpec = STANDARD_52, decks: int = 1, rng: random.Random | None = None):
+    def __init__(
+        self, deck: DeckSpec = STANDARD_52, decks: int = 1, rng: random.Random | None = None
+    ):
         if decks < 1:
             raise TableError(f"a shoe holds at least one deck, not {decks}")
         self.deck = deck

@@ -13,7 +13,11 @@ RECORDS = Path(__file__).parent / "records"
 def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "table.service.cli", *args],
-        capture_output=True, text=True, input=stdin, timeout=120, check=False,
+        capture_output=True,
+        text=True,
+        input=stdin,
+        timeout=120,
+        check=False,
     )
 
 
@@ -22,7 +26,11 @@ def test_replay_json_prints_every_event_one_object_a_line() -> None:
     assert result.returncode == 0, result.stderr
     events = [json.loads(line) for line in result.stdout.splitlines()]
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
-    settled = [(e["punter"], e["spot"], e["outcome"], e["net"]) for e in events if e["type"] == "bet_settled"]
+    settled = [
+        (e["punter"], e["spot"], e["outcome"], e["net"])
+        for e in events
+        if e["type"] == "bet_settled"
+    ]
     assert settled == [("dan", "9", "win", 4), ("anna", "K", "win", 2)]
     assert all("type" in e and "seq" in e for e in events)
 

@@ -38,8 +38,17 @@ def test_every_event_of_a_deal_round_trips_through_json() -> None:
 
 def test_a_settled_bet_reads_as_design_md_says() -> None:
     event = BetSettled(
-        table="t1", seq=9, at=1.5, deal=2, bet=3, punter="anna", spot="K",
-        outcome=Outcome.WIN, net=2, stake=0, turn=1,
+        table="t1",
+        seq=9,
+        at=1.5,
+        deal=2,
+        bet=3,
+        punter="anna",
+        spot="K",
+        outcome=Outcome.WIN,
+        net=2,
+        stake=0,
+        turn=1,
     )
     data = event_to_json(event)
     assert data["type"] == "bet_settled"
@@ -58,10 +67,57 @@ def test_event_names_are_unique_snake_case() -> None:
     ("data", "message"),
     [
         ({"type": "card_flipped"}, "unknown event type"),
-        ({"type": "card_dealt", "seq": 1, "table": "t", "at": 0, "deal": 1, "role": "loser", "turn": 1}, "lacks field 'card'"),
-        ({"type": "card_dealt", "seq": 1, "table": "t", "at": 0, "deal": 1, "card": "ZZ", "role": "loser", "turn": 1}, "field 'card'"),
-        ({"type": "card_dealt", "seq": "1", "table": "t", "at": 0, "deal": 1, "card": "QH", "role": "loser", "turn": 1}, "field 'seq'"),
-        ({"type": "card_dealt", "seq": 1, "table": "t", "at": 0, "deal": 1, "card": "QH", "role": "dealer", "turn": 1}, "field 'role'"),
+        (
+            {
+                "type": "card_dealt",
+                "seq": 1,
+                "table": "t",
+                "at": 0,
+                "deal": 1,
+                "role": "loser",
+                "turn": 1,
+            },
+            "lacks field 'card'",
+        ),
+        (
+            {
+                "type": "card_dealt",
+                "seq": 1,
+                "table": "t",
+                "at": 0,
+                "deal": 1,
+                "card": "ZZ",
+                "role": "loser",
+                "turn": 1,
+            },
+            "field 'card'",
+        ),
+        (
+            {
+                "type": "card_dealt",
+                "seq": "1",
+                "table": "t",
+                "at": 0,
+                "deal": 1,
+                "card": "QH",
+                "role": "loser",
+                "turn": 1,
+            },
+            "field 'seq'",
+        ),
+        (
+            {
+                "type": "card_dealt",
+                "seq": 1,
+                "table": "t",
+                "at": 0,
+                "deal": 1,
+                "card": "QH",
+                "role": "dealer",
+                "turn": 1,
+            },
+            "field 'role'",
+        ),
         ([1, 2], "JSON object"),
     ],
 )
@@ -71,7 +127,11 @@ def test_malformed_events_are_refused_with_a_clear_error(data: object, message: 
 
 
 def test_optional_fields() -> None:
-    alarm = AlarmRaised(table="t", seq=1, at=0.0, deal=1, alarm=1, kind=AlarmKind.SHORT_DEAL, message="m")
+    alarm = AlarmRaised(
+        table="t", seq=1, at=0.0, deal=1, alarm=1, kind=AlarmKind.SHORT_DEAL, message="m"
+    )
     assert event_from_json(event_to_json(alarm)) == alarm
-    dealt = CardDealt(table="t", seq=2, at=0.0, deal=1, card=Card.parse("AS"), role=CardRole.SODA, turn=0)
+    dealt = CardDealt(
+        table="t", seq=2, at=0.0, deal=1, card=Card.parse("AS"), role=CardRole.SODA, turn=0
+    )
     assert event_to_json(dealt)["card"] == "AS"

@@ -22,7 +22,6 @@ from table.faro import FaroTable, Phase
 from table.faro.casekeep import Bead
 from tests.conftest import cards, deal, deal_rest, open_table, settlements
 
-
 # --- 001 "A turn": the worked example ------------------------------------------------------
 
 
@@ -305,9 +304,18 @@ def test_003_odd_and_even_ace_jack_king_odd_queen_even() -> None:
     table = open_table()
     table.bet("dan", "odd", 3)
     table.bet("anna", "even", 3)
-    assert settlements(deal(table, "QH KS")) == [("dan", "odd", "win", 3), ("anna", "even", "lose", -3)]
-    assert settlements(deal(table, "JH QS")) == [("dan", "odd", "lose", -3), ("anna", "even", "win", 3)]
-    assert settlements(deal(table, "AH 3S")) == [("dan", "odd", "split", 0), ("anna", "even", "split", 0)]
+    assert settlements(deal(table, "QH KS")) == [
+        ("dan", "odd", "win", 3),
+        ("anna", "even", "lose", -3),
+    ]
+    assert settlements(deal(table, "JH QS")) == [
+        ("dan", "odd", "lose", -3),
+        ("anna", "even", "win", 3),
+    ]
+    assert settlements(deal(table, "AH 3S")) == [
+        ("dan", "odd", "split", 0),
+        ("anna", "even", "split", 0),
+    ]
     assert len(table.state.bets) == 2
 
 
@@ -406,7 +414,10 @@ def test_003_abacus_loser_to_the_edge_winner_half_way_finished_all_together() ->
     assert spindle.beads == (Bead.FINISHED,) * 4
     assert spindle.finished
     assert [e.role for e in spindle.entries] == [
-        CardRole.SODA, CardRole.LOSER, CardRole.WINNER, CardRole.WINNER,
+        CardRole.SODA,
+        CardRole.LOSER,
+        CardRole.WINNER,
+        CardRole.WINNER,
     ]
 
 
@@ -522,7 +533,9 @@ def test_000_monte_bank_deals_40_cards_without_8_9_10() -> None:
     dealt = [e for e in events if isinstance(e, CardDealt)]
     assert len(dealt) == 39  # plus the soda
     assert [e.turn for e in events if isinstance(e, TurnClosed)][-1] == 19
-    alarms = [e for e in open_table("monte-bank").deal(Card.parse("9H")) if isinstance(e, AlarmRaised)]
+    alarms = [
+        e for e in open_table("monte-bank").deal(Card.parse("9H")) if isinstance(e, AlarmRaised)
+    ]
     assert alarms[0].kind is AlarmKind.UNKNOWN_CARD
     assert "not in a monte-bank-40 deck" in alarms[0].message
 
@@ -561,8 +574,14 @@ def test_000_dutch_faro_bets_on_the_colour_of_the_turn() -> None:
         table.bet("dan", "9", 2)
     table.bet("dan", "red", 3)
     table.bet("anna", "black", 3)
-    assert settlements(deal(table, "3H 8D")) == [("dan", "red", "win", 3), ("anna", "black", "lose", -3)]
-    assert settlements(deal(table, "3S 8H")) == [("dan", "red", "split", 0), ("anna", "black", "split", 0)]
+    assert settlements(deal(table, "3H 8D")) == [
+        ("dan", "red", "win", 3),
+        ("anna", "black", "lose", -3),
+    ]
+    assert settlements(deal(table, "3S 8H")) == [
+        ("dan", "red", "split", 0),
+        ("anna", "black", "split", 0),
+    ]
 
 
 # --- integrity: alarms and the dealer's corrections ----------------------------------------

@@ -9,7 +9,15 @@ from table.faro.rules import RULE_SETS, find_rules
 def test_the_named_rule_sets_of_the_issue_exist() -> None:
     for name in ("classic", "home", "home-full-loss", "stuss", "monte-bank", "saratoga", "dutch"):
         assert find_rules(name).name == name
-    assert set(RULE_SETS) >= {"classic", "home", "home-full-loss", "stuss", "monte-bank", "saratoga", "dutch"}
+    assert set(RULE_SETS) >= {
+        "classic",
+        "home",
+        "home-full-loss",
+        "stuss",
+        "monte-bank",
+        "saratoga",
+        "dutch",
+    }
 
 
 def test_design_md_defaults_for_the_classic_game() -> None:
@@ -22,7 +30,9 @@ def test_design_md_defaults_for_the_classic_game() -> None:
 
 
 def test_options_override_single_rules_and_are_read_from_text() -> None:
-    rules = find_rules("classic", {"cat_hop_pays": "1", "betting_marks": "yes", "between_two": "independent"})
+    rules = find_rules(
+        "classic", {"cat_hop_pays": "1", "betting_marks": "yes", "between_two": "independent"}
+    )
     assert rules.cat_hop_pays == 1 and rules.betting_marks and rules.between_two == "independent"
     assert find_rules("stuss").split == "all"
     assert find_rules("home-full-loss").split == "all" and find_rules("home").split == "half"

@@ -10,10 +10,41 @@ ROOT = Path(__file__).resolve().parent.parent
 OTHER_ROOMS = {"vision", "display", "firmware_bridge", "hw"}
 # Modules that touch files, sockets, processes, threads, clocks or unseeded chance.
 IO_MODULES = {
-    "asyncio", "builtins", "ctypes", "glob", "http", "io", "logging", "mmap", "multiprocessing",
-    "os", "pathlib", "pickle", "select", "selectors", "shelve", "shutil", "signal", "socket",
-    "socketserver", "sqlite3", "ssl", "subprocess", "sys", "tempfile", "threading", "time",
-    "urllib", "datetime", "secrets", "uuid", "concurrent", "queue", "fcntl", "termios", "tty",
+    "asyncio",
+    "builtins",
+    "ctypes",
+    "glob",
+    "http",
+    "io",
+    "logging",
+    "mmap",
+    "multiprocessing",
+    "os",
+    "pathlib",
+    "pickle",
+    "select",
+    "selectors",
+    "shelve",
+    "shutil",
+    "signal",
+    "socket",
+    "socketserver",
+    "sqlite3",
+    "ssl",
+    "subprocess",
+    "sys",
+    "tempfile",
+    "threading",
+    "time",
+    "urllib",
+    "datetime",
+    "secrets",
+    "uuid",
+    "concurrent",
+    "queue",
+    "fcntl",
+    "termios",
+    "tty",
 }
 
 
@@ -30,7 +61,8 @@ def imports_of(path: Path) -> set[str]:
 
 def pure_modules() -> list[Path]:
     return [
-        path for path in sorted((ROOT / "table").rglob("*.py"))
+        path
+        for path in sorted((ROOT / "table").rglob("*.py"))
         if "service" not in path.relative_to(ROOT / "table").parts
     ]
 
@@ -39,7 +71,11 @@ def offending_imports(path: Path) -> list[str]:
     bad = []
     for name in imports_of(path):
         top = name.split(".")[0]
-        if top in OTHER_ROOMS or top in IO_MODULES or (top not in sys.stdlib_module_names and top != "table"):
+        if (
+            top in OTHER_ROOMS
+            or top in IO_MODULES
+            or (top not in sys.stdlib_module_names and top != "table")
+        ):
             bad.append(name)
         if name.startswith("table.service"):
             bad.append(name)
@@ -55,5 +91,7 @@ def test_table_imports_nothing_but_the_stdlib_and_itself() -> None:
 
 def test_the_check_catches_an_io_import(tmp_path: Path) -> None:
     sneaky = tmp_path / "sneaky.py"
-    sneaky.write_text("import socket\nfrom display.terminal import render_table\nimport numpy\nimport random\n")
+    sneaky.write_text(
+        "import socket\nfrom display.terminal import render_table\nimport numpy\nimport random\n"
+    )
     assert sorted(offending_imports(sneaky)) == ["display.terminal", "numpy", "socket"]

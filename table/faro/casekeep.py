@@ -56,7 +56,7 @@ class Casekeep:
 
     def __init__(self, deck: DeckSpec) -> None:
         self.deck = deck
-        self._by_rank: dict[Rank, tuple[CasekeepEntry, ...]] = {rank: () for rank in deck.ranks}
+        self._by_rank: dict[Rank, tuple[CasekeepEntry, ...]] = dict.fromkeys(deck.ranks, ())
         self._dealt: dict[Card, CasekeepEntry] = {}
 
     def copy(self) -> Casekeep:

@@ -263,7 +263,8 @@ class FaroState:
         existing = self.bets.get(event.bet)
         if existing is not None:
             self._replace_bet(
-                existing, dataclasses.replace(existing, stake=event.stake, base=existing.base + event.amount)
+                existing,
+                dataclasses.replace(existing, stake=event.stake, base=existing.base + event.amount),
             )
             return
         bet = Bet(
@@ -617,14 +618,20 @@ class FaroTable:
             return AlarmKind.UNKNOWN_CARD, f"card {card} is not in a {deck.name} deck"
         entry = state.casekeep.entry_for(card)
         if entry is not None:
-            seen = "as the soda" if entry.role is CardRole.SODA else (
-                f"as the {entry.role.value} of turn {entry.turn}"
+            seen = (
+                "as the soda"
+                if entry.role is CardRole.SODA
+                else (f"as the {entry.role.value} of turn {entry.turn}")
             )
             return AlarmKind.DUPLICATE_CARD, f"card {card} was already dealt {seen}"
         return None
 
-    def _raise_alarm(self, out: list[Event], kind: AlarmKind, message: str, card: Card | None) -> None:
-        self._emit(out, AlarmRaised, alarm=self.state.next_alarm_id, kind=kind, message=message, card=card)
+    def _raise_alarm(
+        self, out: list[Event], kind: AlarmKind, message: str, card: Card | None
+    ) -> None:
+        self._emit(
+            out, AlarmRaised, alarm=self.state.next_alarm_id, kind=kind, message=message, card=card
+        )
 
     def _take_card(self, out: list[Event], card: Card) -> None:
         state = self.state
@@ -699,7 +706,10 @@ class FaroTable:
             else:
                 next_stake = bet.base if won else bet.stake * 2
                 if next_stake > instruction.limit:
-                    return 0, f"martingale stops: {next_stake} would pass the cap {instruction.limit}"
+                    return (
+                        0,
+                        f"martingale stops: {next_stake} would pass the cap {instruction.limit}",
+                    )
             refusal = self._ride_refusal(bet, next_stake, decision.net)
             if refusal:
                 return 0, f"{instruction.kind} stops: {refusal}"
@@ -742,7 +752,9 @@ class FaroTable:
                     if not marks or self._marks_covered(punter):
                         break
                     newest = max(marks, key=lambda bet: bet.bet_id)
-                    self._return(out, newest, "the marks are no longer covered by chips on the layout")
+                    self._return(
+                        out, newest, "the marks are no longer covered by chips on the layout"
+                    )
         while state.bets and self._bank_exposure() > state.bank_bankroll:
             newest = max(state.bets.values(), key=lambda bet: bet.bet_id)
             self._return(out, newest, "the bank cannot cover it")
@@ -756,7 +768,9 @@ class FaroTable:
             left = max(0, newest.stake - shortfall)
             if left < state.rules.min_bet:
                 left = 0
-            self._return(out, newest, f"{newest.stake - left} chips taken to pay a loss on marks", left)
+            self._return(
+                out, newest, f"{newest.stake - left} chips taken to pay a loss on marks", left
+            )
 
     def _return(self, out: list[Event], bet: Bet, note: str, stake_left: int = 0) -> None:
         self._emit(
@@ -882,13 +896,19 @@ class FaroTable:
             raise BetRefusedError(f"{what}: {punter} holds the bank and does not bet against it")
         kind = spot.kind
         if kind is SpotKind.CALL:
-            raise BetRefusedError(f"{what}: call the turn with 'call PUNTER LOSER WINNER HOC AMOUNT'")
+            raise BetRefusedError(
+                f"{what}: call the turn with 'call PUNTER LOSER WINNER HOC AMOUNT'"
+            )
         if kind in COLOUR_KINDS and not rules.colour_bets:
-            raise BetRefusedError(f"{what}: colour bets are Dutch Faro's, not offered under {rules.name} rules")
+            raise BetRefusedError(
+                f"{what}: colour bets are Dutch Faro's, not offered under {rules.name} rules"
+            )
         if kind not in COLOUR_KINDS and not rules.rank_bets:
             raise BetRefusedError(f"{what}: {rules.name} rules take only red or black")
         if copper and kind in (SpotKind.WIN_LOSE, *COLOUR_KINDS):
-            raise BetRefusedError(f"{what}: this bet already names which way it goes; it takes no copper")
+            raise BetRefusedError(
+                f"{what}: this bet already names which way it goes; it takes no copper"
+            )
         if mark and not rules.betting_marks:
             raise BetRefusedError(f"{what}: betting marks are not used under {rules.name} rules")
         casekeep = state.casekeep
@@ -945,7 +965,8 @@ class FaroTable:
             worst = self._worst_turn_loss(with_mark)
             if worst > state.bankrolls[punter]:
                 raise BetRefusedError(
-                    f"{what}: one turn could cost {punter} {worst}, more than their {state.bankrolls[punter]} chips"
+                    f"{what}: one turn could cost {punter} {worst}, "
+                    f"more than their {state.bankrolls[punter]} chips"
                 )
         else:
             in_hand = state.available(punter) + freed
@@ -1022,7 +1043,8 @@ class FaroTable:
                 raise BetRefusedError(f"{what}: only {stake} lies there")
             if 0 < stake - amount < self.state.rules.min_bet:
                 raise BetRefusedError(
-                    f"{what}: {stake - amount} would be left, under the table minimum {self.state.rules.min_bet}"
+                    f"{what}: {stake - amount} would be left, "
+                    f"under the table minimum {self.state.rules.min_bet}"
                 )
         out = self._begin(at)
         for bet in stacks:
@@ -1076,11 +1098,17 @@ class FaroTable:
         stake = bet.stake + (existing.stake if existing else 0)
         self._check_limits(what, stake, bet.stake)
         freed = 0 if bet.mark else bet.stake
-        self._check_funds(
-            what, punter, target, bet.stake, bet.coppered, bet.mark, freed=freed
-        )
+        self._check_funds(what, punter, target, bet.stake, bet.coppered, bet.mark, freed=freed)
         out = self._begin(at)
-        self._emit(out, BetWithdrawn, bet=bet.bet_id, punter=punter, spot=source.text, amount=bet.stake, stake=0)
+        self._emit(
+            out,
+            BetWithdrawn,
+            bet=bet.bet_id,
+            punter=punter,
+            spot=source.text,
+            amount=bet.stake,
+            stake=0,
+        )
         self._emit(
             out,
             BetPlaced,
@@ -1124,22 +1152,30 @@ class FaroTable:
                 f"{state.rules.name} rules allow no call on three of a kind"
             )
         canonical = self._call_order(what, words, last_three, kind.name)
-        existing = next(
-            (b for b in state.bets_of(punter) if b.order == canonical), None
-        )
+        existing = next((b for b in state.bets_of(punter) if b.order == canonical), None)
         stake = amount + (existing.stake if existing else 0)
         self._check_limits(what, stake, amount)
         self._check_funds(what, punter, CALL_SPOT, amount, False, False, pays=kind.pays)
         out = self._begin(at)
         if existing is not None:
             self._emit(
-                out, BetPlaced, bet=existing.bet_id, punter=punter, spot=CALL_SPOT.text,
-                amount=amount, stake=stake,
+                out,
+                BetPlaced,
+                bet=existing.bet_id,
+                punter=punter,
+                spot=CALL_SPOT.text,
+                amount=amount,
+                stake=stake,
             )
         else:
             self._emit(
-                out, TurnCalled, bet=state.next_bet_id, punter=punter, order=canonical,
-                amount=amount, pays=kind.pays,
+                out,
+                TurnCalled,
+                bet=state.next_bet_id,
+                punter=punter,
+                order=canonical,
+                amount=amount,
+                pays=kind.pays,
             )
         return out
 
@@ -1153,7 +1189,8 @@ class FaroTable:
                     raise ValueError
             except ValueError:
                 raise BetRefusedError(
-                    f"{what}: the last three are of one rank; call their colours, e.g. red black red"
+                    f"{what}: the last three are of one rank; "
+                    "call their colours, e.g. red black red"
                 ) from None
             named = sorted(colours)
             actual = sorted(card.colour.value for card in last_three)
@@ -1161,7 +1198,9 @@ class FaroTable:
             try:
                 ranks = [Rank.parse(word) for word in words]
             except ValueError:
-                raise BetRefusedError(f"{what}: name three ranks, loser first, then winner, then hoc") from None
+                raise BetRefusedError(
+                    f"{what}: name three ranks, loser first, then winner, then hoc"
+                ) from None
             named = sorted(rank.label for rank in ranks)
             actual = sorted(card.rank.label for card in last_three)
             colours = [rank.label for rank in ranks]
@@ -1179,7 +1218,14 @@ class FaroTable:
         alarm = state.alarm
         if alarm is not None:
             if alarm.card is not None:
-                self._emit(out, DealerCorrection, action="void", card=alarm.card, replacement=None, undone=False)
+                self._emit(
+                    out,
+                    DealerCorrection,
+                    action="void",
+                    card=alarm.card,
+                    replacement=None,
+                    undone=False,
+                )
             self._emit(out, AlarmCleared, alarm=alarm.alarm_id, resolution="voided by the dealer")
             return out
         last = self._last_card("void")
@@ -1192,7 +1238,9 @@ class FaroTable:
         state = self.state
         alarm = state.alarm
         if alarm is not None and alarm.card is None:
-            raise IllegalCommandError(f"correct {card}: alarm {alarm.alarm_id} is not about a card ({alarm.message})")
+            raise IllegalCommandError(
+                f"correct {card}: alarm {alarm.alarm_id} is not about a card ({alarm.message})"
+            )
         trial = FaroTable.__new__(FaroTable)
         trial.state = state.copy()
         trial._at = self._at
@@ -1211,11 +1259,20 @@ class FaroTable:
         alarm = state.alarm
         if alarm is not None:
             assert alarm.card is not None
-            self._emit(out, DealerCorrection, action="correct", card=alarm.card, replacement=card, undone=False)
+            self._emit(
+                out,
+                DealerCorrection,
+                action="correct",
+                card=alarm.card,
+                replacement=card,
+                undone=False,
+            )
             self._emit(out, AlarmCleared, alarm=alarm.alarm_id, resolution=f"corrected to {card}")
         else:
             last = self._last_card(f"correct {card}")
-            self._emit(out, DealerCorrection, action="correct", card=last, replacement=card, undone=True)
+            self._emit(
+                out, DealerCorrection, action="correct", card=last, replacement=card, undone=True
+            )
         problem = self._card_problem(card)
         if problem is not None:
             raise CardRefusedError(f"correct {card}: {problem[1]}")
@@ -1235,14 +1292,17 @@ class FaroTable:
                 isinstance(event, DealerCorrection) and not event.undone
             ):
                 raise IllegalCommandError(
-                    f"{what}: play went on after the last card ({event.type_name.replace('_', ' ')}); "
+                    f"{what}: play went on after the last card "
+                    f"({event.type_name.replace('_', ' ')}); "
                     "it can no longer be voided"
                 )
         card_event = state.deal_log[index]
         assert isinstance(card_event, CardDealt)
         return card_event.card
 
-    def void_deal(self, reason: str = "voided by the dealer", *, at: float | None = None) -> list[Event]:
+    def void_deal(
+        self, reason: str = "voided by the dealer", *, at: float | None = None
+    ) -> list[Event]:
         """Abandon the deal: every open bet goes back to its punter."""
         state = self.state
         if state.phase in (Phase.NO_DECK, Phase.FINISHED) and state.alarm is None:
@@ -1253,7 +1313,11 @@ class FaroTable:
         for bet_id in sorted(state.bets):
             self._return(out, state.bets[bet_id], "the deal was voided")
         self._emit(
-            out, DealVoided, reason=reason, bank=state.bank_bankroll, bankrolls=dict(state.bankrolls)
+            out,
+            DealVoided,
+            reason=reason,
+            bank=state.bank_bankroll,
+            bankrolls=dict(state.bankrolls),
         )
         return out
 

@@ -28,7 +28,9 @@ class SpotKind(enum.Enum):
     CALL = "call"
 
 
-STANDING_KINDS = frozenset({SpotKind.HIGH, SpotKind.ODD, SpotKind.EVEN, SpotKind.RED, SpotKind.BLACK})
+STANDING_KINDS = frozenset(
+    {SpotKind.HIGH, SpotKind.ODD, SpotKind.EVEN, SpotKind.RED, SpotKind.BLACK}
+)
 COLOUR_KINDS = frozenset({SpotKind.RED, SpotKind.BLACK})
 
 

@@ -32,8 +32,8 @@ def _replay(args: argparse.Namespace) -> int:
             text = describe(event)
             if text:
                 print(text)
-    for error in replay.errors:
-        print(f"{args.file}:{error.line_number}: refused: {error.message}", file=sys.stderr)
+    for refused in replay.errors:
+        print(f"{args.file}:{refused.line_number}: refused: {refused.message}", file=sys.stderr)
     return 1 if replay.errors else 0
 
 
@@ -58,7 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--rules", default="classic", choices=sorted(RULE_SETS), help="rule set")
     demo.add_argument("--punters", type=int, default=6, choices=range(3, 7), help="3 to 6")
     demo.add_argument(
-        "--speed", type=float, default=None,
+        "--speed",
+        type=float,
+        default=None,
         help="cards per second (default 2.5 on a terminal, no pause otherwise; 0: no pause)",
     )
     demo.set_defaults(handler=_demo)

@@ -85,8 +85,12 @@ def run_demo(
                         lines.append(f"{punter.name}: refused: {refused}")
                         continue
                     events += new
-                    lines += [text for e in new if isinstance(e, BetPlaced | BetWithdrawn | TurnCalled)
-                              if (text := describe(e))]
+                    lines += [
+                        text
+                        for e in new
+                        if isinstance(e, BetPlaced | BetWithdrawn | TurnCalled)
+                        if (text := describe(e))
+                    ]
         dealt = table.deal(card)
         events += dealt
         lines += [text for e in dealt if (text := describe(e)) and not isinstance(e, BetPlaced)]
