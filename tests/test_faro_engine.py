@@ -515,6 +515,23 @@ def test_001_home_the_bank_passes_to_the_left_after_each_deal() -> None:
     table.bet("anna", "9", 2)
 
 
+def test_001_home_session_ends_when_everyone_has_banked_and_most_chips_wins() -> None:
+    """001, Winning the game: play until everyone has been banker equally often; whoever
+    has the most chips wins."""
+    table = open_table("home", {"anna": 100, "ben": 100}, soda=None)
+    # Deal 1: anna banks, ben's 5 on the king loses. Deal 2: ben banks, anna's 5 on the 9 wins.
+    for deal_number, (bettor, spot) in enumerate((("ben", "K"), ("anna", "9"))):
+        table.deal(Card.parse("2C"))
+        table.bet(bettor, spot, 5)
+        assert not table.state.session_complete
+        deal_rest(table, "KH 9S")
+        if deal_number == 0:
+            table.new_deck()
+    assert table.state.banks_held == {"anna": 1, "ben": 1}
+    assert table.state.session_complete
+    assert table.state.standings() == [("anna", 110), ("ben", 90)]
+
+
 def test_001_home_a_winning_bet_stays_on_the_layout() -> None:
     """001, A turn: a winning bet stays on the layout too, unless its owner picks it up."""
     table = open_table("home", {"host": 100, "dan": 20})

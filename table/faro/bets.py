@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from table.errors import BetRefusedError
 from table.faro.spots import Spot
@@ -42,9 +43,10 @@ class Instruction:
         return cls(words[0], limit)
 
 
-@dataclass(frozen=True, slots=True)
-class Bet:
+class Bet(NamedTuple):
     """Chips (or betting marks) of one punter on one spot.
+
+    An immutable named tuple: one is made for every bet and every change to a stake.
 
     ``order`` is set for a call of the last turn: loser, winner and hoc, as ranks or colours.
     ``base`` and ``rides`` follow a progression: the stake it started from and the wins it rode.

@@ -35,6 +35,7 @@ from table.events import (
     DeckStarted,
     Event,
     Outcome,
+    build_event,
     PunterLeft,
     PunterSeated,
     RulesChosen,
@@ -145,6 +146,19 @@ class FaroState:
     def available(self, punter: str) -> int:
         """Chips a punter still has in hand (their bankroll counts what lies on the layout)."""
         return self.bankrolls.get(punter, 0) - self.chips_committed.get(punter, 0)
+
+    @property
+    def session_complete(self) -> bool:
+        """001: a home session ends when everyone has held the bank equally often."""
+        if not self.rules.bank_passes or not self.seats:
+            return False
+        held = {self.banks_held.get(name, 0) for name in self.seats}
+        return len(held) == 1 and held != {0}
+
+    def standings(self) -> list[tuple[str, int]]:
+        """001's session score: every player by chips, most first (seating order breaks ties)."""
+        order = {name: index for index, name in enumerate(self.seats)}
+        return sorted(self.bankrolls.items(), key=lambda item: (-item[1], order[item[0]]))
 
     def total_chips(self) -> int:
         """The bank and every bankroll: constant while chips only move between them."""
@@ -264,7 +278,7 @@ class FaroState:
         if existing is not None:
             self._replace_bet(
                 existing,
-                dataclasses.replace(existing, stake=event.stake, base=existing.base + event.amount),
+                existing._replace(stake=event.stake, base=existing.base + event.amount),
             )
             return
         bet = Bet(
@@ -274,7 +288,7 @@ class FaroState:
             stake=event.stake,
             coppered=event.coppered,
             mark=event.mark,
-            instruction=Instruction.parse(event.instruction),
+            instruction=Instruction.parse(event.instruction) if event.instruction else None,
             base=event.stake,
         )
         self._add_bet(bet)
@@ -293,28 +307,44 @@ class FaroState:
 
     def _count(self, bet: Bet, sign: int) -> None:
         committed = self.marks_committed if bet.mark else self.chips_committed
-        committed[bet.punter] = committed.get(bet.punter, 0) + sign * bet.stake
-        self.payout_bound += sign * bet.stake * bet.pays
+        punter = bet.punter
+        stake = bet.stake
+        committed[punter] = committed.get(punter, 0) + sign * stake
+        self.payout_bound += sign * stake * bet.pays
 
     def _add_bet(self, bet: Bet) -> None:
-        self.bets[bet.bet_id] = bet
-        self._count(bet, 1)
-        self.next_bet_id = max(self.next_bet_id, bet.bet_id + 1)
-        if bet.order is None:
-            self.stack_index[stack_key(bet)] = bet.bet_id
-        if bet.spot.standing:
-            self.standing_bets.add(bet.bet_id)
-        for rank in bet.spot.ranks:
-            self.bets_by_rank.setdefault(rank, set()).add(bet.bet_id)
+        bet_id, punter, spot, stake, coppered, mark, instruction, order, pays = bet[:9]
+        self.bets[bet_id] = bet
+        committed = self.marks_committed if mark else self.chips_committed
+        committed[punter] = committed.get(punter, 0) + stake
+        self.payout_bound += stake * pays
+        if bet_id >= self.next_bet_id:
+            self.next_bet_id = bet_id + 1
+        if order is None:
+            self.stack_index[(punter, spot.text, coppered, mark, instruction)] = bet_id
+        if spot.standing:
+            self.standing_bets.add(bet_id)
+        by_rank = self.bets_by_rank
+        for rank in spot.ranks:
+            ids = by_rank.get(rank)
+            if ids is None:
+                by_rank[rank] = {bet_id}
+            else:
+                ids.add(bet_id)
 
     def _remove_bet(self, bet: Bet) -> None:
-        del self.bets[bet.bet_id]
-        self._count(bet, -1)
-        if bet.order is None:
-            del self.stack_index[stack_key(bet)]
-        self.standing_bets.discard(bet.bet_id)
-        for rank in bet.spot.ranks:
-            self.bets_by_rank[rank].discard(bet.bet_id)
+        bet_id, punter, spot, stake, coppered, mark, instruction, order, pays = bet[:9]
+        del self.bets[bet_id]
+        committed = self.marks_committed if mark else self.chips_committed
+        committed[punter] -= stake
+        self.payout_bound -= stake * pays
+        if order is None:
+            del self.stack_index[(punter, spot.text, coppered, mark, instruction)]
+        if spot.standing:
+            self.standing_bets.discard(bet_id)
+        by_rank = self.bets_by_rank
+        for rank in spot.ranks:
+            by_rank[rank].discard(bet_id)
 
     def _replace_bet(self, old: Bet, new: Bet) -> None:
         self._count(old, -1)
@@ -326,7 +356,7 @@ class FaroState:
         if event.stake == 0:
             self._remove_bet(bet)
         else:
-            self._replace_bet(bet, dataclasses.replace(bet, stake=event.stake, base=event.stake))
+            self._replace_bet(bet, bet._replace(stake=event.stake, base=event.stake))
 
     def _fold_settled(self, event: BetSettled) -> None:
         bet = self.bets[event.bet]
@@ -340,7 +370,7 @@ class FaroState:
             self._remove_bet(bet)
         elif event.stake != bet.stake or bet.instruction is not None:
             rides = bet.rides + 1 if event.outcome is Outcome.WIN else 0
-            self._replace_bet(bet, dataclasses.replace(bet, stake=event.stake, rides=rides))
+            self._replace_bet(bet, bet._replace(stake=event.stake, rides=rides))
 
     def _fold_alarm(self, event: AlarmRaised) -> None:
         self.alarm = Alarm(event.alarm, event.kind, event.message, event.card)
@@ -367,12 +397,12 @@ class FaroState:
             setattr(self, item.name, getattr(rebuilt, item.name))
 
 
-StackKey = tuple[str, Spot, bool, bool, "Instruction | None"]
+StackKey = tuple[str, str, bool, bool, "Instruction | None"]
 
 
 def stack_key(bet: Bet) -> StackKey:
     """Bets with the same key lie in one stack: a second bet adds to the first."""
-    return (bet.punter, bet.spot, bet.coppered, bet.mark, bet.instruction)
+    return (bet.punter, bet.spot.text, bet.coppered, bet.mark, bet.instruction)
 
 
 def _last_card_index(log: Sequence[Event]) -> int:
@@ -445,13 +475,11 @@ class FaroTable:
         self, out: list[Event], cls: type[Event], *, deal: int | None = None, **fields: Any
     ) -> Any:
         state = self.state
-        event = cls(
-            table=state.table,
-            seq=state.last_seq + 1,
-            at=self._at,
-            deal=state.deal if deal is None else deal,
-            **fields,
-        )
+        fields["table"] = state.table
+        fields["seq"] = state.last_seq + 1
+        fields["at"] = self._at
+        fields["deal"] = state.deal if deal is None else deal
+        event = build_event(cls, fields)
         state.apply(event)
         out.append(event)
         return event
@@ -677,7 +705,10 @@ class FaroTable:
         self._return_uncovered(out)
 
     def _settle(self, out: list[Event], bet: Bet, decision: Decision, turn: int) -> None:
-        stake, note = self._stake_after(bet, decision)
+        if decision.stays or bet.instruction is not None or self.state.rules.winning_bets_stay:
+            stake, note = self._stake_after(bet, decision)
+        else:
+            stake, note = 0, ""
         self._emit(
             out,
             BetSettled,
@@ -868,7 +899,7 @@ class FaroTable:
     def _stack(
         self, punter: str, spot: Spot, copper: bool, mark: bool, instruction: Instruction | None
     ) -> Bet | None:
-        bet_id = self.state.stack_index.get((punter, spot, copper, mark, instruction))
+        bet_id = self.state.stack_index.get((punter, spot.text, copper, mark, instruction))
         return None if bet_id is None else self.state.bets[bet_id]
 
     def _check_open(self, what: str) -> None:
@@ -972,21 +1003,25 @@ class FaroTable:
             in_hand = state.available(punter) + freed
             if amount > in_hand:
                 raise BetRefusedError(f"{what}: {punter} has only {in_hand} chips in hand")
-        new_bet = Bet(0, punter, spot, amount, copper, mark, pays=pays)
-        exposure = self._bank_exposure(new_bet)
+        exposure = self._bank_exposure(spot, amount, copper, pays)
         if exposure > state.bank_bankroll:
             raise BetRefusedError(
                 f"{what}: the bank ({state.bank_bankroll}) cannot cover the layout if it loses "
                 f"(worst turn: {exposure})"
             )
 
-    def _bank_exposure(self, new_bet: Bet | None = None) -> int:
-        """The most the bank can pay in one turn: a quick bound, exact for rank bets if needed."""
+    def _bank_exposure(
+        self, spot: Spot | None = None, amount: int = 0, copper: bool = False, pays: int = 1
+    ) -> int:
+        """The most the bank can pay in one turn, with a new bet if one is given: a quick
+        bound first, computed exactly over every pair of live ranks when the bound is short."""
         state = self.state
-        bets = list(state.bets.values()) if new_bet is None else [*state.bets.values(), new_bet]
-        bound = state.payout_bound + (new_bet.max_payout if new_bet else 0)
+        bound = state.payout_bound + amount * pays
         if bound <= state.bank_bankroll:
             return bound
+        bets = list(state.bets.values())
+        if spot is not None:
+            bets.append(Bet(0, "", spot, amount, copper, pays=pays))
         others = sum(bet.max_payout for bet in bets if not bet.spot.ranks)
         rank_bets = [bet for bet in bets if bet.spot.ranks]
         worst = 0

@@ -16,6 +16,8 @@ from typing import Any
 from table.cards import DECKS, DeckSpec, find_deck
 from table.errors import RulesError
 
+_DECK_SPECS = {name: find_deck(name) for name in DECKS}
+
 SPLIT_TAKES = ("half", "all")
 BETWEEN_TWO_RULES = ("stands", "independent", "plie")
 THREE_OF_A_KIND_CALLS = ("colour", "none")
@@ -75,7 +77,7 @@ class FaroRules:
 
     @property
     def deck_spec(self) -> DeckSpec:
-        return find_deck(self.deck)
+        return _DECK_SPECS[self.deck]
 
     def with_options(self, options: Mapping[str, str | int | bool]) -> FaroRules:
         """A copy with options overridden; values may be text as written in the table language."""

@@ -7,6 +7,7 @@ worst-case checks before a bet is taken, and the odds all read the same rules.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from table.cards import Card, Colour
 from table.events import Outcome
@@ -14,9 +15,10 @@ from table.faro.rules import FaroRules
 from table.faro.spots import Spot, SpotKind
 
 
-@dataclass(frozen=True, slots=True)
-class Decision:
-    """What a turn did to a bet: ``net`` for the punter, and whether the bet still stands."""
+class Decision(NamedTuple):
+    """What a turn did to a bet: ``net`` for the punter, and whether the bet still stands.
+
+    A named tuple rather than a dataclass: one is made for every bet a card touches."""
 
     outcome: Outcome
     net: int
