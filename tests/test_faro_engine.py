@@ -518,7 +518,7 @@ def test_001_home_the_bank_passes_to_the_left_after_each_deal() -> None:
 def test_001_home_session_ends_when_everyone_has_banked_and_most_chips_wins() -> None:
     """001, Winning the game: play until everyone has been banker equally often; whoever
     has the most chips wins."""
-    table = open_table("home", {"anna": 100, "ben": 100}, soda=None)
+    table = open_table("home", {"anna": 100, "ben": 100}, soda=None, winning_bets_stay="no")
     # Deal 1: anna banks, ben's 5 on the king loses. Deal 2: ben banks, anna's 5 on the 9 wins.
     for deal_number, (bettor, spot) in enumerate((("ben", "K"), ("anna", "9"))):
         table.deal(Card.parse("2C"))
