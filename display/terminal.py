@@ -6,6 +6,7 @@ plain text is what goes to a file or a pipe.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Iterable
 
 from table.cards import Card, Rank
@@ -30,7 +31,7 @@ from table.faro.casekeep import Bead
 from table.faro.engine import FaroState, Phase
 from table.faro.layout import BOTTOM_ROW, TOP_ROW
 
-CELL = 13
+CELL = 11  # six cells and the seven fit an 80-column terminal
 _BEAD_MARK = {Bead.IN_BOX: "·", Bead.OUTER_EDGE: "L", Bead.HALF_WAY: "W", Bead.FINISHED: "#"}
 _ROLE_MARK = {"soda": "S", "loser": "L", "winner": "W", "hoc": "H"}
 _RED = "\x1b[31m"
@@ -108,14 +109,16 @@ def render_layout(state: FaroState, paint: Painter) -> list[str]:
                 "  " + " " * (CELL * 6) + seven_head.rstrip() + "  " + seven_chips.rstrip()
             )
     if others:
-        lines.append("  other bets: " + "; ".join(others))
+        lines += textwrap.wrap(
+            "other bets: " + "; ".join(others), width=78, initial_indent="  ", subsequent_indent="    "
+        )
     return [line.rstrip() for line in lines]
 
 
 def render_casekeep(state: FaroState) -> list[str]:
     """003's abacus as text: per rank, how each card went (S soda, L lost, W won, H hoc)."""
     ranks = state.rules.deck_spec.ranks
-    header = "  casekeep " + "".join(rank.label.ljust(6) for rank in ranks)
+    header = "  " + "".join(rank.label.ljust(6) for rank in ranks)
     marks = []
     for rank in ranks:
         spindle = state.casekeep.spindle(rank)
@@ -126,7 +129,8 @@ def render_casekeep(state: FaroState) -> list[str]:
         elif spindle.cases:
             text += "*"
         marks.append(text.ljust(6))
-    return [header.rstrip(), "           " + "".join(marks).rstrip()]
+    key = "  casekeep: S soda, L lost, W won, H hoc, · in the box; * cases, # finished"
+    return [key, header.rstrip(), "  " + "".join(marks).rstrip()]
 
 
 def render_status(state: FaroState, paint: Painter) -> list[str]:
@@ -143,9 +147,10 @@ def render_status(state: FaroState, paint: Painter) -> list[str]:
         where = "soda out, bets open"
     else:
         where = f"turn {state.turn} {'dealing' if state.phase is Phase.IN_TURN else 'closed'}"
+    splits = f"{state.splits} split" + ("" if state.splits == 1 else "s")
     head = (
-        f"dealtable · Faro · {rules.name} · deal {state.deal} · {where} · "
-        f"{state.cards_left} cards in the box · splits {state.splits}"
+        f"Faro · {rules.name} · deal {state.deal} · {where} · "
+        f"{state.cards_left} in the box · {splits}"
     )
     lines = [paint.paint(head, _BOLD)]
     if state.last_turn:
@@ -156,7 +161,7 @@ def render_status(state: FaroState, paint: Painter) -> list[str]:
     rolls = [f"{bank} {state.bank_bankroll}"] + [
         f"{name} {state.bankrolls[name]}" for name in state.seats if name != state.banker
     ]
-    lines.append("  " + " · ".join(rolls))
+    lines += textwrap.wrap(" · ".join(rolls), width=78, initial_indent="  ", subsequent_indent="  ")
     if state.alarm:
         lines.append(paint.paint(f"  ALARM {state.alarm.alarm_id}: {state.alarm.message}", _RED))
     return lines
@@ -173,7 +178,8 @@ def render_table(state: FaroState, recent: Iterable[str] = (), colour: bool = Fa
     recent = list(recent)
     if recent:
         lines.append("")
-        lines += [f"  {line}" for line in recent]
+        for line in recent:
+            lines += textwrap.wrap(line, width=78, initial_indent="  ", subsequent_indent="    ")
     return "\n".join(lines)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 import sys
+import textwrap
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -99,9 +100,11 @@ def run_demo(
             sleep(pause)
     state = table.state
     bank = f"the bank now with {state.banker}" if state.rules.bank_passes else "bank"
-    out.write(
-        f"\nDeal over: {state.splits} splits; {bank} {state.bank_bankroll}; "
+    splits = f"{state.splits} split" + ("" if state.splits == 1 else "s")
+    summary = (
+        f"Deal over: {splits}; {bank} {state.bank_bankroll}; "
         + ", ".join(f"{name} {state.bankrolls[name]}" for name in state.seats)
-        + f"; chips on the table {state.total_chips()}\n"
+        + f"; chips on the table {state.total_chips()}"
     )
+    out.write("\n" + textwrap.fill(summary, width=78) + "\n")
     return DemoResult(table, events, refusals)
