@@ -110,7 +110,10 @@ def render_layout(state: FaroState, paint: Painter) -> list[str]:
             )
     if others:
         lines += textwrap.wrap(
-            "other bets: " + "; ".join(others), width=78, initial_indent="  ", subsequent_indent="    "
+            "other bets: " + "; ".join(others),
+            width=78,
+            initial_indent="  ",
+            subsequent_indent="    ",
         )
     return [line.rstrip() for line in lines]
 

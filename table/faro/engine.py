@@ -35,12 +35,12 @@ from table.events import (
     DeckStarted,
     Event,
     Outcome,
-    build_event,
     PunterLeft,
     PunterSeated,
     RulesChosen,
     TurnCalled,
     TurnClosed,
+    build_event,
 )
 from table.faro.bets import Bet, Instruction
 from table.faro.casekeep import Casekeep
@@ -871,21 +871,23 @@ class FaroTable:
         parsed = spot if isinstance(spot, Spot) else parse_spot(spot)
         what = f"bet on {parsed.text}"
         self._check_bet(punter, parsed, amount, copper=copper, mark=mark, what=what)
-        progression = Instruction.parse(instruction)
-        if progression is not None and not self.state.rules.progressions:
+        progression = Instruction.parse(instruction) if instruction else None
+        state = self.state
+        if progression is not None and not state.rules.progressions:
             raise BetRefusedError(
                 f"{what}: standing instructions ({progression.text}) are a Saratoga Faro rule, "
-                f"not offered under {self.state.rules.name} rules"
+                f"not offered under {state.rules.name} rules"
             )
-        existing = self._stack(punter, parsed, copper, mark, progression)
-        stake = amount + (existing.stake if existing else 0)
+        existing_id = state.stack_index.get((punter, parsed.text, copper, mark, progression))
+        existing = None if existing_id is None else state.bets[existing_id]
+        stake = amount if existing is None else amount + existing.stake
         self._check_limits(what, stake, amount)
         self._check_funds(what, punter, parsed, amount, copper, mark)
         out = self._begin(at)
         self._emit(
             out,
             BetPlaced,
-            bet=existing.bet_id if existing else self.state.next_bet_id,
+            bet=state.next_bet_id if existing is None else existing.bet_id,
             punter=punter,
             spot=parsed.text,
             amount=amount,
@@ -904,10 +906,10 @@ class FaroTable:
 
     def _check_open(self, what: str) -> None:
         state = self.state
-        self._refuse_during_alarm(what)
         phase = state.phase
-        if phase is Phase.BETTING:
+        if phase is Phase.BETTING and state.alarm is None:
             return
+        self._refuse_during_alarm(what)
         if phase in (Phase.LOCKED, Phase.IN_TURN, Phase.AWAITING_HOC):
             turn = state.turn + 1 if phase is Phase.LOCKED else state.turn
             raise BetRefusedError(f"{what}: bets are locked while turn {turn} is dealt")
@@ -920,9 +922,11 @@ class FaroTable:
     ) -> None:
         state = self.state
         rules = state.rules
-        _check_amount(what, amount)
+        if type(amount) is not int or amount <= 0:
+            _check_amount(what, amount)
         self._check_open(what)
-        self._check_seated(punter, what)
+        if punter not in state.bankrolls:
+            self._check_seated(punter, what)
         if punter == state.banker:
             raise BetRefusedError(f"{what}: {punter} holds the bank and does not bet against it")
         kind = spot.kind
@@ -930,13 +934,14 @@ class FaroTable:
             raise BetRefusedError(
                 f"{what}: call the turn with 'call PUNTER LOSER WINNER HOC AMOUNT'"
             )
-        if kind in COLOUR_KINDS and not rules.colour_bets:
+        colour = kind in COLOUR_KINDS
+        if colour and not rules.colour_bets:
             raise BetRefusedError(
                 f"{what}: colour bets are Dutch Faro's, not offered under {rules.name} rules"
             )
-        if kind not in COLOUR_KINDS and not rules.rank_bets:
+        if not colour and not rules.rank_bets:
             raise BetRefusedError(f"{what}: {rules.name} rules take only red or black")
-        if copper and kind in (SpotKind.WIN_LOSE, *COLOUR_KINDS):
+        if copper and (colour or kind is SpotKind.WIN_LOSE):
             raise BetRefusedError(
                 f"{what}: this bet already names which way it goes; it takes no copper"
             )
@@ -944,9 +949,12 @@ class FaroTable:
             raise BetRefusedError(f"{what}: betting marks are not used under {rules.name} rules")
         casekeep = state.casekeep
         for rank in spot.ranks:
+            left = casekeep.left(rank)
+            if left > 1:
+                continue
             if rank not in rules.deck_spec.rank_set:
                 raise BetRefusedError(f"{what}: a {rules.deck_spec.name} deck has no {rank.label}")
-            if casekeep.is_dead(rank):
+            if left == 0:
                 out = casekeep.out_count(rank)
                 raise BetRefusedError(
                     f"{what}: rank {rank.label} is dead ({out} of {out} out) {state.where()}"
@@ -1000,9 +1008,11 @@ class FaroTable:
                     f"more than their {state.bankrolls[punter]} chips"
                 )
         else:
-            in_hand = state.available(punter) + freed
+            in_hand = state.bankrolls[punter] - state.chips_committed.get(punter, 0) + freed
             if amount > in_hand:
                 raise BetRefusedError(f"{what}: {punter} has only {in_hand} chips in hand")
+        if state.payout_bound + amount * pays <= state.bank_bankroll:
+            return
         exposure = self._bank_exposure(spot, amount, copper, pays)
         if exposure > state.bank_bankroll:
             raise BetRefusedError(
