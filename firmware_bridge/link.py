@@ -245,6 +245,16 @@ class SerialLink:
         return not self._in_flight and not self._queue
 
     @property
+    def queued(self) -> int:
+        """Frames waiting for room in the window."""
+        return len(self._queue)
+
+    @property
+    def in_flight(self) -> int:
+        """Frames sent and not yet acknowledged."""
+        return len(self._in_flight)
+
+    @property
     def firmware_boot_id(self) -> int | None:
         return self._peer_boot_id
 
