@@ -8,11 +8,15 @@ deadline instead of hanging.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
 
 from firmware_bridge.clock import ManualClock
 from firmware_bridge.link import LinkConfig, LinkEvent, SerialLink
@@ -76,3 +80,17 @@ def table_bench(
 def lamps(*lit: int, colour: tuple[int, int, int] = (255, 0, 0)) -> list[tuple[int, int, int]]:
     """A 16-pixel display with the given lamps lit."""
     return [colour if index in lit else (0, 0, 0) for index in range(16)]
+
+
+@contextmanager
+def mock_pins() -> Iterator[Any]:
+    """A fresh gpiozero MockFactory, reset afterwards so no pin stays reserved."""
+    # gpiozero 2.0.1's software SPI bus (which the mock factory always uses) builds its
+    # base Device without the factory it was handed, so gpiozero looks up a default
+    # factory; naming the mock one keeps that lookup off real hardware drivers.
+    os.environ.setdefault("GPIOZERO_PIN_FACTORY", "mock")
+    factory = MockFactory()
+    try:
+        yield factory
+    finally:
+        factory.reset()
