@@ -32,7 +32,7 @@ from firmware_bridge.protocol import (
     decode,
     encode,
 )
-from hw.simulated.microcontroller import Faults
+from hw.simulated.microcontroller import Faults, SimulatedMicrocontroller
 
 
 def deal_a_turn(bench: Bench, turn: int) -> list[tuple[int, int, int]]:
@@ -364,3 +364,23 @@ def test_a_missing_port_is_counted_not_raised(tmp_path: Path) -> None:
     assert not link.is_up
     assert link.stats.open_failures >= 3
     assert "open failed" in link.last_error
+
+
+def test_socket_url_reaches_the_board_and_reconnects(tmp_path: Path) -> None:
+    clock = ManualClock(50.0)
+    board = SimulatedMicrocontroller(tmp_path, clock, transport="tcp")
+    link = SerialLink(board.url, clock)
+    bench = Bench(clock, board, link)
+    try:
+        assert board.url.startswith("socket://127.0.0.1:")
+        link.show(lamps(3, 4))
+        bench.drive(lambda: board.shown == lamps(3, 4) and link.idle)
+        board.unplug()
+        bench.drive(lambda: bool(bench.of_type(LinkDown)), within=2.0)
+        link.show(lamps(8))
+        board.plug_in()
+        assert bench.drive(lambda: link.is_up, within=2.0) <= 2.0
+        bench.drive(lambda: board.shown == lamps(8))
+    finally:
+        link.close()
+        board.close()

@@ -11,6 +11,10 @@ Faults act on whole frames in either direction: drop, corrupt (one bit flipped),
 delay, reorder (a frame held back until the next one has passed). ``reset()``
 reboots the firmware: its lamps go dark and it forgets the host.
 
+With ``transport="tcp"`` the board listens on a loopback TCP port instead and the
+host reaches it as ``socket://127.0.0.1:PORT``, as it would a serial-to-network
+adapter; unplugging drops the connection and stops listening.
+
 Drive it step by step (``step()``) with a manual clock in tests, or let
 ``start()`` run it on a thread against the real clock.
 """
@@ -21,7 +25,9 @@ import contextlib
 import os
 import random
 import select
+import socket
 import threading
+import time
 import tty
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -164,7 +170,11 @@ class SimulatedMicrocontroller:
         faults: Faults | None = None,
         seed: int = 0,
         pixel_count: int = 16,
+        transport: str = "pty",
     ) -> None:
+        if transport not in ("pty", "tcp"):
+            raise ValueError(f"transport {transport!r} is not pty or tcp")
+        self.transport = transport
         self.clock: Clock = clock or SystemClock()
         self.faults = faults or Faults()
         self._rng = random.Random(seed)
@@ -181,6 +191,9 @@ class SimulatedMicrocontroller:
         self.scanner = UART(1, 9600)
         self._master: int | None = None
         self._slave: int | None = None
+        self._listener: socket.socket | None = None
+        self._connection: socket.socket | None = None
+        self._tcp_port = 0
         self._lock = threading.RLock()
         self._thread: threading.Thread | None = None
         self._running = False
@@ -189,11 +202,13 @@ class SimulatedMicrocontroller:
 
     @property
     def url(self) -> str:
+        if self.transport == "tcp":
+            return f"socket://127.0.0.1:{self._tcp_port}"
         return str(self.link_path)
 
     @property
     def plugged_in(self) -> bool:
-        return self._master is not None
+        return self._master is not None or self._listener is not None
 
     @property
     def shown(self) -> list[RGB]:
@@ -205,7 +220,10 @@ class SimulatedMicrocontroller:
 
     def plug_in(self) -> None:
         with self._lock:
-            if self._master is not None:
+            if self.plugged_in:
+                return
+            if self.transport == "tcp":
+                self._listen()
                 return
             master, slave = os.openpty()
             tty.setraw(master)
@@ -224,10 +242,17 @@ class SimulatedMicrocontroller:
             self.unplugs += 1
             with contextlib.suppress(FileNotFoundError):
                 self.link_path.unlink()
-            for fd in (self._master, self._slave):
-                if fd is not None:
-                    os.close(fd)
-            self._master = self._slave = None
+            if self.transport == "tcp":
+                for sock in (self._connection, self._listener):
+                    if sock is not None:
+                        sock.close()
+                self._connection = self._listener = None
+                self._master = None
+            else:
+                for fd in (self._master, self._slave):
+                    if fd is not None:
+                        os.close(fd)
+                self._master = self._slave = None
             self.to_device.clear()
             self.to_host.clear()
 
@@ -251,6 +276,8 @@ class SimulatedMicrocontroller:
         """Move bytes both ways and give the firmware one pass."""
         with self._lock:
             now = self.clock.monotonic()
+            if self.transport == "tcp":
+                self._accept()
             master = self._master
             if master is not None:
                 data = self._read_master(master)
@@ -274,11 +301,14 @@ class SimulatedMicrocontroller:
 
     def wait(self, timeout: float) -> None:
         """Block up to ``timeout`` real seconds for bytes from the host."""
-        master = self._master
-        if master is None:
+        waitable: int | socket.socket | None = self._master
+        if waitable is None:
+            waitable = self._listener
+        if waitable is None:
+            time.sleep(timeout)
             return
         with contextlib.suppress(OSError, ValueError):
-            select.select([master], [], [], timeout)
+            select.select([waitable], [], [], timeout)
 
     def start(self) -> None:
         """Run on a thread against the real clock until :meth:`stop`."""
@@ -331,6 +361,35 @@ class SimulatedMicrocontroller:
             restart=_restart,
         )
 
+    def _listen(self) -> None:
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        # A replugged adapter comes back at the same address.
+        listener.bind(("127.0.0.1", self._tcp_port))
+        listener.listen(1)
+        listener.setblocking(False)
+        self._tcp_port = listener.getsockname()[1]
+        self._listener = listener
+
+    def _accept(self) -> None:
+        if self._listener is None or self._connection is not None:
+            return
+        try:
+            connection, _ = self._listener.accept()
+        except (BlockingIOError, InterruptedError):
+            return
+        connection.setblocking(False)
+        connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self._connection = connection
+        self._master = connection.fileno()
+
+    def _hang_up(self) -> None:
+        """The host closed its end of the TCP connection; wait for the next one."""
+        if self._connection is not None:
+            self._connection.close()
+        self._connection = None
+        self._master = None
+
     def _read_master(self, master: int) -> bytes:
         chunks = []
         while True:
@@ -342,6 +401,8 @@ class SimulatedMicrocontroller:
                 # EIO: nobody holds the slave end open (the host closed the port).
                 break
             if not chunk:
+                if self.transport == "tcp":
+                    self._hang_up()
                 break
             chunks.append(chunk)
         return b"".join(chunks)
