@@ -81,17 +81,12 @@ def test_the_board_runs_on_its_own_thread_against_the_real_clock(tmp_path: Path)
 
 
 def test_main_builds_the_firmware_from_the_board_pins(monkeypatch: pytest.MonkeyPatch) -> None:
-    micropython = types.ModuleType("micropython")
-    interrupts: list[int] = []
-    micropython.kbd_intr = interrupts.append  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "machine", machine_standin)
     monkeypatch.setitem(sys.modules, "neopixel", neopixel_standin)
-    monkeypatch.setitem(sys.modules, "micropython", micropython)
     monkeypatch.setitem(sys.modules, "dealfw", dealfw)
     main = importlib.import_module("hw.firmware.main")
     monkeypatch.setattr(main, "UsbSerial", lambda: types.SimpleNamespace(read=lambda: None))
     firmware = main.build()
-    assert interrupts == [-1]
     assert len(firmware.pixels) == 16
     assert sorted(firmware.sensors) == [dealfw.CARD_SLID, dealfw.SHOE_LID, dealfw.BOX_EMPTY]
     assert firmware.sensors[dealfw.CARD_SLID].pin.id == main.CARD_SLID_PIN

@@ -52,10 +52,6 @@ class TicksClock:
 
 
 def build() -> "dealfw.Firmware":
-    import micropython  # type: ignore[import-not-found]
-
-    # Ctrl-C bytes in a frame must not interrupt the firmware.
-    micropython.kbd_intr(-1)
     pull_up = machine.Pin.PULL_UP
 
     def switch(pin: int) -> "dealfw.DebouncedInput":
@@ -87,7 +83,18 @@ def build() -> "dealfw.Firmware":
     )
 
 
+MAINTENANCE_WINDOW_S = 2
+
+
 def run() -> None:
+    import time
+
+    import micropython  # type: ignore[import-not-found]
+
+    # For a moment after reset Ctrl-C still stops main.py, so mpremote can take over;
+    # then it is turned off, because a 0x03 byte inside a frame must not interrupt.
+    time.sleep(MAINTENANCE_WINDOW_S)
+    micropython.kbd_intr(-1)
     firmware = build()
     while True:
         firmware.poll()
