@@ -11,8 +11,10 @@ and acknowledges cumulatively. A frame that arrives twice is acknowledged again 
 dropped; one that arrives ahead of a gap is refused with a NAK naming the frame the
 receiver still needs. Each side starts by sending HELLO with a boot id and the
 sequence number of its oldest unacknowledged frame; a HELLO with a new boot id means
-the peer restarted, so the receiver resynchronises to it. After every link-up and
-every firmware restart the host sends its whole display state again.
+the peer restarted, so the receiver resynchronises to it. A known boot id can only
+move the receiver forward, never back, so a late repeat of a HELLO changes nothing.
+After every link-up and every firmware restart the host sends its whole display
+state again.
 """
 
 from __future__ import annotations
@@ -225,6 +227,7 @@ class SerialLink:
         self._queue: deque[_Outgoing] = deque()
         self._peer_boot_id: int | None = None
         self._expected_rx: int | None = None
+        self._nak_sent_for: int | None = None
         self._last_rx_at = 0.0
         self._last_hello_at = 0.0
         self._last_heartbeat_at = 0.0
@@ -457,9 +460,7 @@ class SerialLink:
         elif frame.type is FrameType.ACK:
             self._on_ack(frame.payload[0])
         elif frame.type is FrameType.NAK:
-            self._on_ack((frame.payload[0] - 1) % 256)
-            if self._in_flight:
-                self._resend_all(now)
+            self._on_nak(now, frame.payload[0])
         elif frame.type is FrameType.ERROR:
             error = DeviceError.from_payload(frame.payload)
             self._events.append(DeviceReported(error.code, error.detail))
@@ -475,9 +476,14 @@ class SerialLink:
             restarted = self._peer_boot_id is not None
             self._peer_boot_id = hello.boot_id
             self._expected_rx = hello.next_seq
+            self._nak_sent_for = None
             if restarted:
                 self.stats.firmware_restarts += 1
                 self._events.append(FirmwareRestarted(hello.boot_id))
+        elif self._expected_rx is not None and seq_before(self._expected_rx, hello.next_seq):
+            # The firmware counts as delivered frames we never saw; they cannot come back.
+            self._expected_rx = hello.next_seq
+            self._nak_sent_for = None
         if hello.reply_requested:
             self._send_hello(now, reply_requested=False)
         if self.state is LinkState.HANDSHAKE:
@@ -490,6 +496,15 @@ class SerialLink:
             self._enqueue_display(display_payload(self.display))
         elif restarted:
             self._enqueue_display(display_payload(self.display))
+
+    def _on_nak(self, now: float, expected: int) -> None:
+        if any(in_flight.seq == expected for in_flight in self._in_flight):
+            self._on_ack((expected - 1) % 256)
+            self._resend_all(now)
+        elif self._in_flight and seq_before(expected, self._in_flight[0].seq):
+            # The firmware waits for a frame an earlier boot of it acknowledged (its
+            # acknowledgements crossed its restart): tell it where the window stands.
+            self._send_hello(now, reply_requested=False)
 
     def _on_ack(self, seq: int) -> None:
         if all(in_flight.seq != seq for in_flight in self._in_flight):
@@ -511,9 +526,12 @@ class SerialLink:
                 self._write(now, ack_frame((expected - 1) % 256))
             else:
                 self.stats.out_of_order += 1
-                self._write(now, nak_frame(expected))
+                if self._nak_sent_for != expected:
+                    self._nak_sent_for = expected
+                    self._write(now, nak_frame(expected))
             return
         self._expected_rx = (expected + 1) % 256
+        self._nak_sent_for = None
         self._write(now, ack_frame(frame.seq))
         event = _event_for(frame)
         if event is not None:

@@ -384,3 +384,31 @@ def test_socket_url_reaches_the_board_and_reconnects(tmp_path: Path) -> None:
     finally:
         link.close()
         board.close()
+
+
+def test_acks_that_cross_a_firmware_restart_do_not_wedge_the_link() -> None:
+    _, port, link = scripted_link()
+    for lamp in range(3):
+        link.set_lamps({lamp: (9, 9, 9)})
+    link.poll()
+    seqs = [f.seq for f in port.sent(FrameType.LED)]
+    # The board restarts; its new HELLO overtakes acknowledgements its old boot sent.
+    port.incoming += encode(Hello(0x5555, 0, reply_requested=True).to_frame())
+    port.incoming += encode(Frame(FrameType.ACK, 0, bytes((seqs[1],))))
+    link.poll()
+    # The new boot expects the first frame, which the host now counts as delivered.
+    port.incoming += encode(Frame(FrameType.NAK, 0, bytes((seqs[0], 0))))
+    link.poll()
+    hellos = [Hello.from_payload(f.payload) for f in port.sent(FrameType.HELLO)]
+    assert hellos[-1] == Hello(link.boot_id, seqs[2], reply_requested=False)
+
+
+def test_a_late_hello_never_moves_the_host_back() -> None:
+    _, port, link = scripted_link()
+    slid = SensorEvent(Sensor.CARD_SLID, True, 1).to_payload()
+    port.incoming += encode(Frame(FrameType.SENSOR, 0, slid))
+    port.incoming += encode(Hello(0x4242, 0, reply_requested=True).to_frame())  # a late repeat
+    port.incoming += encode(Frame(FrameType.SENSOR, 0, slid))
+    events = link.poll()
+    assert events == [SensorChanged(Sensor.CARD_SLID, True, 1)]
+    assert link.stats.duplicates == 1

@@ -192,3 +192,28 @@ def test_a_host_speaking_another_version_is_told_so() -> None:
 
 def test_ticks_wrap_like_micropython() -> None:
     assert dealfw.elapsed_ms(5, dealfw.TICKS_PERIOD - 5) == 10
+
+
+def display(seq: int) -> bytes:
+    return dealfw.encode_frame(dealfw.DISPLAY, seq, bytes((seq, 0, 0)))
+
+
+def test_one_nak_per_gap() -> None:
+    firmware, usb, _ticks = synced_firmware()
+    usb.rx += display(1) + display(2) + display(3)
+    firmware.poll()
+    assert [f[2] for f in usb.frames() if f[0] == dealfw.NAK] == [b"\x00\x00"]
+    assert firmware.counts["out_of_order"] == 3
+
+
+def test_a_hello_from_the_same_host_moves_the_firmware_forward_only() -> None:
+    firmware, usb, _ticks = synced_firmware()
+    usb.rx += dealfw.encode_frame(dealfw.HELLO, 0, bytes((1, 0, 0x42, 0x42, 5)))
+    usb.rx += display(5)
+    firmware.poll()
+    assert firmware.pixels.shown[0] == (5, 0, 0)
+    usb.rx += dealfw.encode_frame(dealfw.HELLO, 0, bytes((1, 0, 0x42, 0x42, 2)))
+    usb.rx += display(6)
+    firmware.poll()
+    assert firmware.pixels.shown[0] == (6, 0, 0)
+    assert [f[2] for f in usb.frames() if f[0] == dealfw.ACK] == [b"\x05", b"\x06"]

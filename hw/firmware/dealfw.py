@@ -326,6 +326,7 @@ class Firmware:
         self.queue: list[tuple[int, bytes]] = []
         self.last_hello = -self.HELLO_INTERVAL_MS
         self.restart_at = -1
+        self.nak_sent_for = -1
         self.barcode = bytearray()
         self.barcode_overflow = False
         self.counts = {"duplicates": 0, "out_of_order": 0, "retransmits": 0, "dropped": 0}
@@ -402,9 +403,7 @@ class Firmware:
         elif frame_type == ACK:
             self._on_ack(payload[0])
         elif frame_type == NAK:
-            self._on_ack((payload[0] - 1) % 256)
-            if self.in_flight is not None:
-                self.in_flight[3] = now - self.ACK_TIMEOUT_MS
+            self._on_nak(now, payload[0])
         elif frame_type in RELIABLE_TYPES:
             self._on_reliable(frame_type, seq, payload)
 
@@ -416,7 +415,22 @@ class Firmware:
         if host_boot_id != self.host_boot_id:
             self.host_boot_id = host_boot_id
             self.expected_rx = payload[4]
+            self.nak_sent_for = -1
+        elif seq_before(self.expected_rx, payload[4]):
+            # The host counts as delivered frames this boot never saw (acknowledged by the
+            # board before a restart); they cannot come back, so catch up.
+            self.expected_rx = payload[4]
+            self.nak_sent_for = -1
         if payload[1] & 1:
+            self._send_hello(now, False)
+
+    def _on_nak(self, now: int, expected: int) -> None:
+        if self.in_flight is None:
+            return
+        if self.in_flight[0] == expected:
+            self.in_flight[3] = now - self.ACK_TIMEOUT_MS
+        elif seq_before(expected, self.in_flight[0]):
+            # The host waits for a frame already acknowledged: tell it where we are.
             self._send_hello(now, False)
 
     def _on_ack(self, seq: int) -> None:
@@ -432,9 +446,13 @@ class Firmware:
                 self._send(ACK, 0, bytes(((self.expected_rx - 1) % 256,)))
             else:
                 self.counts["out_of_order"] += 1
-                self._send(NAK, 0, bytes((self.expected_rx, 0)))
+                # One NAK per gap: the frames behind it would only repeat the request.
+                if self.nak_sent_for != self.expected_rx:
+                    self.nak_sent_for = self.expected_rx
+                    self._send(NAK, 0, bytes((self.expected_rx, 0)))
             return
         self.expected_rx = (self.expected_rx + 1) % 256
+        self.nak_sent_for = -1
         self._send(ACK, 0, bytes((seq,)))
         if frame_type == DISPLAY:
             for index in range(min(len(payload) // 3, self.pixel_count)):
