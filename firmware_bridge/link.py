@@ -145,8 +145,9 @@ class LinkConfig:
     # A frame sent this many times without an acknowledgement means the link is dead.
     max_sends: int = 40
     hello_interval: float = 0.1
-    heartbeat_interval: float = 0.25
-    liveness_timeout: float = 1.0
+    heartbeat_interval: float = 0.2
+    # Several heartbeats may be lost in a row on a noisy line before the link counts as dead.
+    liveness_timeout: float = 1.5
     backoff_initial: float = 0.05
     backoff_max: float = 1.0
     baudrate: int = 115200

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import random
 from pathlib import Path
 
 import pytest
@@ -151,7 +152,7 @@ def test_a_card_slide_is_reported_once_even_when_acks_are_lost(tmp_path: Path) -
         slides = lambda: [  # noqa: E731
             e for e in bench.of_type(SensorChanged) if e.sensor is Sensor.CARD_SLID
         ]
-        bench.drive(lambda: len(slides()) == 10 and bench.board.firmware.in_flight is None)
+        bench.drive(lambda: len(slides()) == 10 and not bench.board.firmware.unacked)
         bench.run_for(0.5)
         assert [e.active for e in slides()] == [True, False] * 5  # type: ignore[attr-defined]
         assert bench.link.stats.duplicates + bench.board.firmware.counts["retransmits"] > 0
@@ -188,7 +189,7 @@ def test_a_chattering_sensor_is_reported_and_makes_no_card(tmp_path: Path) -> No
 def test_a_silent_firmware_takes_the_link_down_and_back_up(tmp_path: Path) -> None:
     with table_bench(tmp_path) as bench:
         bench.drive(lambda: bench.link.is_up)
-        for _ in range(round(1.2 / 0.002)):  # the board hangs: plugged in, saying nothing
+        for _ in range(round(1.7 / 0.002)):  # the board hangs: plugged in, saying nothing
             bench.events += bench.link.poll()
             bench.clock.advance(0.002)
         assert bench.of_type(LinkDown) == [LinkDown("firmware silent")]
@@ -412,3 +413,42 @@ def test_a_late_hello_never_moves_the_host_back() -> None:
     events = link.poll()
     assert events == [SensorChanged(Sensor.CARD_SLID, True, 1)]
     assert link.stats.duplicates == 1
+
+
+@pytest.mark.parametrize("seed", [29, 35])
+def test_every_card_and_barcode_arrives_once_through_noise_and_unplugs(
+    tmp_path: Path, seed: int
+) -> None:
+    rng = random.Random(seed)
+    faults = Faults(corrupt=0.2, drop=0.05, delay=0.05, reorder=0.1)
+    with table_bench(tmp_path, faults=faults, seed=seed) as bench:
+        bench.drive(lambda: bench.link.is_up)
+        codes = []
+        for turn in range(30):
+            deal_a_turn(bench, turn)
+            if turn % 10 == 5:
+                bench.board.unplug()
+                bench.run_for(0.5 + rng.random() / 2)
+                bench.board.plug_in()
+            bench.board.block_card_sensor(True)
+            bench.run_for(0.02)
+            bench.board.block_card_sensor(False)
+            codes.append(f"DT-{turn:04d}")
+            bench.board.scan(codes[-1])
+            bench.run_for(0.02 + rng.random() * 0.05)
+
+        def slides() -> list[bool]:
+            return [
+                e.active
+                for e in bench.of_type(SensorChanged)
+                if isinstance(e, SensorChanged) and e.sensor is Sensor.CARD_SLID
+            ]
+
+        def barcodes() -> list[str]:
+            return [e.text for e in bench.of_type(BarcodeRead) if isinstance(e, BarcodeRead)]
+
+        bench.drive(lambda: len(barcodes()) >= 30 and len(slides()) >= 60, within=30.0)
+        bench.run_for(0.5)
+        assert barcodes() == codes
+        assert slides() == [True, False] * 30
+        assert bench.board.firmware.counts["dropped"] == 0

@@ -157,26 +157,31 @@ def test_a_barcode_too_long_is_reported_not_forwarded() -> None:
     assert [f[2][0] for f in frames if f[0] == dealfw.ERROR] == [dealfw.ERROR_BARCODE_TOO_LONG]
 
 
-def test_events_wait_for_the_host_and_are_sent_one_at_a_time() -> None:
+def test_events_are_resent_until_acknowledged() -> None:
     scanner = UART(1, 9600)
     firmware, usb, ticks = synced_firmware(scanner=scanner)
     scanner.receive(b"A\rB\r")
     run(firmware, ticks, 1)
-    (first,) = [f for f in usb.frames() if f[0] == dealfw.BARCODE]
+    first = [f for f in usb.frames() if f[0] == dealfw.BARCODE]
+    assert [f[2] for f in first] == [b"A", b"B"]
     run(firmware, ticks, 10)
-    assert [f for f in usb.frames() if f[0] == dealfw.BARCODE] == []  # waits for the ack
-    usb.rx += dealfw.encode_frame(dealfw.ACK, 0, bytes((first[1],)))
-    run(firmware, ticks, 1)
-    assert [f[2] for f in usb.frames() if f[0] == dealfw.BARCODE] == [b"B"]
+    assert usb.frames() == []
+    run(firmware, ticks, 50)
+    assert [f for f in usb.frames() if f[0] == dealfw.BARCODE] == first  # no ack: both again
+    usb.rx += dealfw.encode_frame(dealfw.ACK, 0, bytes((first[1][1],)))  # acks both
+    run(firmware, ticks, 200)
+    assert [f for f in usb.frames() if f[0] == dealfw.BARCODE] == []
+    assert firmware.unacked == []
 
 
 def test_a_full_event_queue_drops_the_oldest_and_says_so() -> None:
     scanner = UART(1, 9600)
     firmware, usb, ticks = synced_firmware(scanner=scanner)
-    scanner.receive(b"".join(b"C%d\r" % n for n in range(40)))
+    scanner.receive(b"".join(b"C%d\r" % n for n in range(300)))
     run(firmware, ticks, 1)
-    assert firmware.counts["dropped"] > 0
-    assert dealfw.ERROR_QUEUE_FULL in [f[2][0] for f in usb.frames() if f[0] == dealfw.ERROR]
+    assert firmware.counts["dropped"] == 300 - dealfw.Firmware.QUEUE_LIMIT
+    errors = [f[2][0] for f in usb.frames() if f[0] == dealfw.ERROR]
+    assert errors == [dealfw.ERROR_QUEUE_FULL]
 
 
 def test_a_host_speaking_another_version_is_told_so() -> None:

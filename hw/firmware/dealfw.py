@@ -297,7 +297,9 @@ class Firmware:
 
     ACK_TIMEOUT_MS = 50
     HELLO_INTERVAL_MS = 100
-    QUEUE_LIMIT = 32
+    WINDOW = 8
+    # Events wait here while the host is away (an unplugged cable): about 20 bytes each.
+    QUEUE_LIMIT = 256
 
     def __init__(
         self,
@@ -322,11 +324,13 @@ class Firmware:
         self.host_boot_id = -1
         self.expected_rx = -1
         self.next_seq = 0
-        self.in_flight: list[Any] | None = None  # [seq, frame_type, payload, sent_at]
+        # Sent and not yet acknowledged, oldest first: [seq, frame_type, payload, sent_at].
+        self.unacked: list[list[Any]] = []
         self.queue: list[tuple[int, bytes]] = []
         self.last_hello = -self.HELLO_INTERVAL_MS
         self.restart_at = -1
         self.nak_sent_for = -1
+        self.overflowing = False
         self.barcode = bytearray()
         self.barcode_overflow = False
         self.counts = {"duplicates": 0, "out_of_order": 0, "retransmits": 0, "dropped": 0}
@@ -357,17 +361,20 @@ class Firmware:
             if elapsed_ms(now, self.last_hello) >= self.HELLO_INTERVAL_MS:
                 self._send_hello(now, True)
             return
-        if self.in_flight is not None:
-            if elapsed_ms(now, self.in_flight[3]) >= self.ACK_TIMEOUT_MS:
-                self.counts["retransmits"] += 1
-                self.in_flight[3] = now
-                self._send(self.in_flight[1], self.in_flight[0], self.in_flight[2])
-        elif self.queue:
+        if self.unacked and elapsed_ms(now, self.unacked[0][3]) >= self.ACK_TIMEOUT_MS:
+            self._resend_all(now)
+        while self.queue and len(self.unacked) < self.WINDOW:
             frame_type, payload = self.queue.pop(0)
             seq = self.next_seq
-            self.in_flight = [seq, frame_type, payload, now]
+            self.unacked.append([seq, frame_type, payload, now])
             self.next_seq = (seq + 1) % 256
             self._send(frame_type, seq, payload)
+
+    def _resend_all(self, now: int) -> None:
+        for frame in self.unacked:
+            self.counts["retransmits"] += 1
+            frame[3] = now
+            self._send(frame[1], frame[0], frame[2])
 
     # -- sending ----------------------------------------------------------------------
 
@@ -376,7 +383,7 @@ class Firmware:
 
     def _send_hello(self, now: int, reply_requested: bool) -> None:
         self.last_hello = now
-        base = self.in_flight[0] if self.in_flight is not None else self.next_seq
+        base = self.unacked[0][0] if self.unacked else self.next_seq
         flags = 1 if reply_requested else 0
         payload = bytes((PROTOCOL_VERSION, flags, self.boot_id >> 8, self.boot_id & 0xFF, base))
         self._send(HELLO, 0, payload)
@@ -386,10 +393,15 @@ class Firmware:
 
     def _enqueue(self, frame_type: int, payload: bytes) -> None:
         if len(self.queue) >= self.QUEUE_LIMIT:
-            # The oldest waiting event goes: the host hears that events were lost.
+            # The oldest waiting event goes; the host hears once per overflow that events
+            # were lost, not once per event.
             self.queue.pop(0)
             self.counts["dropped"] += 1
-            self._report(ERROR_QUEUE_FULL, "event queue full")
+            if not self.overflowing:
+                self.overflowing = True
+                self._report(ERROR_QUEUE_FULL, "event queue full")
+        elif len(self.queue) < self.QUEUE_LIMIT // 2:
+            self.overflowing = False
         self.queue.append((frame_type, payload))
 
     # -- receiving --------------------------------------------------------------------
@@ -425,17 +437,25 @@ class Firmware:
             self._send_hello(now, False)
 
     def _on_nak(self, now: int, expected: int) -> None:
-        if self.in_flight is None:
+        if not self.unacked:
             return
-        if self.in_flight[0] == expected:
-            self.in_flight[3] = now - self.ACK_TIMEOUT_MS
-        elif seq_before(expected, self.in_flight[0]):
+        if self._holds(expected):
+            self._on_ack((expected - 1) % 256)
+            self._resend_all(now)
+        elif seq_before(expected, self.unacked[0][0]):
             # The host waits for a frame already acknowledged: tell it where we are.
             self._send_hello(now, False)
 
+    def _holds(self, seq: int) -> bool:
+        return any(frame[0] == seq for frame in self.unacked)
+
     def _on_ack(self, seq: int) -> None:
-        if self.in_flight is not None and self.in_flight[0] == seq:
-            self.in_flight = None
+        """Acknowledgements are cumulative: everything up to ``seq`` arrived."""
+        if not self._holds(seq):
+            return
+        while self.unacked:
+            if self.unacked.pop(0)[0] == seq:
+                return
 
     def _on_reliable(self, frame_type: int, seq: int, payload: bytes) -> None:
         if not self.synced:
