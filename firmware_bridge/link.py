@@ -194,7 +194,10 @@ def seq_before(earlier: int, later: int) -> bool:
 
 
 class SerialLink:
-    """The host end of the serial link; see the module text for the protocol."""
+    """The host end of the serial link; see the module text for the protocol.
+
+    Not thread-safe: show, set lamps and poll from the one thread that runs the table.
+    """
 
     def __init__(
         self,
@@ -481,6 +484,7 @@ class SerialLink:
             if restarted:
                 self.stats.firmware_restarts += 1
                 self._events.append(FirmwareRestarted(hello.boot_id))
+                self._defuse_resets()
         elif self._expected_rx is not None and seq_before(self._expected_rx, hello.next_seq):
             # The firmware counts as delivered frames we never saw; they cannot come back.
             self._expected_rx = hello.next_seq
@@ -497,6 +501,19 @@ class SerialLink:
             self._enqueue_display(display_payload(self.display))
         elif restarted:
             self._enqueue_display(display_payload(self.display))
+
+    def _defuse_resets(self) -> None:
+        # A reset request still in flight has done its work once the firmware restarted;
+        # sent again it would restart the new boot. Its sequence number must stay, so it
+        # becomes a harmless copy of the display.
+        for in_flight in self._in_flight:
+            if in_flight.frame_type is FrameType.RESET:
+                in_flight.frame_type = FrameType.DISPLAY
+                in_flight.payload = display_payload(self.display)
+        for outgoing in self._queue:
+            if outgoing.frame_type is FrameType.RESET:
+                outgoing.frame_type = FrameType.DISPLAY
+                outgoing.payload = display_payload(self.display)
 
     def _on_nak(self, now: float, expected: int) -> None:
         if any(in_flight.seq == expected for in_flight in self._in_flight):

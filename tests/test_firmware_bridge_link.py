@@ -452,3 +452,27 @@ def test_every_card_and_barcode_arrives_once_through_noise_and_unplugs(
         assert barcodes() == codes
         assert slides() == [True, False] * 30
         assert bench.board.firmware.counts["dropped"] == 0
+
+
+def test_a_board_looked_up_by_usb_id_that_is_not_there_is_retried_quietly() -> None:
+    clock = ManualClock()
+    link = SerialLink("hwgrep://VID:PID=FFFF:FFFE", clock)
+    for _ in range(20):
+        assert link.poll() == []
+        clock.advance(0.1)
+    assert link.stats.open_failures >= 3
+    assert "no ports found" in link.last_error
+
+
+def test_a_reset_request_whose_ack_was_lost_does_not_restart_the_new_boot() -> None:
+    clock, port, link = scripted_link()
+    link.request_reset()
+    link.poll()
+    (reset,) = port.sent(FrameType.RESET)
+    port.incoming += encode(Hello(0x7777, 0, reply_requested=True).to_frame())  # ack lost
+    link.poll()
+    port.written.clear()
+    clock.advance(link.config.ack_timeout)
+    link.poll()
+    resent = [f for f in port.written if f.seq == reset.seq]
+    assert [f.type for f in resent] == [FrameType.DISPLAY]
