@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import importlib
 import random
-import sys
 import time
-import types
 from pathlib import Path
 
 import pytest
@@ -16,9 +13,6 @@ from wire_fixtures import lamps
 from firmware_bridge.clock import ManualClock, SystemClock
 from firmware_bridge.link import SerialLink
 from firmware_bridge.protocol import Frame, FrameDecoder, FrameType, encode
-from hw.firmware import dealfw
-from hw.simulated import machine as machine_standin
-from hw.simulated import neopixel as neopixel_standin
 from hw.simulated.microcontroller import Faults, SimulatedMicrocontroller, _FaultyPipe
 
 
@@ -78,16 +72,3 @@ def test_the_board_runs_on_its_own_thread_against_the_real_clock(tmp_path: Path)
                 link.poll()
                 link.wait(0.002)
             assert board.shown == lamps(6, 7)
-
-
-def test_main_builds_the_firmware_from_the_board_pins(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "machine", machine_standin)
-    monkeypatch.setitem(sys.modules, "neopixel", neopixel_standin)
-    monkeypatch.setitem(sys.modules, "dealfw", dealfw)
-    main = importlib.import_module("hw.firmware.main")
-    monkeypatch.setattr(main, "UsbSerial", lambda: types.SimpleNamespace(read=lambda: None))
-    firmware = main.build()
-    assert len(firmware.pixels) == 16
-    assert sorted(firmware.sensors) == [dealfw.CARD_SLID, dealfw.SHOE_LID, dealfw.BOX_EMPTY]
-    assert firmware.sensors[dealfw.CARD_SLID].pin.id == main.CARD_SLID_PIN
-    assert firmware.scanner.id == main.SCANNER_UART
