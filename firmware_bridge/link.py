@@ -281,7 +281,11 @@ class SerialLink:
         payload = led_payload(sorted(changes.items()))
         for index, colour in changes.items():
             self.display[index] = colour
-        self._queue.append(_Outgoing(FrameType.LED, payload))
+        if self.state is LinkState.UP:
+            self._queue.append(_Outgoing(FrameType.LED, payload))
+        else:
+            # While the board is away, lamp changes fold into the display sent at link-up.
+            self._enqueue_display(display_payload(self.display))
 
     def request_reset(self) -> None:
         """Ask the firmware to restart; the display is sent again when it is back."""
@@ -438,11 +442,9 @@ class SerialLink:
                 return
 
     def _enqueue_display(self, payload: bytes) -> None:
-        # A whole-display frame makes any unsent one before it pointless.
-        for outgoing in reversed(self._queue):
-            if outgoing.frame_type is FrameType.DISPLAY:
-                outgoing.payload = payload
-                return
+        # A whole-display frame makes every display and lamp frame not yet sent pointless.
+        kept = [o for o in self._queue if o.frame_type not in (FrameType.DISPLAY, FrameType.LED)]
+        self._queue = deque(kept)
         self._queue.append(_Outgoing(FrameType.DISPLAY, payload))
 
     def _window_base(self) -> int:

@@ -287,6 +287,7 @@ def test_a_nak_resends_from_the_frame_the_firmware_still_needs() -> None:
     _, port, link = scripted_link(LinkConfig(window=4))
     for lamp in range(3):
         link.set_lamps({lamp: (1, 1, 1)})
+        link.poll()
     link.show(lamps(9))
     link.poll()
     first = [f.seq for f in port.written if f.type.is_reliable]
@@ -476,3 +477,29 @@ def test_a_reset_request_whose_ack_was_lost_does_not_restart_the_new_boot() -> N
     link.poll()
     resent = [f for f in port.written if f.seq == reset.seq]
     assert [f.type for f in resent] == [FrameType.DISPLAY]
+
+
+def test_a_new_display_supersedes_lamp_changes_still_waiting() -> None:
+    _clock, port, link = scripted_link(LinkConfig(window=1))
+    link.show(lamps(1))  # goes out at once and fills the window
+    link.poll()
+    link.show(lamps(2))
+    link.set_lamps({2: (0, 0, 9)})
+    link.show(lamps(3))
+    for _ in range(3):
+        (last,) = port.written[-1:]
+        port.incoming += encode(Frame(FrameType.ACK, 0, bytes((last.seq,))))
+        link.poll()
+    reliable = [f for f in port.written if f.type.is_reliable]
+    assert [f.type for f in reliable] == [FrameType.DISPLAY, FrameType.DISPLAY]
+    assert reliable[-1].payload == bytes(b for pixel in lamps(3) for b in pixel)
+    assert link.idle
+
+
+def test_lamp_changes_while_unplugged_wait_as_one_display() -> None:
+    clock = ManualClock()
+    link = SerialLink("scripted://", clock, opener=lambda url: _refuse([], clock))
+    for step in range(500):
+        link.set_lamps({step % 16: (step % 256, 0, 0)})
+        link.poll()
+    assert link.queued == 1
