@@ -107,7 +107,7 @@ def test_out_of_range_fields_are_refused() -> None:
         display_payload([])
 
 
-def test_payload_helpers_round_trip() -> None:
+def test_payload_codecs_round_trip() -> None:
     pixels = [(1, 2, 3), (0, 0, 0), (255, 128, 7)]
     assert parse_display(display_payload(pixels)) == pixels
     changes = [(3, (255, 0, 0)), (12, (0, 0, 9))]

@@ -1,4 +1,4 @@
-"""Shared helpers for the serial-bridge and firmware tests: a simulated board and a link.
+"""Shared test fixtures for the serial-bridge and hardware tests: a simulated board and a link.
 
 Tests drive both ends step by step against one manual clock. Bytes still cross a
 real pty, which the kernel moves on its own schedule, so each step also waits a
