@@ -16,11 +16,17 @@ import pytest
 
 def mosquitto_binary() -> str:
     found = shutil.which("mosquitto") or next(
-        (path for path in ("/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto") if os.path.exists(path)),
+        (
+            path
+            for path in ("/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto")
+            if os.path.exists(path)
+        ),
         None,
     )
     if found is None:
-        pytest.fail("mosquitto is not installed: `make test` installs it (apt-get install mosquitto)")
+        pytest.fail(
+            "mosquitto is not installed: `make test` installs it (apt-get install mosquitto)"
+        )
     return found
 
 
@@ -30,7 +36,9 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def wait_until(condition: Callable[[], bool], timeout: float = 10.0, step: Callable[[], None] | None = None) -> bool:
+def wait_until(
+    condition: Callable[[], bool], timeout: float = 10.0, step: Callable[[], None] | None = None
+) -> bool:
     """Poll ``condition`` (running ``step`` each time round) until it holds or time runs out."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

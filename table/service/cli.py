@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import logging
@@ -13,7 +14,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from table.errors import TableError
-
 from table.events import event_to_json
 from table.faro.rules import RULE_SETS
 
@@ -132,13 +132,13 @@ def _history(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    with _open_journal(args.journal) as journal:
-        out = open(args.out, "w", encoding="utf-8", newline="") if args.out else sys.stdout
-        try:
-            count = journal.export_csv(out) if args.format == "csv" else journal.export_jsonl(out)
-        finally:
-            if args.out:
-                out.close()
+    with _open_journal(args.journal) as journal, contextlib.ExitStack() as files:
+        out = (
+            files.enter_context(open(args.out, "w", encoding="utf-8", newline=""))
+            if args.out
+            else sys.stdout
+        )
+        count = journal.export_csv(out) if args.format == "csv" else journal.export_jsonl(out)
     print(f"exported {count} events", file=sys.stderr)
     return 0
 

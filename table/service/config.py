@@ -115,7 +115,9 @@ class _Section:
         self.seen: set[str] = set()
 
     def fail(self, key: str, expected: str, value: object) -> ConfigError:
-        return ConfigError(f"{self.source}: [{self.name}] {key}: expected {expected}, got {value!r}")
+        return ConfigError(
+            f"{self.source}: [{self.name}] {key}: expected {expected}, got {value!r}"
+        )
 
     def get(self, key: str, default: Any) -> Any:
         self.seen.add(key)
@@ -129,8 +131,11 @@ class _Section:
 
     def whole(self, key: str, default: int, low: int, high: int | None = None) -> int:
         value = self.get(key, default)
-        if isinstance(value, bool) or not isinstance(value, int) or value < low or (
-            high is not None and value > high
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int)
+            or value < low
+            or (high is not None and value > high)
         ):
             span = f"from {low} to {high}" if high is not None else f"of at least {low}"
             raise self.fail(key, f"a whole number {span}", value)
@@ -199,8 +204,10 @@ def _table(source: str, data: object) -> TableConfig:
     raw_options = section.get("options", {})
     if not isinstance(raw_options, dict):
         raise section.fail("options", "a table of rule options", raw_options)
-    options = {str(key): str(value).lower() if isinstance(value, bool) else str(value)
-               for key, value in raw_options.items()}
+    options = {
+        str(key): str(value).lower() if isinstance(value, bool) else str(value)
+        for key, value in raw_options.items()
+    }
     if game == "faro":
         try:
             find_rules(rules, options)

@@ -276,16 +276,41 @@ class Journal:
 
     def export_csv(self, out: IO[str]) -> int:
         writer = csv.writer(out)
-        writer.writerow(["seq", "deal", "type", "at", "punter", "spot", "outcome", "net", "card",
-                         "role", "turn", "json"])
+        writer.writerow(
+            [
+                "seq",
+                "deal",
+                "type",
+                "at",
+                "punter",
+                "spot",
+                "outcome",
+                "net",
+                "card",
+                "role",
+                "turn",
+                "json",
+            ]
+        )
         count = 0
         for _, body in self._all_bodies():
             data = json.loads(body)
-            writer.writerow([
-                data["seq"], data["deal"], data["type"], data["at"], data.get("punter", ""),
-                data.get("spot", ""), data.get("outcome", ""), data.get("net", ""),
-                data.get("card", ""), data.get("role", ""), data.get("turn", ""), body,
-            ])
+            writer.writerow(
+                [
+                    data["seq"],
+                    data["deal"],
+                    data["type"],
+                    data["at"],
+                    data.get("punter", ""),
+                    data.get("spot", ""),
+                    data.get("outcome", ""),
+                    data.get("net", ""),
+                    data.get("card", ""),
+                    data.get("role", ""),
+                    data.get("turn", ""),
+                    body,
+                ]
+            )
             count += 1
         return count
 

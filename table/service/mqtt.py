@@ -125,7 +125,9 @@ def command_from_payload(verb: str, payload: dict[str, Any]) -> Command:
             _field(payload, "amount", int, verb),
         )
     if verb == "punter":
-        return PunterCmd(_field(payload, "punter", str, verb), _field(payload, "bankroll", int, verb))
+        return PunterCmd(
+            _field(payload, "punter", str, verb), _field(payload, "bankroll", int, verb)
+        )
     if verb == "leave":
         return LeaveCmd(_field(payload, "punter", str, verb))
     if verb == "lock":
@@ -193,25 +195,28 @@ class MqttLink:
 
     # --- paho's thread: only hand things over ---------------------------------------------
 
-    def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any,
-                    properties: Any) -> None:
+    def _on_connect(
+        self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any
+    ) -> None:
         self._queue.put(_Connected(str(reason), not reason.is_failure))
 
-    def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any,
-                       properties: Any) -> None:
+    def _on_disconnect(
+        self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any
+    ) -> None:
         self._queue.put(_Disconnected(str(reason)))
 
-    def _on_publish(self, client: mqtt.Client, userdata: Any, mid: int, reason: Any,
-                    properties: Any) -> None:
+    def _on_publish(
+        self, client: mqtt.Client, userdata: Any, mid: int, reason: Any, properties: Any
+    ) -> None:
         self._queue.put(_Acked(mid))
 
     def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
-        self._queue.put(_Incoming(message.topic, message.payload))
+        self._queue.put(_Incoming(message.topic, bytes(message.payload)))
 
     # --- the main loop's side ---------------------------------------------------------------
 
     def start(self) -> None:
-        properties = Properties(PacketTypes.CONNECT)
+        properties = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
         properties.SessionExpiryInterval = self.config.session_expiry
         self.client.connect_async(
             self.config.host,
@@ -224,7 +229,9 @@ class MqttLink:
 
     def stop(self) -> None:
         if self.connected:
-            self.client.publish(f"{self.prefix}/status", "offline", qos=1, retain=True).wait_for_publish(2.0)
+            self.client.publish(
+                f"{self.prefix}/status", "offline", qos=1, retain=True
+            ).wait_for_publish(2.0)
         self.client.disconnect()
         self.client.loop_stop()
 

@@ -84,7 +84,7 @@ class SimulatedTable:
     def __init__(self, service: TableService, seed: int, punters: int = 6) -> None:
         self.service = service
         self.seed = seed
-        self.punters = [p for p in DEMO_PUNTERS[:punters]]
+        self.punters = list(DEMO_PUNTERS[:punters])
         self._seat_missing()
 
     def _seat_missing(self) -> None:
@@ -169,8 +169,13 @@ def run(
     journal = Journal(config.table.journal, config.table.id)
     service = TableService(config, journal, clock)
     if service.resumed:
-        log.info("resumed from %s at event %d (deal %d, %s)", journal.path, journal.last_seq,
-                 service.state.deal, service.state.phase.value)
+        log.info(
+            "resumed from %s at event %d (deal %d, %s)",
+            journal.path,
+            journal.last_seq,
+            service.state.deal,
+            service.state.phase.value,
+        )
     notifier = SystemdNotifier.from_environment()
     link = None
     if config.mqtt is not None:
@@ -181,7 +186,9 @@ def run(
     if config.display.terminal:
         display = TerminalDisplay(out, service)
         service.listeners.append(display.show)
-    simulated = SimulatedTable(service, config.reader.seed) if config.reader.kind == "simulated" else None
+    simulated = (
+        SimulatedTable(service, config.reader.seed) if config.reader.kind == "simulated" else None
+    )
     reader = ConsoleReader(console or sys.stdin) if config.reader.kind == "console" else None
     pause = 1.0 / config.reader.cards_per_second if config.reader.cards_per_second > 0 else 0.0
     ended = _DealCounter()

@@ -134,6 +134,9 @@ def state_snapshot(state: FaroState) -> dict[str, Any]:
         "bankrolls": dict(state.bankrolls),
         "alarm": None
         if state.alarm is None
-        else {"alarm": state.alarm.alarm_id, "kind": state.alarm.kind.value,
-              "message": state.alarm.message},
+        else {
+            "alarm": state.alarm.alarm_id,
+            "kind": state.alarm.kind.value,
+            "message": state.alarm.message,
+        },
     }
