@@ -193,7 +193,9 @@ def test_the_table_talks_tls_with_the_example_certificates(tmp_path: Path) -> No
             "allow_anonymous false\n"
             f"password_file {passwords}\n"
             f"listener {tls_port} 127.0.0.1\n"
-            f"certfile {certs / 'server.crt'}\nkeyfile {certs / 'server.key'}\ncafile {certs / 'ca.crt'}\n"
+            f"certfile {certs / 'server.crt'}\n"
+            f"keyfile {certs / 'server.key'}\n"
+            f"cafile {certs / 'ca.crt'}\n"
         ),
     )
     broker.start()

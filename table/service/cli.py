@@ -83,7 +83,7 @@ def _run(args: argparse.Namespace) -> int:
         )
     stop = threading.Event()
     install_signal_handlers(stop)
-    return run(config, deals=args.deals, stop=stop)
+    return run(config, deals=args.deals, until_deal=args.until_deal, stop=stop)
 
 
 def _open_journal(path: str) -> Journal:
@@ -182,6 +182,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--config", help="table.toml (none: a fully simulated Faro table)")
     run.add_argument("--journal", help="journal file (overrides the config)")
     run.add_argument("--deals", type=int, help="stop after this many more deals")
+    run.add_argument("--until-deal", type=int, help="stop once this deal (counted from 1) is over")
     run.add_argument("--speed", type=float, help="simulated cards per second (0: no pause)")
     run.set_defaults(handler=_run)
 

@@ -57,7 +57,7 @@ class TableConfig:
     rules: str = "classic"
     options: dict[str, str] = field(default_factory=dict)
     bank: int = 2000
-    journal: str = "dealtable-journal.sqlite"
+    journal: str = "table-journal.sqlite"  # beside where it runs, named after the table
     punters: tuple[PunterConfig, ...] = ()
 
 

@@ -158,13 +158,15 @@ def run(
     config: Config,
     *,
     deals: int | None = None,
+    until_deal: int | None = None,
     out: TextIO = sys.stdout,
     console: TextIO | None = None,
     clock: Callable[[], float] = time.time,
     sleep: Callable[[float], None] = time.sleep,
     stop: threading.Event | None = None,
 ) -> int:
-    """Run the table until ``deals`` more deals are finished, the console closes, or a signal."""
+    """Run the table until ``deals`` more deals are finished (or deal ``until_deal`` is over),
+    the console closes, or a signal asks it to stop."""
     stop = stop or threading.Event()
     journal = Journal(config.table.journal, config.table.id)
     service = TableService(config, journal, clock)
@@ -201,6 +203,8 @@ def run(
                 link.pump()
             if deals is not None and ended.deals >= deals:
                 break
+            if until_deal is not None and _deal_over(service, until_deal):
+                break
             if simulated is not None:
                 simulated.step()
                 if pause:
@@ -227,6 +231,13 @@ def run(
             link.stop()
         journal.close()
     return 0
+
+
+def _deal_over(service: TableService, deal: int) -> bool:
+    state = service.state
+    return state.deal > deal or (
+        state.deal == deal and state.phase in (Phase.FINISHED, Phase.NO_DECK)
+    )
 
 
 class _DealCounter:
