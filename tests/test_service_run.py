@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import random
@@ -68,6 +69,11 @@ def last_seq(journal_path: Path) -> int:
     return int(row[0] or 0)
 
 
+def progressed(journal_path: Path, written: int, process: subprocess.Popen[str]) -> bool:
+    """The run has journaled something of its own, or has ended."""
+    return last_seq(journal_path) > written or process.poll() is not None
+
+
 def comparable(journal_path: Path) -> list[dict[str, Any]]:
     """The journal's events without their timestamps (a rerun happens at other times)."""
     with Journal(journal_path) as journal:
@@ -116,8 +122,7 @@ def test_sigkill_at_20_random_points_loses_nothing(tmp_path: Path, broker: Broke
         )
         if kills < 20:
             # Kill at a random moment once this run has journaled something of its own.
-            started, running = written, process
-            assert wait_until(lambda: last_seq(crashed) > started or running.poll() is not None, 30)
+            assert wait_until(functools.partial(progressed, crashed, written, process), 30)
             try:
                 process.wait(timeout=rng.uniform(0.0, 0.1))
             except subprocess.TimeoutExpired:
