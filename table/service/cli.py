@@ -7,11 +7,12 @@ import contextlib
 import dataclasses
 import json
 import logging
+import os
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from table.errors import TableError
 from table.events import event_to_json
@@ -58,6 +59,22 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
+class JournaldFormatter(logging.Formatter):
+    """Under systemd, stderr goes to journald: a ``<N>`` prefix gives each line its priority."""
+
+    PRIORITIES: ClassVar[dict[int, int]] = {
+        logging.DEBUG: 7,
+        logging.INFO: 6,
+        logging.WARNING: 4,
+        logging.ERROR: 3,
+        logging.CRITICAL: 2,
+    }
+
+    def format(self, record: logging.LogRecord) -> str:
+        priority = self.PRIORITIES.get(record.levelno, 6)
+        return f"<{priority}>{record.name}: {record.getMessage()}"
+
+
 def _load(args: argparse.Namespace) -> Config:
     from table.service.config import Config, load_config
 
@@ -69,9 +86,13 @@ def _run(args: argparse.Namespace) -> int:
 
     from table.service.run import install_signal_handlers, run
 
-    logging.basicConfig(
-        level=logging.INFO, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s"
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(
+        JournaldFormatter()
+        if "JOURNAL_STREAM" in os.environ
+        else logging.Formatter("%(levelname)s %(name)s: %(message)s")
     )
+    logging.basicConfig(level=logging.INFO, handlers=[handler])
     config = _load(args)
     if args.journal:
         config = dataclasses.replace(
