@@ -90,6 +90,18 @@ class MqttConfig:
 
 
 @dataclass(frozen=True)
+class HardwareConfig:
+    """The table's own devices; the board file says which pins and ports they are on."""
+
+    board: str = ""  # empty: hw/board.toml
+    pin_factory: str = ""  # empty: the board's own ("mock" runs without a Pi)
+    abacus: bool = True
+    buttons: bool = True
+    layout: bool = True
+    microcontroller_url: str = ""  # empty: the board's own
+
+
+@dataclass(frozen=True)
 class DisplayConfig:
     terminal: bool = True
 
@@ -101,6 +113,7 @@ class Config:
     reader: ReaderConfig = field(default_factory=ReaderConfig)
     mqtt: MqttConfig | None = None
     display: DisplayConfig = field(default_factory=DisplayConfig)
+    hardware: HardwareConfig | None = None
 
 
 class _Section:
@@ -181,8 +194,26 @@ def parse_config(text: str, source: str = "(text)") -> Config:
     display_section = _Section(source, "display", top.get("display", {}))
     display = DisplayConfig(terminal=display_section.flag("terminal", True))
     display_section.finish()
+    hardware_data = top.get("hardware", None)
+    hardware = None if hardware_data is None else _hardware(source, hardware_data)
     top.finish()
-    return Config(source, table, reader, mqtt, display)
+    return Config(source, table, reader, mqtt, display, hardware)
+
+
+def _hardware(source: str, data: object) -> HardwareConfig:
+    section = _Section(source, "hardware", data)
+    config = HardwareConfig(
+        board=section.text("board", ""),
+        pin_factory=section.choice("pin_factory", "", ("", "lgpio", "rpigpio", "native", "mock")),
+        abacus=section.flag("abacus", True),
+        buttons=section.flag("buttons", True),
+        layout=section.flag("layout", True),
+        microcontroller_url=section.text("microcontroller_url", ""),
+    )
+    section.finish()
+    if config.board and not Path(config.board).exists():
+        raise ConfigError(f"{source}: [hardware] board: no board file at {config.board}")
+    return config
 
 
 def load_config(path: str | Path) -> Config:

@@ -17,7 +17,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from display.terminal import describe, render_table
 from table.cards import Card
@@ -30,6 +30,9 @@ from table.service.config import Config
 from table.service.journal import Journal
 from table.service.table_service import TableService
 from table.shoe import Shoe
+
+if TYPE_CHECKING:
+    from table.service.hardware import TableHardware
 
 log = logging.getLogger("dealtable")
 
@@ -164,6 +167,7 @@ def run(
     clock: Callable[[], float] = time.time,
     sleep: Callable[[float], None] = time.sleep,
     stop: threading.Event | None = None,
+    hardware: TableHardware | None = None,
 ) -> int:
     """Run the table until ``deals`` more deals are finished (or deal ``until_deal`` is over),
     the console closes, or a signal asks it to stop."""
@@ -188,6 +192,12 @@ def run(
     if config.display.terminal:
         display = TerminalDisplay(out, service)
         service.listeners.append(display.show)
+    if hardware is None and config.hardware is not None:
+        from table.service.hardware import TableHardware
+
+        hardware = TableHardware(config.hardware)
+    if hardware is not None:
+        hardware.attach(service)
     simulated = (
         SimulatedTable(service, config.reader.seed) if config.reader.kind == "simulated" else None
     )
@@ -201,6 +211,12 @@ def run(
             notifier.healthy(clock())
             if link is not None:
                 link.pump()
+            if hardware is not None:
+                for command in hardware.poll():
+                    try:
+                        service.execute(command)
+                    except TableError as refused:
+                        log.warning("refused from the table's devices: %s", refused)
             if deals is not None and ended.deals >= deals:
                 break
             if until_deal is not None and _deal_over(service, until_deal):
@@ -229,6 +245,8 @@ def run(
         notifier.stopping()
         if link is not None:
             link.stop()
+        if hardware is not None:
+            hardware.close()
         journal.close()
     return 0
 
