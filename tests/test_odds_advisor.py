@@ -9,7 +9,7 @@ import table.odds.advisor
 from table.cards import Rank
 from table.odds.advisor import advice_for, advise
 from table.odds.faro import heel_odds
-from tests.conftest import deal, open_table
+from tests.conftest import deal, deal_rest, open_table
 
 
 def test_advice_is_off_unless_the_table_turns_it_on() -> None:
@@ -24,6 +24,9 @@ def test_no_advice_while_a_turn_is_half_dealt_or_the_deal_is_over() -> None:
     assert advice_for(table.state, enabled=True) is None
     deal(table, "9C")
     assert advice_for(table.state, enabled=True) is not None
+    deal_rest(table)
+    assert table.state.cards_left == 0
+    assert advice_for(table.state, enabled=True) is None
 
 
 def test_each_live_rank_gets_its_split_risk_and_edge() -> None:
