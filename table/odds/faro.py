@@ -429,3 +429,10 @@ def faro_odds(casekeep: Casekeep, rules: FaroRules) -> FaroOdds:
 def faro_odds_from_out(cards_out: Iterable[Card], rules: FaroRules) -> FaroOdds:
     """The odds once ``cards_out`` (the soda and every turn so far, in any order) are out."""
     return faro_odds_of_cards(remaining_after(cards_out, rules.deck_spec), rules)
+
+
+def clear_cache() -> None:
+    """Forget the counts kept between calls (a benchmark's cold start)."""
+    _heel.cache_clear()
+    _heel_counts.cache_clear()
+    _colour_right_for.cache_clear()
