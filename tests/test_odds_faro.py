@@ -156,6 +156,44 @@ def test_heel_odds_match_every_placing_of_the_ranks_cards(cards_left: int, rank_
     assert heel.edge == heel.split / 2
 
 
+def test_before_the_soda_every_placing_of_a_ranks_four_cards_in_the_deck() -> None:
+    rules = find_rules("classic")
+    king = faro_odds(Casekeep(rules.deck_spec), rules).rank(Rank.KING)
+    first_turn: Counter[str] = Counter()
+    heel: Counter[str] = Counter()
+    hoc = 0
+    placings = 0
+    for places in itertools.combinations(range(52), 4):
+        placings += 1
+        hoc += places[-1] == 51
+        in_turn_one = [p for p in places if p in (1, 2)]
+        first_turn[
+            "split"
+            if len(in_turn_one) == 2
+            else "lose"
+            if in_turn_one == [1]
+            else "win"
+            if in_turn_one == [2]
+            else "untouched"
+        ] += 1
+        after_soda = [p for p in places if p > 0]  # the soda may be a king: one fewer left
+        first = after_soda[0]
+        if first == 51:
+            heel["returned"] += 1
+        elif first % 2 == 0:
+            heel["win"] += 1
+        elif len(after_soda) > 1 and after_soda[1] == first + 1:
+            heel["split"] += 1
+        else:
+            heel["lose"] += 1
+    assert king.hoc == Fraction(hoc, placings)
+    for outcome in ("lose", "win", "split", "untouched"):
+        assert getattr(king, outcome) == Fraction(first_turn[outcome], placings)
+    for outcome in ("win", "lose", "split", "returned"):
+        assert getattr(king.straight, outcome) == Fraction(heel[outcome], placings)
+    assert king.straight.edge == king.straight.split / 2
+
+
 def test_a_full_deck_before_the_soda_averages_over_the_soda() -> None:
     rules = find_rules("classic")
     before = faro_odds(Casekeep(rules.deck_spec), rules)
