@@ -309,3 +309,17 @@ def test_json_writes_every_fraction_as_p_over_q() -> None:
 def test_docstring_examples() -> None:
     result = doctest.testmod(table.odds.faro)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_heel_odds_refuse_counts_no_box_can_hold() -> None:
+    rules = find_rules("classic")
+    with pytest.raises(TableError, match="1 to 4 cards left"):
+        heel_odds(51, 5, rules)
+    with pytest.raises(TableError, match="1 to 3 cards left with 3 in the box"):
+        heel_odds(3, 4, rules)
+    with pytest.raises(TableError, match="half dealt"):
+        heel_odds(50, 2, rules)
+    with pytest.raises(TableError, match="before the soda every rank has all 4"):
+        heel_odds(52, 3, rules)
+    with pytest.raises(TableError, match="1 to 40 in a monte-bank-40 deck"):
+        heel_odds(41, 1, find_rules("monte-bank"))

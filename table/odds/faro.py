@@ -244,13 +244,11 @@ def _heel(cards_left: int, rank_left: int, take: Fraction, coppered: bool) -> He
     if cards_left % 2 == 0:
         # Before the soda: the soda is any card alike, then the bet is placed.
         soda_of_rank = Fraction(rank_left, cards_left)
-        after = _heel(cards_left - 1, rank_left, take, coppered)
-        if rank_left == 1:
-            dead = HeelOdds(cards_left - 1, 0, coppered, ZERO, ZERO, ZERO, ONE, ZERO)
-        else:
-            dead = _heel(cards_left - 1, rank_left - 1, take, coppered)
+        after_other = _heel(cards_left - 1, rank_left, take, coppered)
+        after_own = _heel(cards_left - 1, rank_left - 1, take, coppered)
         mixed = [
-            soda_of_rank * getattr(dead, name) + (1 - soda_of_rank) * getattr(after, name)
+            soda_of_rank * getattr(after_own, name)
+            + (1 - soda_of_rank) * getattr(after_other, name)
             for name in ("win", "lose", "split", "returned", "edge")
         ]
         return HeelOdds(cards_left, rank_left, coppered, *mixed)
