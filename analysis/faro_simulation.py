@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -36,7 +37,7 @@ BET_KINDS = ("straight", "coppered", "cases", "turn", "cat-hop", "colour")
 CHUNK = 50_000
 
 Progress = Callable[[int, int], None]
-IntArray = npt.NDArray[np.int64]
+IntArray = npt.NDArray[np.integer[Any]]
 FloatArray = npt.NDArray[np.float64]
 _RED_SUITS = [index for index, suit in enumerate(Suit) if suit in (Suit.HEARTS, Suit.DIAMONDS)]
 
@@ -175,7 +176,7 @@ def settle_deals(decks: IntArray, rules: FaroRules, favourite: IntArray) -> Deal
     bets["flat"] = bets["coppered"] = decisions
 
     positions = np.empty_like(decks)
-    np.put_along_axis(positions, decks.astype(np.int64), np.arange(size, dtype=np.int8), axis=1)
+    np.put_along_axis(positions, decks, np.arange(size, dtype=np.int8), axis=1)
     third, fourth = _last_two_positions(positions.reshape(deals, ranks, suits).astype(np.int16))
     same_turn = (third % 2 == 1) & (fourth == third + 1)
     cases_bet = ~same_turn
