@@ -456,7 +456,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    code: int = args.handler(args)
+    try:
+        code: int = args.handler(args)
+    except BrokenPipeError:
+        # The reader went away (`... odds chemin-de-fer | head`): stop quietly.
+        sys.stderr.close()
+        return 0
     return code
 
 
