@@ -227,8 +227,8 @@ def _print_edge_table(rules: FaroRules, rows: list[Any]) -> None:
     suits = len(rules.deck_spec.suits)
     take = "half" if rules.split == "half" else "all"
     print(
-        f"Faro, {rules.name} rules: the bank's edge on a bet left on a rank until it shows "
-        f"(a split takes {take}; coppered alike)"
+        f"Faro, {rules.name} rules: the bank's edge on a bet left on a rank until it shows\n"
+        f"(a split takes {take}; a coppered bet alike)"
     )
     print("cards in box | " + " ".join(f"{k} left".rjust(10) for k in range(1, suits + 1)))
     by_count: dict[int, dict[int, Fraction]] = {}
@@ -299,36 +299,39 @@ def _odds_chemin_de_fer(args: argparse.Namespace) -> int:
 
 def print_chemin_de_fer_odds(odds: CheminDeFerOdds, out: TextIO | None = None) -> None:
     out = out or sys.stdout
+    commission = f"{float(odds.commission) * 100:g}%"
     print(
-        f"Chemin de Fer, {odds.shoe.describe()}, {percent_text(odds.commission, 1)} commission "
-        f"on the bank's wins",
+        f"Chemin de Fer, {odds.shoe.describe()}, {commission} commission on the bank's wins",
         file=out,
     )
     five = odds.player_five
     print(
-        f"  the player's 5 (reached {percent_text(five.reach, 2)} of coups), banker by 002's "
-        f"table: draw {percent_text(five.draw, 3)}, stand {percent_text(five.stand, 3)} "
-        f"a unit -> {five.best}",
+        f"\nThe player's 5 ({percent_text(five.reach, 2)} of coups), the banker keeping to "
+        f"002's table:\n  draw {percent_text(five.draw, 3)}, stand {percent_text(five.stand, 3)} "
+        f"of the stake: {five.best}",
         file=out,
     )
+    chance = odds.player_draws_at_five
+    named = {Fraction(1): "always", Fraction(0): "never"}
+    at_five = named.get(chance, f"with chance {fraction_text(chance)}")
     print(
-        f"  the banker's choices, with the player drawing at 5 "
-        f"{percent_text(odds.player_draws_at_five, 0)} of the time "
-        "(the bank's value a unit; * where the table's action is not the better one):",
+        f"\nThe banker's choices, the player drawing at 5 {at_five}: the bank's value a unit"
+        "\n(* where the table's action is not the better one)",
         file=out,
     )
-    print("    total  player's third       draw     stand  table  better", file=out)
+    print("  total  player's third       draw     stand  table  better", file=out)
     for choice in odds.banker:
         third = "stood" if choice.player_third is None else str(choice.player_third)
         mark = " *" if choice.best not in (choice.table, "either") else ""
         print(
-            f"    {choice.total:>5}  {third:>14}  {percent_text(choice.draw, 2):>9} "
+            f"  {choice.total:>5}  {third:>14}  {percent_text(choice.draw, 2):>9} "
             f"{percent_text(choice.stand, 2):>9}  {choice.table:<5}  {choice.best}{mark}",
             file=out,
         )
     print(
-        f"  the bank's result a coup: {percent_text(odds.bank_gain_by_table, 4)} by the table, "
-        f"{percent_text(odds.bank_gain_playing_best, 4)} taking the better action everywhere",
+        f"\nThe bank's result a coup: {percent_text(odds.bank_gain_by_table, 4)} keeping to "
+        f"the table,\n{percent_text(odds.bank_gain_playing_best, 4)} taking the better action "
+        "at every choice",
         file=out,
     )
 
