@@ -19,7 +19,7 @@ bench:
 lint:
 	@tools/venv.sh lint,test
 	@$(PY) -m ruff check .
-	@$(PY) -m ruff format --check table tests bench display hw firmware_bridge vision
+	@$(PY) -m ruff format --check table tests bench display hw firmware_bridge vision analysis
 	@$(PY) -m mypy
 
 clean:

@@ -243,6 +243,10 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--out", help="file to write (default: standard output)")
     export.set_defaults(handler=_export)
 
+    from table.service.odds_commands import add_subcommands as add_odds_commands
+
+    add_odds_commands(commands)
+
     config = commands.add_parser("config", help="configuration tools")
     config_commands = config.add_subparsers(dest="config_command", required=True)
     check = config_commands.add_parser("check", help="read a config file and report problems")
