@@ -56,6 +56,7 @@ class Words:
     soda: str
     deal_over: str
     bank: str
+    advice: str = ""
     ranks_on: dict[Rank, str] | None = None  # after "on" where the language declines it
     ranks_from: dict[Rank, str] | None = None  # after "from"
 
@@ -100,6 +101,7 @@ WORDS: dict[str, Words] = {
         soda="A new deck. The first card, the soda, is {card}: it does not count.",
         deal_over="The deck is done: {splits} splits; the bank has {bank}.",
         bank="the bank",
+        advice="The casekeep says: a bet costs least now on {ranks} (the bank's edge {edge}).",
     ),
     "es": Words(
         ranks={
@@ -138,6 +140,8 @@ WORDS: dict[str, Words] = {
         soda="Mazo nuevo. La primera carta, la soda, es {card}: no cuenta.",
         deal_over="Mazo terminado: {splits} splits; la banca tiene {bank}.",
         bank="la banca",
+        advice="El casekeep dice: ahora lo más barato es apostar a {ranks} "
+        "(ventaja de la banca {edge}).",
     ),
     "ru": Words(
         ranks={
@@ -176,6 +180,8 @@ WORDS: dict[str, Words] = {
         soda="Новая колода. Первая карта, сода, — {card}: она не в счёт.",
         deal_over="Колода сдана: плие {splits}; в банке {bank}.",
         bank="банк",
+        advice="Кейскипер подсказывает: дешевле всего сейчас ставить на {ranks} "
+        "(преимущество банка {edge}).",
         ranks_on={
             **_NUMBERS,
             Rank.ACE: "туза",
@@ -224,11 +230,13 @@ class Narrator:
 
     def explain(self, events: Iterable[Event]) -> list[str]:
         """Sentences for these events (a turn, a new deck, the end of the deal)."""
-        lines = self._explain(events)
+        return [self._finish(line) for line in self._explain(events)]
+
+    def _finish(self, line: str) -> str:
         if self.language == "es":
             # Spanish contracts "a el" and "de el".
-            lines = [line.replace(" a el ", " al ").replace(" de el ", " del ") for line in lines]
-        return [line[0].upper() + line[1:] if line else line for line in lines]
+            line = line.replace(" a el ", " al ").replace(" de el ", " del ")
+        return line[0].upper() + line[1:] if line else line
 
     def _explain(self, events: Iterable[Event]) -> list[str]:
         words = self.words
@@ -277,6 +285,12 @@ class Narrator:
                 self._stakes.clear()
         lines.extend(settled)
         return lines
+
+    def advise(self, ranks: Iterable[Rank], edge_percent: str) -> str:
+        """The advisor's sentence: where a bet costs the punter least right now."""
+        names = self.words.ranks_on or self.words.ranks
+        listed = ", ".join(names[rank] for rank in ranks)
+        return self._finish(self.words.advice.format(ranks=listed, edge=edge_percent))
 
     def _settlement(self, event: BetSettled) -> str:
         words = self.words

@@ -77,6 +77,14 @@ def test_the_exhibit_deals_explains_and_starts_a_new_deck_after_the_hoc() -> Non
     assert pauses == [2.5] * 78  # a pause after every turn, and after each deal's last words
 
 
+def test_with_the_advisor_on_the_exhibit_says_where_a_bet_costs_least() -> None:
+    out = io.StringIO()
+    run_exhibit(language="es", seed=4, pause=0, deals=1, out=out, advisor=True)
+    advice = [line for line in out.getvalue().splitlines() if line.startswith("El casekeep dice")]
+    assert len(advice) == 24  # after each of the 24 turns; the last turn leaves only the hoc
+    assert "ventaja de la banca" in advice[0] and " a el " not in advice[0]
+
+
 def test_an_unknown_language_falls_back_to_english_with_a_notice() -> None:
     out = io.StringIO()
     run_exhibit(language="klingon", pause=0, deals=1, out=out)

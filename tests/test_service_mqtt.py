@@ -157,6 +157,23 @@ def test_the_state_never_shows_a_card_still_in_the_box(
         assert f'"{card}"' in snapshot
 
 
+def test_the_advisor_puts_split_risk_and_edge_in_the_state_when_the_table_wants_it(
+    table: tuple[TableService, MqttLink, Journal],
+) -> None:
+    service = table[0]
+    SimulatedTable(service, seed=3).step()
+    SimulatedTable(service, seed=3).step()
+    assert state_snapshot(service.state)["advice"] is None  # off unless the table turns it on
+    advice = state_snapshot(service.state, advisor=True)["advice"]
+    assert advice is not None
+    assert advice["cards_left"] == service.state.cards_left
+    ranks = {entry["rank"]: entry for entry in advice["ranks"]}
+    for rank in service.state.casekeep.live_ranks():
+        entry = ranks[rank.label]
+        assert entry["left"] == service.state.casekeep.left(rank)
+        assert "/" in entry["edge"] or entry["edge"] == "0"
+
+
 def _ask(watcher: Watcher, link: MqttLink, verb: str, payload: dict[str, Any]) -> dict[str, Any]:
     request = payload.get("request_id")
     before = len(watcher.on("/reply"))

@@ -181,7 +181,12 @@ def _exhibit(args: argparse.Namespace) -> int:
 
     try:
         run_exhibit(
-            language=args.lang, seed=args.seed, rules=args.rules, pause=args.pause, deals=args.deals
+            language=args.lang,
+            seed=args.seed,
+            rules=args.rules,
+            pause=args.pause,
+            deals=args.deals,
+            advisor=args.advisor,
         )
     except KeyboardInterrupt:
         return 130
@@ -225,6 +230,7 @@ def build_parser() -> argparse.ArgumentParser:
     exhibit.add_argument("--rules", default="classic", choices=sorted(RULE_SETS))
     exhibit.add_argument("--pause", type=float, default=4.0, help="seconds after each turn")
     exhibit.add_argument("--deals", type=int, help="stop after this many deals (default: never)")
+    exhibit.add_argument("--advisor", action="store_true", help="say where a bet costs least")
     exhibit.set_defaults(handler=_exhibit)
 
     verify = commands.add_parser("verify", help="check the journal's hash chain")

@@ -59,6 +59,7 @@ class TableConfig:
     bank: int = 2000
     journal: str = "table-journal.sqlite"  # beside where it runs, named after the table
     punters: tuple[PunterConfig, ...] = ()
+    advisor: bool = False  # publish each live rank's split risk and edge (a museum will)
 
 
 @dataclass(frozen=True)
@@ -260,6 +261,7 @@ def _table(source: str, data: object) -> TableConfig:
         bank=section.whole("bank", 2000, 0),
         journal=section.text("journal", f"{table_id}-journal.sqlite"),
         punters=tuple(punters),
+        advisor=section.flag("advisor", False),
     )
     section.finish()
     return config

@@ -20,6 +20,8 @@ from table.errors import TableError
 from table.events import DealFinished, Event, TurnClosed
 from table.faro.engine import FaroTable, Phase
 from table.faro.punters import DEMO_PUNTERS
+from table.odds.advisor import advice_for
+from table.odds.json_fractions import percent_text
 from table.shoe import Shoe
 
 BANK = 2000
@@ -45,6 +47,7 @@ def run_exhibit(
     sleep: Callable[[float], None] = time.sleep,
     clock: Callable[[], float] = time.time,
     after_deal: Callable[[ExhibitStats], None] | None = None,
+    advisor: bool = False,
 ) -> ExhibitStats:
     """Deal ``deals`` decks (forever if None), explaining every turn."""
     spoken, unknown = language_or_english(language)
@@ -74,6 +77,11 @@ def run_exhibit(
                 narrate(narrator, events, out, stats)
             dealt = table.deal(card, at=clock())
             narrate(narrator, dealt, out, stats)
+            if advisor and any(isinstance(event, TurnClosed) for event in dealt):
+                advice = advice_for(table.state, enabled=True)
+                if advice is not None and advice.lowest_edge:
+                    edge = advice.rank_advice(advice.lowest_edge[0]).edge
+                    out.write(narrator.advise(advice.lowest_edge, percent_text(edge, 2)) + "\n")
             if any(isinstance(event, TurnClosed | DealFinished) for event in dealt) and pause:
                 sleep(pause)
         if table.state.phase is not Phase.FINISHED:

@@ -313,7 +313,8 @@ class MqttLink:
         state = self.service.state
         if state.last_seq == self._state_seq:
             return
-        payload = json.dumps(state_snapshot(state), ensure_ascii=False, separators=(",", ":"))
+        snapshot = state_snapshot(state, advisor=self.service.config.table.advisor)
+        payload = json.dumps(snapshot, ensure_ascii=False, separators=(",", ":"))
         info = self.client.publish(f"{self.prefix}/state", payload, qos=1, retain=True)
         if info.rc == mqtt.MQTT_ERR_SUCCESS:
             self._state_seq = state.last_seq

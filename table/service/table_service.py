@@ -17,6 +17,7 @@ from table.events import Event
 from table.faro.casekeep import Bead
 from table.faro.engine import FaroState, FaroTable
 from table.language import CardCmd, Command, parse_line
+from table.odds.advisor import advice_for
 from table.service.config import Config
 from table.service.journal import Journal, JournalError
 
@@ -88,8 +89,9 @@ class TableService:
             listener(events)
 
 
-def state_snapshot(state: FaroState) -> dict[str, Any]:
-    """What the retained ``state`` topic carries: only cards that are out, never the box."""
+def state_snapshot(state: FaroState, advisor: bool = False) -> dict[str, Any]:
+    """What the retained ``state`` topic carries: only cards that are out, never the box;
+    with the advisor on, each live rank's split risk and the bank's edge on it."""
     casekeep = state.casekeep
     spindles = {}
     for spindle in casekeep.abacus():
