@@ -141,4 +141,10 @@ def state_snapshot(state: FaroState, advisor: bool = False) -> dict[str, Any]:
             "kind": state.alarm.kind.value,
             "message": state.alarm.message,
         },
+        "advice": _advice(state) if advisor else None,
     }
+
+
+def _advice(state: FaroState) -> dict[str, Any] | None:
+    advice = advice_for(state, enabled=True)
+    return None if advice is None else dict(advice.to_json())
