@@ -10,6 +10,7 @@ demo:
 test:
 	@tools/venv.sh test
 	@tools/need-mosquitto.sh
+	@tools/need-chromium.sh
 	@$(PY) -m pytest $(PYTEST_ARGS)
 
 bench:

@@ -154,3 +154,91 @@ def layout_frame(state: FaroState) -> LayoutFrame:
         bets_locked=state.phase in (Phase.LOCKED, Phase.IN_TURN, Phase.AWAITING_HOC),
         alarm=state.alarm.message if state.alarm else None,
     )
+
+
+def turn_history(state: FaroState) -> list[dict[str, object]]:
+    """Every turn of the deal so far, from the casekeep: loser, winner, and whether it split."""
+    turns: dict[int, dict[str, object]] = {}
+    for spindle in state.casekeep.abacus():
+        for entry in spindle.entries:
+            if entry.role in (CardRole.LOSER, CardRole.WINNER):
+                turn = turns.setdefault(entry.turn, {"turn": entry.turn})
+                turn[entry.role.value] = str(entry.card)
+    history = []
+    for number in sorted(turns):
+        turn = turns[number]
+        loser, winner = turn.get("loser"), turn.get("winner")
+        turn["split"] = bool(loser and winner and str(loser)[:-1] == str(winner)[:-1])
+        history.append(turn)
+    return history
+
+
+def table_view(state: FaroState) -> dict[str, object]:
+    """Everything a screen draws, as JSON: the layout, the abacus, the last turn, the history,
+    the bankrolls. Only cards that are out of the box."""
+    casekeep = casekeep_frame(state)
+    layout = layout_frame(state)
+    soda = next(
+        (
+            str(e.card)
+            for s in state.casekeep.abacus()
+            for e in s.entries
+            if e.role is CardRole.SODA
+        ),
+        None,
+    )
+    return {
+        "seq": state.last_seq,
+        "table": state.table,
+        "rules": state.rules.name,
+        "deal": state.deal,
+        "phase": state.phase.value,
+        "turn": state.turn,
+        "cards_left": state.cards_left,
+        "bets_locked": layout.bets_locked,
+        "soda": soda,
+        "hoc": str(state.hoc) if state.hoc else None,
+        "last_turn": [str(card) for card in state.last_turn] if state.last_turn else None,
+        "splits": state.splits,
+        "alarm": layout.alarm,
+        "abacus": [
+            {
+                "rank": spindle.rank.label,
+                "beads": [bead.value for bead in spindle.beads],
+                "finished": spindle.finished,
+                "cases": spindle.cases,
+            }
+            for spindle in casekeep.spindles
+        ],
+        "lamps": [
+            {
+                "rank": lamp.rank.label,
+                "in_deck": lamp.in_deck,
+                "dead": lamp.dead,
+                "cases": lamp.cases,
+                "last_turn": lamp.last_turn.value if lamp.last_turn else None,
+                "call_candidate": lamp.call_candidate,
+            }
+            for lamp in layout.lamps
+        ],
+        "bets": [
+            {
+                "punter": bet.punter,
+                "spot": bet.spot.text,
+                "ranks": [rank.label for rank in bet.spot.ranks],
+                "kind": bet.spot.kind.value,
+                "stake": bet.stake,
+                "coppered": bet.coppered,
+                "order": list(bet.order) if bet.order else None,
+            }
+            for bet in sorted(state.bets.values(), key=lambda bet: bet.bet_id)
+        ],
+        "history": turn_history(state),
+        "bank": state.bank_bankroll,
+        "banker": state.banker,
+        "bankrolls": [
+            {"punter": name, "chips": state.bankrolls[name]}
+            for name in state.seats
+            if name != state.banker
+        ],
+    }

@@ -193,6 +193,28 @@ def _exhibit(args: argparse.Namespace) -> int:
     return 0
 
 
+def _web(args: argparse.Namespace) -> int:
+    import threading
+
+    from table.service.web import JournalFollower, LiveView, WebServer
+
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(name)s: %(message)s")
+    view = LiveView()
+    follower = JournalFollower(args.journal, view)
+    follower.start()
+    server = WebServer(view, args.host, args.port, args.lang)
+    print(f"dealtable web: {server.url}?lang={args.lang} (following {args.journal})", flush=True)
+    stop = threading.Event()
+    from table.service.run import install_signal_handlers
+
+    install_signal_handlers(stop)
+    server.start()
+    stop.wait()
+    server.stop()
+    follower.stop()
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="dealtable", description="Run a Faro or baccarat table from a Raspberry Pi."
@@ -232,6 +254,13 @@ def build_parser() -> argparse.ArgumentParser:
     exhibit.add_argument("--deals", type=int, help="stop after this many deals (default: never)")
     exhibit.add_argument("--advisor", action="store_true", help="say where a bet costs least")
     exhibit.set_defaults(handler=_exhibit)
+
+    web = commands.add_parser("web", help="show a table live in a browser")
+    web.add_argument("--journal", required=True, help="the journal of the table to show")
+    web.add_argument("--host", default="0.0.0.0")
+    web.add_argument("--port", type=int, default=8080)
+    web.add_argument("--lang", default="en", choices=("en", "es", "ru"))
+    web.set_defaults(handler=_web)
 
     verify = commands.add_parser("verify", help="check the journal's hash chain")
     verify.add_argument("journal")

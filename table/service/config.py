@@ -103,6 +103,13 @@ class HardwareConfig:
 
 
 @dataclass(frozen=True)
+class WebConfig:
+    host: str = "0.0.0.0"
+    port: int = 8080
+    language: str = "en"
+
+
+@dataclass(frozen=True)
 class DisplayConfig:
     terminal: bool = True
 
@@ -115,6 +122,7 @@ class Config:
     mqtt: MqttConfig | None = None
     display: DisplayConfig = field(default_factory=DisplayConfig)
     hardware: HardwareConfig | None = None
+    web: WebConfig | None = None
 
 
 class _Section:
@@ -197,8 +205,18 @@ def parse_config(text: str, source: str = "(text)") -> Config:
     display_section.finish()
     hardware_data = top.get("hardware", None)
     hardware = None if hardware_data is None else _hardware(source, hardware_data)
+    web_data = top.get("web", None)
+    web = None
+    if web_data is not None:
+        web_section = _Section(source, "web", web_data)
+        web = WebConfig(
+            host=web_section.text("host", "0.0.0.0"),
+            port=web_section.whole("port", 8080, 1, 65535),
+            language=web_section.choice("language", "en", ("en", "es", "ru")),
+        )
+        web_section.finish()
     top.finish()
-    return Config(source, table, reader, mqtt, display, hardware)
+    return Config(source, table, reader, mqtt, display, hardware, web)
 
 
 def _hardware(source: str, data: object) -> HardwareConfig:

@@ -198,6 +198,15 @@ def run(
         hardware = TableHardware(config.hardware)
     if hardware is not None:
         hardware.attach(service)
+    web = None
+    if config.web is not None:
+        from table.service.web import LiveView, ServiceFeed, WebServer
+
+        view = LiveView()
+        ServiceFeed(service, view)
+        web = WebServer(view, config.web.host, config.web.port, config.web.language)
+        web.start()
+        log.info("the table on the web: %s", web.url)
     simulated = (
         SimulatedTable(service, config.reader.seed) if config.reader.kind == "simulated" else None
     )
@@ -247,6 +256,8 @@ def run(
             link.stop()
         if hardware is not None:
             hardware.close()
+        if web is not None:
+            web.stop()
         journal.close()
     return 0
 

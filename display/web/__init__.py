@@ -1,0 +1,1 @@
+"""The web table: the page, its style and script, served by dealtable web."""

@@ -1,0 +1,181 @@
+// The web table: draws the view the service sends over server-sent events.
+"use strict";
+
+const WORDS = {
+  en: { title: "Faro", deal: "deal", turn: "turn", soda: "soda out, bets open", left: "cards in the box",
+        splits: "splits", lastTurn: "Last turn", casekeep: "Casekeep", bankrolls: "Bankrolls", history: "History",
+        loses: "loses", wins: "wins", split: "split", bank: "bank", locked: "bets locked", over: "deal over, hoc",
+        noDeck: "waiting for a new deck", awaitingSoda: "waiting for the soda", connecting: "connecting…",
+        live: "live", lost: "connection lost, reconnecting…", unknownLanguage: "Language not known here: English.",
+        coppered: "coppered", calls: "calls", alarm: "ALARM" },
+  es: { title: "Faro", deal: "mano", turn: "turno", soda: "soda fuera, apuestas abiertas", left: "cartas en la caja",
+        splits: "splits", lastTurn: "Último turno", casekeep: "Casekeep", bankrolls: "Fichas", history: "Historial",
+        loses: "pierde", wins: "gana", split: "split", bank: "banca", locked: "apuestas cerradas", over: "mano terminada, hoc",
+        noDeck: "esperando un mazo nuevo", awaitingSoda: "esperando la soda", connecting: "conectando…",
+        live: "en directo", lost: "conexión perdida, reconectando…", unknownLanguage: "",
+        coppered: "con copper", calls: "declara", alarm: "ALARMA" },
+  ru: { title: "Фаро", deal: "талия", turn: "абцуг", soda: "сода открыта, ставки принимаются", left: "карт в ящике",
+        splits: "плие", lastTurn: "Последний абцуг", casekeep: "Кейскипер", bankrolls: "Фишки", history: "История",
+        loses: "проигрывает", wins: "выигрывает", split: "плие", bank: "банк", locked: "ставки закрыты", over: "талия окончена, гок",
+        noDeck: "ждём новую колоду", awaitingSoda: "ждём соду", connecting: "подключение…",
+        live: "в эфире", lost: "связь потеряна, переподключение…", unknownLanguage: "",
+        coppered: "копперированная", calls: "объявляет", alarm: "ТРЕВОГА" },
+};
+
+const TOP = ["A", "2", "3", "4", "5", "6"];
+const BOTTOM = ["K", "Q", "J", "10", "9", "8"];
+const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
+const CHIP_COLOURS = ["#1f5fbf", "#b8262e", "#6b2fa0", "#c77a00", "#0f7f6f", "#444", "#a0522d", "#2e7d32"];
+
+const asked = new URLSearchParams(location.search).get("lang") || document.documentElement.dataset.lang || "en";
+const lang = WORDS[asked] ? asked : "en";
+const t = WORDS[lang];
+document.documentElement.lang = lang;
+if (!WORDS[asked]) {
+  const notice = document.getElementById("notice");
+  notice.textContent = WORDS.en.unknownLanguage + " (" + asked + ")";
+  notice.hidden = false;
+}
+
+const punterColour = {};
+function colourOf(punter) {
+  if (!(punter in punterColour)) {
+    punterColour[punter] = CHIP_COLOURS[Object.keys(punterColour).length % CHIP_COLOURS.length];
+  }
+  return punterColour[punter];
+}
+
+function cardText(code) {
+  return code.slice(0, -1) + SUITS[code.slice(-1)];
+}
+
+function setCard(element, code) {
+  element.textContent = code ? cardText(code) : "";
+  element.classList.toggle("red", !!code && "HD".includes(code.slice(-1)));
+  element.dataset.card = code || "";
+}
+
+function buildLayout() {
+  const layout = document.getElementById("layout");
+  const cells = [...TOP.map((rank, column) => [rank, 1, column + 1]), ["7", 1, 7],
+                 ...BOTTOM.map((rank, column) => [rank, 2, column + 1])];
+  for (const [rank, row, column] of cells) {
+    const spade = document.createElement("div");
+    spade.className = "spade" + (rank === "7" ? " seven" : "");
+    spade.dataset.rank = rank;
+    if (rank !== "7") { spade.style.gridRow = row; spade.style.gridColumn = column; }
+    spade.innerHTML = `<span class="label">${rank}</span><span class="suit">♠</span><div class="chips"></div>`;
+    layout.appendChild(spade);
+  }
+  const abacus = document.getElementById("abacus");
+  for (const rank of ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]) {
+    const spindle = document.createElement("div");
+    spindle.className = "spindle";
+    spindle.dataset.rank = rank;
+    spindle.innerHTML = `<span class="rank">${rank}</span>` + '<span class="bead"></span>'.repeat(4);
+    abacus.appendChild(spindle);
+  }
+  for (const [id, key] of [["title", "title"], ["last-turn-title", "lastTurn"], ["casekeep-title", "casekeep"],
+                           ["bankrolls-title", "bankrolls"], ["history-title", "history"]]) {
+    document.getElementById(id).textContent = t[key];
+  }
+}
+
+function phaseText(view) {
+  if (view.phase === "no-deck") return t.noDeck;
+  if (view.phase === "awaiting-soda") return t.awaitingSoda;
+  if (view.phase === "finished") return `${t.over} ${view.hoc ? cardText(view.hoc) : ""}`;
+  if (view.turn === 0) return t.soda;
+  return `${t.turn} ${view.turn}` + (view.bets_locked ? ` · ${t.locked}` : "");
+}
+
+function render(view) {
+  document.body.dataset.seq = view.seq;
+  document.body.dataset.phase = view.phase;
+  document.getElementById("deal").textContent = `${t.deal} ${view.deal}`;
+  document.getElementById("turn").textContent = phaseText(view);
+  document.getElementById("left").textContent = `${view.cards_left} ${t.left}`;
+  document.getElementById("splits").textContent = `${view.splits} ${t.splits}`;
+  const alarm = document.getElementById("alarm");
+  alarm.hidden = !view.alarm;
+  alarm.textContent = view.alarm ? `${t.alarm}: ${view.alarm}` : "";
+
+  const chipsByRank = {};
+  const standing = [];
+  for (const bet of view.bets) {
+    if (bet.kind === "rank") {
+      (chipsByRank[bet.ranks[0]] ||= []).push(bet);
+    } else if (bet.ranks.length) {
+      (chipsByRank[bet.ranks[0]] ||= []).push(bet);
+    } else if (bet.order) {
+      standing.push(`${bet.punter} ${t.calls} ${bet.order.join(" ")} · ${bet.stake}`);
+    } else {
+      standing.push(`${bet.punter} · ${bet.spot} · ${bet.stake}`);
+    }
+  }
+  for (const lamp of view.lamps) {
+    const spade = document.querySelector(`.spade[data-rank="${lamp.rank}"]`);
+    spade.hidden = !lamp.in_deck;
+    spade.classList.toggle("dead", lamp.dead);
+    spade.classList.toggle("cases", lamp.cases);
+    for (const name of ["loser", "winner", "split"]) spade.classList.toggle(name, lamp.last_turn === name);
+    spade.classList.toggle("candidate", lamp.call_candidate);
+    const chips = spade.querySelector(".chips");
+    chips.replaceChildren(...(chipsByRank[lamp.rank] || []).map((bet) => {
+      const chip = document.createElement("span");
+      chip.className = "chip" + (bet.coppered ? " coppered" : "");
+      chip.style.background = colourOf(bet.punter);
+      chip.title = `${bet.punter} ${bet.stake} ${bet.spot}${bet.coppered ? " " + t.coppered : ""}`;
+      chip.textContent = bet.punter.slice(0, 1).toUpperCase() + bet.stake;
+      chip.dataset.punter = bet.punter;
+      chip.dataset.spot = bet.spot;
+      return chip;
+    }));
+  }
+  document.getElementById("standing").textContent = standing.join("   ·   ");
+
+  for (const spindle of view.abacus) {
+    const element = document.querySelector(`.spindle[data-rank="${spindle.rank}"]`);
+    element.classList.toggle("finished", spindle.finished);
+    element.classList.toggle("cases", spindle.cases);
+    element.querySelectorAll(".bead").forEach((bead, index) => {
+      bead.className = "bead " + spindle.beads[index];
+    });
+  }
+
+  const [loser, winner] = view.last_turn || [null, null];
+  setCard(document.getElementById("loser"), loser);
+  setCard(document.getElementById("winner"), winner);
+  const words = document.getElementById("last-turn-words");
+  words.textContent = loser ? (loser.slice(0, -1) === winner.slice(0, -1) ? t.split
+    : `${cardText(loser)} ${t.loses} · ${cardText(winner)} ${t.wins}`) : "";
+
+  document.getElementById("bankrolls").replaceChildren(
+    ...[[t.bank + (view.banker ? ` (${view.banker})` : ""), view.bank],
+        ...view.bankrolls.map((entry) => [entry.punter, entry.chips])].map(([name, chips]) => {
+      const item = document.createElement("li");
+      item.textContent = `${name}: ${chips}`;
+      item.dataset.punter = name;
+      return item;
+    }));
+  document.getElementById("history").replaceChildren(...view.history.slice().reverse().slice(0, 12).map((turn) => {
+    const item = document.createElement("li");
+    item.value = turn.turn;
+    item.textContent = turn.loser && turn.winner
+      ? `${cardText(turn.loser)} ${t.loses} · ${cardText(turn.winner)} ${t.wins}${turn.split ? " · " + t.split : ""}`
+      : (turn.loser ? `${cardText(turn.loser)} ${t.loses}` : "");
+    return item;
+  }));
+}
+
+function connect() {
+  const status = document.getElementById("connection");
+  status.textContent = t.connecting;
+  const source = new EventSource("/stream");
+  source.onopen = () => { status.textContent = t.live; status.dataset.state = "live"; };
+  source.onmessage = (message) => render(JSON.parse(message.data));
+  source.onerror = () => { status.textContent = t.lost; status.dataset.state = "lost"; };
+}
+
+buildLayout();
+connect();

@@ -1,0 +1,208 @@
+"""``dealtable web``: the table on a screen, live, in a browser.
+
+A small HTTP server (standard library) serves the page from ``display/web/`` and pushes the
+table's view to it with server-sent events: the page gets the current view the moment it
+opens and every change after, and its browser reconnects by itself after a lost connection.
+
+The view comes either from the running service (``dealtable run`` with ``[web]`` in its
+config) or from following a journal file that another process writes (``dealtable web``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import threading
+import time
+from collections.abc import Sequence
+from contextlib import closing
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from display.frames import table_view
+from table.events import Event, event_from_json
+from table.faro.engine import FaroState, FaroTable
+from table.service.table_service import TableService
+
+log = logging.getLogger("dealtable.web")
+
+STATIC_FILES = {"style.css": "text/css", "app.js": "text/javascript"}
+KEEPALIVE_SECONDS = 15.0
+
+
+class LiveView:
+    """The latest view of the table, and a way to wait for the next one."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._seq = -1
+        self._payload = b"{}"
+
+    def publish(self, state: FaroState) -> None:
+        payload = json.dumps(table_view(state), ensure_ascii=False).encode()
+        with self._changed:
+            self._seq = state.last_seq
+            self._payload = payload
+            self._changed.notify_all()
+
+    def current(self) -> tuple[int, bytes]:
+        with self._changed:
+            return self._seq, self._payload
+
+    def wait_past(self, seq: int, timeout: float) -> tuple[int, bytes]:
+        with self._changed:
+            self._changed.wait_for(lambda: self._seq != seq, timeout=timeout)
+            return self._seq, self._payload
+
+
+class ServiceFeed:
+    """The view of a service running in this process, updated after every journaled change."""
+
+    def __init__(self, service: TableService, view: LiveView) -> None:
+        self.view = view
+        self.service = service
+        view.publish(service.state)
+        service.listeners.append(self._changed)
+
+    def _changed(self, events: Sequence[Event]) -> None:
+        self.view.publish(self.service.state)
+
+
+class JournalFollower:
+    """The view of a table whose journal another process writes: read-only, polled."""
+
+    def __init__(self, path: str | Path, view: LiveView, interval: float = 0.05) -> None:
+        self.path = Path(path)
+        self.view = view
+        self.interval = interval
+        self.table: FaroTable | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="journal-follower", daemon=True)
+
+    def start(self) -> None:
+        self.catch_up()
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=2)
+
+    def catch_up(self) -> None:
+        after = self.table.state.last_seq if self.table else 0
+        try:
+            with closing(sqlite3.connect(f"file:{self.path}?mode=ro", uri=True)) as db:
+                rows = db.execute(
+                    "SELECT body FROM events WHERE seq > ? ORDER BY seq", (after,)
+                ).fetchall()
+        except sqlite3.OperationalError:
+            return  # not there yet, or being set up: try again next time round
+        if not rows:
+            return
+        events = [event_from_json(json.loads(body)) for (body,) in rows]
+        if self.table is None:
+            self.table = FaroTable.replay(events)
+        else:
+            for event in events:
+                self.table.state.apply(event)
+        self.view.publish(self.table.state)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            try:
+                self.catch_up()
+            except Exception:  # a bad read must not stop the screen; the next one may work
+                log.exception("reading the journal %s", self.path)
+
+
+def _page(language: str) -> bytes:
+    html = resources.files("display.web").joinpath("index.html").read_text(encoding="utf-8")
+    return html.replace('<html lang="en">', f'<html lang="en" data-lang="{language}">').encode()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: WebServer
+
+    def log_message(self, format: str, *args: Any) -> None:
+        log.debug("%s " + format, self.address_string(), *args)
+
+    def _send(self, status: int, content_type: str, body: bytes) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-cache")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self) -> None:
+        path = self.path.split("?", 1)[0]
+        if path in ("/", "/index.html"):
+            self._send(HTTPStatus.OK, "text/html; charset=utf-8", _page(self.server.language))
+        elif path.startswith("/static/") and path[len("/static/") :] in STATIC_FILES:
+            name = path[len("/static/") :]
+            body = resources.files("display.web").joinpath(name).read_bytes()
+            self._send(HTTPStatus.OK, f"{STATIC_FILES[name]}; charset=utf-8", body)
+        elif path == "/view":
+            self._send(HTTPStatus.OK, "application/json", self.server.view.current()[1])
+        elif path == "/stream":
+            self._stream()
+        else:
+            self._send(HTTPStatus.NOT_FOUND, "text/plain", b"not found\n")
+
+    def _stream(self) -> None:
+        self.send_response(HTTPStatus.OK)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.end_headers()
+        # The stream ends with the connection: never wait for another request on it.
+        self.close_connection = True
+        view = self.server.view
+        seq, payload = view.current()
+        try:
+            self.wfile.write(b"retry: 1000\ndata: " + payload + b"\n\n")
+            self.wfile.flush()
+            last_sent = time.monotonic()
+            while not self.server.stopping.is_set():
+                new_seq, payload = view.wait_past(seq, timeout=0.5)
+                if new_seq != seq:
+                    seq = new_seq
+                    self.wfile.write(b"data: " + payload + b"\n\n")
+                    self.wfile.flush()
+                    last_sent = time.monotonic()
+                elif time.monotonic() - last_sent > KEEPALIVE_SECONDS:
+                    self.wfile.write(b": still here\n\n")
+                    self.wfile.flush()
+                    last_sent = time.monotonic()
+        except (BrokenPipeError, ConnectionResetError):
+            return
+
+
+class WebServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(
+        self, view: LiveView, host: str = "0.0.0.0", port: int = 8080, language: str = "en"
+    ):
+        self.view = view
+        self.language = language
+        self.stopping = threading.Event()
+        super().__init__((host, port), _Handler)
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        name = host.decode() if isinstance(host, bytes) else str(host)
+        return f"http://{'127.0.0.1' if name in ('0.0.0.0', '') else name}:{port}/"
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self.serve_forever, name="web", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.shutdown()
+        self.server_close()

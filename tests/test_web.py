@@ -1,0 +1,190 @@
+"""The web table in a real headless Chromium (Debian's chromium, driven by selenium)."""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import matplotlib.image
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+
+from display.frames import casekeep_frame
+from table.service.config import Config, ReaderConfig, TableConfig
+from table.service.journal import Journal
+from table.service.run import SimulatedTable
+from table.service.table_service import TableService
+from table.service.web import JournalFollower, LiveView, ServiceFeed, WebServer
+from tests.mosquitto import free_port, wait_until
+
+CHROMIUM_FLAGS = [
+    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--no-first-run", "--window-size=1920,1080",
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[webdriver.Chrome]:
+    options = Options()
+    options.binary_location = "/usr/bin/chromium"
+    for flag in CHROMIUM_FLAGS:
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture
+def live_table(
+    tmp_path: Path,
+) -> Iterator[tuple[TableService, SimulatedTable, WebServer, LiveView]]:
+    config = Config(
+        table=TableConfig(id="web", journal=str(tmp_path / "j.sqlite")),
+        reader=ReaderConfig(kind="simulated", seed=6, cards_per_second=0),
+    )
+    journal = Journal(config.table.journal, "web")
+    service = TableService(config, journal)
+    view = LiveView()
+    ServiceFeed(service, view)
+    server = WebServer(view, "127.0.0.1", free_port())
+    server.start()
+    yield service, SimulatedTable(service, seed=6), server, view
+    server.stop()
+    journal.close()
+
+
+def page_seq(browser: webdriver.Chrome) -> int:
+    value = browser.find_element(By.TAG_NAME, "body").get_attribute("data-seq")
+    return int(value) if value else -1
+
+
+def shows(browser: webdriver.Chrome, service: TableService, timeout: float = 5.0) -> bool:
+    return wait_until(lambda: page_seq(browser) == service.state.last_seq, timeout=timeout)
+
+
+def test_a_page_opened_mid_deal_shows_the_table_at_once(
+    browser: webdriver.Chrome, live_table: Any, tmp_path: Path
+) -> None:
+    service, simulated, server, _ = live_table
+    for _ in range(12):
+        simulated.step()
+    browser.get(server.url + "?lang=es")
+    assert shows(browser, service)
+    state = service.state
+    loser, winner = state.last_turn
+    assert browser.find_element(By.ID, "loser").get_attribute("data-card") == str(loser)
+    assert browser.find_element(By.ID, "winner").get_attribute("data-card") == str(winner)
+    assert f"turno {state.turn}" in browser.find_element(By.ID, "turn").text
+    assert browser.find_element(By.ID, "history-title").text.lower() == "historial"
+    chips = {
+        (chip.get_attribute("data-punter"), chip.get_attribute("data-spot"))
+        for chip in browser.find_elements(By.CSS_SELECTOR, ".chip")
+    }
+    on_ranks = {(bet.punter, bet.spot.text) for bet in state.bets.values() if bet.spot.ranks}
+    assert chips == on_ranks and chips
+    for spindle in casekeep_frame(state).spindles:
+        beads = browser.find_elements(
+            By.CSS_SELECTOR, f'.spindle[data-rank="{spindle.rank.label}"] .bead'
+        )
+        assert [b.get_attribute("class").split()[-1] for b in beads] == [
+            bead.value for bead in spindle.beads
+        ]
+    rolls = {
+        item.get_attribute("data-punter"): item.text
+        for item in browser.find_elements(By.CSS_SELECTOR, "#bankrolls li")
+    }
+    assert rolls["anna"] == f"anna: {state.bankrolls['anna']}"
+
+    png = browser.get_screenshot_as_png()
+    (tmp_path / "mid-deal.png").write_bytes(png)
+    pixels = matplotlib.image.imread(io.BytesIO(png), format="png")
+    assert pixels.shape[1] == 1920
+    felt = pixels[900, 300][:3]  # the lower half of the layout is bare felt
+    assert felt[1] > felt[0] * 1.5 and felt[1] > felt[2] * 1.5, f"not green felt: {felt}"
+
+
+def test_the_page_keeps_up_with_a_deal_dealt_faster_than_the_demo(
+    browser: webdriver.Chrome, live_table: Any
+) -> None:
+    service, simulated, server, _ = live_table
+    browser.get(server.url)
+    assert shows(browser, service)
+    lags = []
+    while service.state.phase.value != "finished":
+        simulated.step()
+        dealt_at = time.monotonic()
+        assert shows(browser, service, timeout=2.0), f"behind at seq {service.state.last_seq}"
+        lags.append(time.monotonic() - dealt_at)
+        time.sleep(max(0.0, 0.1 - (time.monotonic() - dealt_at)))  # ten cards a second
+    assert max(lags) < 0.4, f"slowest update {max(lags):.3f} s"
+    assert "hoc" in browser.find_element(By.ID, "turn").text
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#history li")) == 12
+
+
+def test_after_a_lost_connection_the_page_reconnects_and_catches_up(
+    browser: webdriver.Chrome, live_table: Any
+) -> None:
+    service, simulated, server, view = live_table
+    browser.get(server.url)
+    assert shows(browser, service)
+    port = server.server_address[1]
+    server.stop()
+    for _ in range(6):
+        simulated.step()
+    assert wait_until(
+        lambda: browser.find_element(By.ID, "connection").get_attribute("data-state") == "lost"
+    )
+    again = WebServer(view, "127.0.0.1", port)
+    again.start()
+    try:
+        assert shows(browser, service, timeout=10)
+        assert browser.find_element(By.ID, "connection").get_attribute("data-state") == "live"
+    finally:
+        again.stop()
+
+
+def test_an_unknown_language_shows_english_with_a_notice(
+    browser: webdriver.Chrome, live_table: Any
+) -> None:
+    service, _, server, _ = live_table
+    browser.get(server.url + "?lang=tlh")
+    assert shows(browser, service)
+    notice = browser.find_element(By.ID, "notice")
+    assert notice.is_displayed() and "English" in notice.text
+    assert browser.find_element(By.ID, "history-title").text.lower() == "history"
+    browser.get(server.url + "?lang=ru")
+    assert shows(browser, service)
+    assert browser.find_element(By.ID, "history-title").text.lower() == "история"
+
+
+def test_dealtable_web_follows_a_journal_another_process_writes(tmp_path: Path) -> None:
+    config = Config(table=TableConfig(id="w2", journal=str(tmp_path / "j.sqlite")))
+    journal = Journal(config.table.journal, "w2")
+    service = TableService(config, journal)
+    simulated = SimulatedTable(service, seed=1)
+    view = LiveView()
+    follower = JournalFollower(tmp_path / "j.sqlite", view, interval=0.02)
+    follower.start()
+    server = WebServer(view, "127.0.0.1", free_port())
+    server.start()
+    try:
+        for _ in range(5):
+            simulated.step()
+        assert wait_until(lambda: view.current()[0] == service.state.last_seq)
+        with urllib.request.urlopen(server.url + "view", timeout=5) as response:
+            shown = json.loads(response.read())
+        assert shown["seq"] == service.state.last_seq
+        assert shown["cards_left"] == service.state.cards_left
+    finally:
+        server.stop()
+        follower.stop()
+        journal.close()
