@@ -1094,6 +1094,7 @@ class BaccaratTable:
             )
         out = self._begin(at)
         self._choose(out, draws=False)
+        self._after_card(out)
         return out
 
     def _choose(self, out: list[Event], *, draws: bool) -> None:
@@ -1126,6 +1127,8 @@ class BaccaratTable:
             )
         if state.cards_out >= rules.shoe_size:
             return AlarmKind.EXTRA_CARD, f"card {card}: all {rules.shoe_size} cards are out"
+        if phase is Phase.DEALING and state.pending < 0:
+            return AlarmKind.EXTRA_CARD, f"card {card} {state.where()}: no hand takes a card now"
         if phase is Phase.BETTING:
             if state.coup_over and state.last_result is not None:
                 return self._late_card_problem(card, state.last_result)
@@ -1166,8 +1169,12 @@ class BaccaratTable:
             self._emit(
                 out, CardDealt, card=card, role=state.geometry.roles[pending], turn=state.coup
             )
-            if state.pending < 0:
-                self._resolve(out)
+        self._after_card(out)
+
+    def _after_card(self, out: list[Event]) -> None:
+        state = self.state
+        if state.phase is Phase.DEALING and state.pending < 0:
+            self._resolve(out)
         if not state.cut_out and state.cards_out >= state.rules.cut_at:
             self._emit(out, CutCardOut, shoe=state.shoe, cards_out=state.cards_out)
         if state.cut_out and state.phase is Phase.BETTING:
