@@ -13,8 +13,6 @@ from table.events import (
     AlarmCleared,
     AlarmRaised,
     BetSettled,
-    CardDealt,
-    CardRole,
     CoupResult,
     Event,
     Outcome,
@@ -81,7 +79,7 @@ def check_result(result: CoupResult, family: Family) -> None:
         assert winner == ("player" if mine > banker else "banker" if mine < banker else "tie")
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     game=st.sampled_from(["punto-banco", "mini-baccarat", "chemin-de-fer", "banque", "macao"]),
     burn=st.sampled_from(["value", "one", "none"]),
@@ -163,8 +161,6 @@ def test_chips_conserved_coups_valid_replay_same_refusals_change_nothing(
             check_result(event, family)
     assert [event.seq for event in events] == list(range(1, len(events) + 1))
     assert BaccaratTable.replay(events).state == table.state
-    burned = [e.card for e in events if isinstance(e, CardDealt) and e.role is CardRole.BURN]
-    assert len(burned) <= 11 * shoes
     alarmed = False
     for event in events:
         if isinstance(event, AlarmRaised):
