@@ -23,15 +23,14 @@ from typing import Any, NamedTuple
 from table.baccarat.rules import BaccaratRules, Family, find_rules
 from table.baccarat.shoe import burn_count
 from table.baccarat.tableau import (
-    RANK_VALUE,
+    POINTS,
     Draw,
     Verdict,
     banker_draws,
-    is_pair,
     player_draws,
     representative_rule,
 )
-from table.cards import STANDARD_52, Card
+from table.cards import Card
 from table.errors import BetRefusedError, CardRefusedError, IllegalCommandError, RulesError
 from table.events import (
     AlarmCleared,
@@ -144,6 +143,7 @@ class Alarm:
 
 
 NO_DRAW = Verdict(Draw.MUST_NOT)
+MUST_DRAW = Verdict(Draw.MUST)
 
 
 class NextCard(NamedTuple):
@@ -185,9 +185,10 @@ class BaccaratState:
     cards_out: int = 0
     cut_out: bool = False
     coups_in_shoe: int = 0
-    seen: dict[Card, int] = field(default_factory=dict)
+    seen: dict[int, int] = field(default_factory=dict)  # by card_key(): copies out
     burn_left: int = 0  # -1: the card that sets the burn is next
     hands: list[list[Card]] = field(default_factory=list)
+    dealt: int = 0  # cards dealt to the hands of the coup in play
     actor: int = 0
     pending: int = -1  # the hand the next card goes to; -1: none
     verdict: Verdict = NO_DRAW
@@ -287,7 +288,8 @@ class BaccaratState:
         return f"during coup {self.coup}"
 
     def copy(self) -> BaccaratState:
-        twin = dataclasses.replace(self)
+        twin: BaccaratState = object.__new__(BaccaratState)
+        twin.__dict__.update(self.__dict__)
         twin.rules_options = dict(self.rules_options)
         twin.seen = dict(self.seen)
         twin.hands = [list(hand) for hand in self.hands]
@@ -306,7 +308,7 @@ class BaccaratState:
     def _verdict(self, index: int) -> Verdict:
         hands = self.hands
         cards = hands[index]
-        two = (RANK_VALUE[cards[0].rank] + RANK_VALUE[cards[1].rank]) % 10
+        two = (POINTS[cards[0].rank] + POINTS[cards[1].rank]) % 10
         family = self.rules.family
         banker_index = len(hands) - 1
         if index != banker_index:
@@ -325,7 +327,7 @@ class BaccaratState:
         hands = self.hands
         if self.rules.family is Family.MACAO:
             return True
-        totals = [(RANK_VALUE[h[0].rank] + RANK_VALUE[h[1].rank]) % 10 for h in hands]
+        totals = [(POINTS[h[0].rank] + POINTS[h[1].rank]) % 10 for h in hands]
         if totals[-1] >= 8:
             return True
         players = totals[:-1]
@@ -336,10 +338,10 @@ class BaccaratState:
     def _find_next(self) -> None:
         """After a card or a stand: which hand takes the next card, if any."""
         plan = self.geometry.plan
-        dealt = sum(len(hand) for hand in self.hands)
+        dealt = self.dealt
         if dealt < len(plan):
             self.pending = plan[dealt]
-            self.verdict = Verdict(Draw.MUST)
+            self.verdict = MUST_DRAW
             return
         if dealt == len(plan) and self.actor == 0 and self._coup_ends_on_naturals():
             self.actor = len(self.geometry.actors)
@@ -354,7 +356,7 @@ class BaccaratState:
                     return
             self.actor += 1
         self.pending = -1
-        self.verdict = Verdict(Draw.MUST_NOT)
+        self.verdict = NO_DRAW
 
     # --- the fold -------------------------------------------------------------------------
 
@@ -425,24 +427,27 @@ class BaccaratState:
         self.coup = event.turn
         self.phase = Phase.DEALING
         self.hands = [[] for _ in self.geometry.hands]
+        self.dealt = 0
         self.actor = 0
         self.choices = {}
         self.coup_over = False
         self.pending = self.geometry.plan[0]
-        self.verdict = Verdict(Draw.MUST)
+        self.verdict = MUST_DRAW
         self._take_snapshot()
 
     def _fold_card(self, event: CardDealt) -> None:
         card = event.card
         self.cards_out += 1
         seen = self.seen
-        seen[card] = seen.get(card, 0) + 1
+        key = card_key(card)
+        seen[key] = seen.get(key, 0) + 1
         if event.role is CardRole.BURN:
             self.burn_left = burn_count(card) if self.burn_left < 0 else self.burn_left - 1
             if self.burn_left == 0:
                 self.phase = Phase.BETTING
             return
         self.hands[self.pending].append(card)
+        self.dealt += 1
         self._find_next()
 
     def _fold_choice(self, event: ThirdCardChoice) -> None:
@@ -904,6 +909,10 @@ class BaccaratTable:
             spot=side,
             amount=amount,
             stake=stake,
+            # Every field given: the trusted constructor then skips filling in defaults.
+            coppered=False,
+            mark=False,
+            instruction="",
         )
         return out
 
@@ -1013,14 +1022,13 @@ class BaccaratTable:
 
     def _house_exposure(self, side: str = "", amount: int = 0) -> int:
         state = self.state
-        totals = state.spot_totals
+        on = dict(state.spot_totals)
         rules = state.rules
-
-        def on(spot: str) -> int:
-            return totals.get(spot, 0) + (amount if spot == side else 0)
-
-        main = max(on("player"), on("banker"), on("tie") * rules.tie_pays)
-        return main + (on("player-pair") + on("banker-pair")) * rules.pair_pays
+        if side:
+            on[side] = on.get(side, 0) + amount
+        get = on.get
+        main = max(get("player", 0), get("banker", 0), get("tie", 0) * rules.tie_pays)
+        return main + (get("player-pair", 0) + get("banker-pair", 0)) * rules.pair_pays
 
     def _check_against_bank(self, what: str, punter: str) -> None:
         state = self.state
@@ -1081,8 +1089,7 @@ class BaccaratTable:
         if state.phase is not Phase.DEALING or state.pending < 0:
             raise IllegalCommandError(f"stand: no hand is to choose a third card ({state.where()})")
         hand = state.geometry.hands[state.pending]
-        dealt = sum(len(cards) for cards in state.hands)
-        if dealt < len(state.geometry.plan):
+        if state.dealt < len(state.geometry.plan):
             raise IllegalCommandError(
                 f"stand: the first cards are still being dealt ({hand} is next)"
             )
@@ -1115,13 +1122,21 @@ class BaccaratTable:
     def _card_problem(self, card: Card) -> tuple[AlarmKind, str] | None:
         state = self.state
         rules = state.rules
-        if card not in STANDARD_52:
-            return AlarmKind.UNKNOWN_CARD, f"card {card} is not in a standard deck"
         phase = state.phase
+        if (
+            phase is Phase.DEALING
+            and state.pending >= 0
+            and state.seen.get(card_key(card), 0) < rules.decks
+            and state.cards_out < rules.shoe_size
+            and type(card) is Card
+        ):
+            return None
+        if type(card) is not Card:
+            return AlarmKind.UNKNOWN_CARD, f"card {card!r} is not a card of a standard deck"
         if phase is Phase.NO_SHOE:
             where = "no shoe is in play" if state.shoe == 0 else f"shoe {state.shoe} is finished"
             return AlarmKind.EXTRA_CARD, f"card {card}: {where}; shuffle a new shoe"
-        if state.seen.get(card, 0) >= rules.decks:
+        if state.seen.get(card_key(card), 0) >= rules.decks:
             return AlarmKind.DUPLICATE_CARD, (
                 f"card {card} has come out {rules.decks} times already in a {rules.decks}-deck shoe"
             )
@@ -1186,39 +1201,42 @@ class BaccaratTable:
 
     def _resolve(self, out: list[Event]) -> None:
         state = self.state
-        geometry = state.geometry
-        hands = state.hands
-        names = geometry.hands
-        banker_cards = hands[-1]
+        names = state.geometry.hands
+        points = POINTS
+        two_card: dict[str, int] = {}
+        totals: dict[str, int] = {}
+        naturals: list[str] = []
+        pairs: list[str] = []
         macao = state.rules.family is Family.MACAO
-        totals = {name: _total(cards) for name, cards in zip(names, hands, strict=True)}
-        naturals = (
-            () if macao else tuple(n for n, c in zip(names, hands, strict=True) if _natural(c))
-        )
-        pairs = () if macao else tuple(n for n, c in zip(names, hands, strict=True) if is_pair(c))
+        for name, cards in zip(names, state.hands, strict=True):
+            totals[name] = sum(points[card.rank] for card in cards) % 10
+            if macao:
+                continue
+            first, second = cards[0], cards[1]
+            two = two_card[name] = (points[first.rank] + points[second.rank]) % 10
+            if two >= 8:
+                naturals.append(name)
+            if first.rank is second.rank:
+                pairs.append(name)
         banker_final = totals["banker"]
         banker_natural = "banker" in naturals
         winners: dict[str, str] = {}
         for name in names[:-1]:
             mine = totals[name]
             # A natural is shown at once (002): it meets the banker's first two cards.
-            theirs = (
-                _two_card_total(banker_cards)
-                if name in naturals and not banker_natural
-                else banker_final
-            )
+            theirs = two_card["banker"] if name in naturals and not banker_natural else banker_final
             winners[name] = "player" if mine > theirs else "banker" if mine < theirs else "tie"
         holders = {name: state.holder(name) for name in names}
         self._emit(
             out,
             CoupResult,
             coup=state.coup,
-            hands={name: tuple(cards) for name, cards in zip(names, hands, strict=True)},
+            hands={name: tuple(cards) for name, cards in zip(names, state.hands, strict=True)},
             totals=totals,
             winner=winners[names[0]],
             winners=winners,
-            naturals=naturals,
-            pairs=pairs,
+            naturals=tuple(naturals),
+            pairs=tuple(pairs),
             holders=holders,
         )
         if state.rules.house_banks:
@@ -1237,7 +1255,7 @@ class BaccaratTable:
             self._rotate_bank(out, winners)
 
     def _settle_house(
-        self, out: list[Event], winner: str, banker_total: int, pairs: tuple[str, ...]
+        self, out: list[Event], winner: str, banker_total: int, pairs: Sequence[str]
     ) -> None:
         state = self.state
         rules = state.rules
@@ -1475,21 +1493,21 @@ class BaccaratTable:
         return run_command(self, command, at=at)
 
 
+def card_key(card: Card) -> int:
+    """A card as a small int, a cheaper dictionary key than the card (whose hash goes
+    through two enum hashes)."""
+    return card.rank._value_ * 128 + ord(card.suit._value_)
+
+
 def _two_card_total(cards: Sequence[Card]) -> int:
     return (
-        (RANK_VALUE[cards[0].rank] + RANK_VALUE[cards[1].rank]) % 10
-        if len(cards) >= 2
-        else _total(cards)
+        (POINTS[cards[0].rank] + POINTS[cards[1].rank]) % 10 if len(cards) >= 2 else _total(cards)
     )
 
 
 def _total(cards: Sequence[Card]) -> int:
-    value = RANK_VALUE
+    value = POINTS
     return sum(value[card.rank] for card in cards) % 10
-
-
-def _natural(cards: Sequence[Card]) -> bool:
-    return len(cards) >= 2 and _two_card_total(cards) >= 8
 
 
 def _check_amount(what: str, amount: object) -> None:

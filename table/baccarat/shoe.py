@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import random
 
-from table.baccarat.tableau import RANK_VALUE
+from table.baccarat.tableau import POINTS
 from table.cards import STANDARD_52, Card
 from table.shoe import Shoe
 
 
 def burn_count(first: Card) -> int:
     """How many cards the first card of a shoe burns: its value, a ten or court card ten."""
-    return RANK_VALUE[first.rank] or 10
+    return POINTS[first.rank] or 10
 
 
 class BaccaratShoe(Shoe):

@@ -35,18 +35,19 @@ __all__ = [
     "total",
 ]
 
-# A rank's baccarat value: 10, J, Q and K count nothing.
-RANK_VALUE: dict[Rank, int] = {rank: (rank.value if rank.value < 10 else 0) for rank in Rank}
+# A rank's baccarat value, indexed by the rank's number (ace 1 ... king 13): 10, J, Q and
+# K count nothing. A tuple indexed by the int rank is the fastest lookup in a coup.
+POINTS: tuple[int, ...] = (0, *(rank.value if rank.value < 10 else 0 for rank in Rank))
 
 
 def card_value(card: Card) -> int:
-    return RANK_VALUE[card.rank]
+    return POINTS[card.rank]
 
 
 def total(cards: Sequence[Card]) -> int:
     """The hand's points: the units digit of the sum of its cards' values."""
-    value = RANK_VALUE
-    return sum(value[card.rank] for card in cards) % 10
+    points = POINTS
+    return sum(points[card.rank] for card in cards) % 10
 
 
 def is_natural(cards: Sequence[Card]) -> bool:
@@ -100,7 +101,7 @@ def banker_draws(two_card_total: int, player_third: Card | None) -> bool:
     if player_third is None:
         return two_card_total <= 5
     draws_on = _BANKER_DRAWS_ON.get(two_card_total)
-    return draws_on is not None and RANK_VALUE[player_third.rank] in draws_on
+    return draws_on is not None and POINTS[player_third.rank] in draws_on
 
 
 def representative_rule(two_card_total: int, *, strict_five: bool = False) -> Verdict:
