@@ -428,6 +428,7 @@ class BaccaratState:
         self.phase = Phase.DEALING
         self.hands = [[] for _ in self.geometry.hands]
         self.dealt = 0
+        self.carried = False
         self.actor = 0
         self.choices = {}
         self.coup_over = False
