@@ -34,7 +34,9 @@ class BaccaratDemoResult:
     refusals: list[str]
 
 
-def _punto_banco_bets(table: BaccaratTable, rng: random.Random, seated: list[str]) -> list[str]:
+def _punto_banco_bets(
+    table: BaccaratTable, rng: random.Random, seated: list[str], events: list[Event]
+) -> list[str]:
     """Styles: ana backs Banca, ben Punto, cy follows the last winner, the others mix in
     ties and (where offered) pairs."""
     state = table.state
@@ -53,10 +55,12 @@ def _punto_banco_bets(table: BaccaratTable, rng: random.Random, seated: list[str
                 wishes.append((name, "tie", 5))
             if state.rules.pair_bets and rng.random() < 0.2:
                 wishes.append((name, rng.choice(("player-pair", "banker-pair")), 5))
-    return _place(table, wishes)
+    return _place(table, wishes, events)
 
 
-def _bank_game_bets(table: BaccaratTable, rng: random.Random, seated: list[str]) -> list[str]:
+def _bank_game_bets(
+    table: BaccaratTable, rng: random.Random, seated: list[str], events: list[Event]
+) -> list[str]:
     """The banker announces a bank when it has none; punters fade it in turn; now and
     then one calls banco."""
     state = table.state
@@ -65,10 +69,10 @@ def _bank_game_bets(table: BaccaratTable, rng: random.Random, seated: list[str])
         banker = state.banker or seated[0]
         amount = min(100, state.bankrolls[banker])
         try:
-            table.announce_bank(amount)
+            events += table.announce_bank(amount)
             lines.append(f"{banker} holds the bank: {amount}")
         except TableError:
-            table.pass_bank()
+            events += table.pass_bank()
             lines.append(f"{banker} cannot hold the bank; it passes")
             return lines
     punters = [name for name in seated if name != state.banker]
@@ -82,17 +86,19 @@ def _bank_game_bets(table: BaccaratTable, rng: random.Random, seated: list[str])
         and rng.random() < 0.15
         and state.bankrolls[in_turn[0]] >= state.bank
     ):
-        table.banco(in_turn[0])
+        events += table.banco(in_turn[0])
         return [*lines, f"{in_turn[0]} calls banco for {state.bank}"]
     wishes = [
         (name, rng.choice(sides), rng.choice((10, 20, 30)))
         for name in in_turn
         if rng.random() < 0.7
     ]
-    return lines + _place(table, wishes)
+    return lines + _place(table, wishes, events)
 
 
-def _place(table: BaccaratTable, wishes: list[tuple[str, str, int]]) -> list[str]:
+def _place(
+    table: BaccaratTable, wishes: list[tuple[str, str, int]], events: list[Event]
+) -> list[str]:
     lines = []
     for name, side, amount in wishes:
         state = table.state
@@ -103,7 +109,7 @@ def _place(table: BaccaratTable, wishes: list[tuple[str, str, int]]) -> list[str
         if amount <= 0:
             continue
         try:
-            table.bet(name, side, amount)
+            events += table.bet(name, side, amount)
         except TableError as refused:
             lines.append(f"{name}: refused: {refused}")
             continue
@@ -150,9 +156,9 @@ def run_baccarat_demo(
         events += table.deal(shoe.draw())
     while state.phase is Phase.BETTING:
         if state.rules.house_banks:
-            lines = _punto_banco_bets(table, rng, seated)
+            lines = _punto_banco_bets(table, rng, seated, events)
         else:
-            lines = _bank_game_bets(table, rng, seated)
+            lines = _bank_game_bets(table, rng, seated, events)
         refusals += [line for line in lines if ": refused: " in line]
         if not state.bets_open:
             continue
