@@ -101,7 +101,10 @@ def render_scoreboard(board: Scoreboard, paint: Painter) -> list[str]:
         render_road(board.small_road, "small road", 24, paint, marks=False),
         render_road(board.cockroach_pig, "cockroach pig", 24, paint, marks=False),
     ]
-    return [*_side_by_side(top, [20, 56]), "", *_side_by_side(bottom, [24, 24, 24])]
+    lines = [*_side_by_side(top, [20, 56]), "", *_side_by_side(bottom, [24, 24, 24])]
+    while lines and not lines[-1]:
+        lines.pop()
+    return lines
 
 
 def render_coup(result: CoupResult | None, paint: Painter) -> list[str]:
