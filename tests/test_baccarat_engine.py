@@ -580,3 +580,62 @@ def test_rules_change_only_between_shoes_and_unknown_options_are_named() -> None
         BaccaratTable("t", "punto-banco", options={"decks": "9"})
     with pytest.raises(IllegalCommandError, match="this table deals punto-banco"):
         table.apply(GameCmd("macao"))
+
+
+def test_002_both_naturals_the_higher_wins_and_equal_naturals_tie() -> None:
+    """002, Preparación 4: 'si ambos anuncian, gana el más alto y los empates se anulan'."""
+    table = open_chemin_de_fer()
+    table.bet("ana", "player", 40)
+    table.lock()
+    events = deal(table, "8H 9C KD KS")  # player natural 8, banker natural 9
+    coup = result(events)
+    assert (coup.naturals, coup.winner) == (("player", "banker"), "banker")
+    table.bet("ben", "player", 40)
+    table.lock()
+    events = deal(table, "8H 8C KD KS")  # 8 against 8: a tie, the stakes stay
+    assert (result(events).winner, settlements(events)) == ("tie", [("ben", "player", "push", 0)])
+
+
+def test_002_a_winning_stake_of_100_receives_100_and_keeps_its_100() -> None:
+    """002, Puntuación 1: 'recibe 100 fichas de ganancia y conserva las 100 originales'."""
+    table = open_chemin_de_fer(bank=100)
+    table.bet("ana", "player", 100)
+    table.lock()
+    events = deal(table, "9H 2C KD 5S")
+    assert settlements(events) == [("ana", "player", "win", 100)]
+    assert table.state.bankrolls["ana"] == 600
+    assert table.state.bankrolls["bea"] == 400
+
+
+def test_002_the_winning_banker_keeps_the_bank_and_every_stake() -> None:
+    """002, Puntuación 2: 'el banquero ganador conserva la banca y todas las apuestas'."""
+    table = open_chemin_de_fer(bank=100)
+    table.bet("ana", "player", 30)
+    table.bet("ben", "player", 70)
+    table.lock()
+    deal(table, "3H 9C 5D KS")
+    assert (table.state.banker, table.state.bank) == ("bea", 200)
+    assert table.state.bankrolls["bea"] == 600
+    refused(table, lambda: table.announce_bank(50), "grows by its winnings")
+    table.bet("cy", "player", 200)  # the grown bank can now be faded for 200
+    assert table.state.staked == 200
+
+
+def test_the_next_card_is_known_at_every_moment_of_a_coup() -> None:
+    """004 and 002: where the next card goes, and whether the tableau makes it a must."""
+    table = open_punto_banco()
+    assert table.state.next_card() == NextCard(None, Draw.MUST_NOT)  # bets are open
+    table.lock()
+    seen = []
+    for card in ["2H", "4C", "3D", "KC", "5S", "4D"]:
+        seen.append(table.state.next_card())
+        table.deal(card)
+    assert seen == [
+        NextCard("player", Draw.MUST),
+        NextCard("banker", Draw.MUST),
+        NextCard("player", Draw.MUST),
+        NextCard("banker", Draw.MUST),
+        NextCard("player", Draw.MUST),  # player 5 draws
+        NextCard("banker", Draw.MUST),  # banker 4 draws on a third 5
+    ]
+    assert table.state.next_card() == NextCard(None, Draw.MUST_NOT)  # the coup is over

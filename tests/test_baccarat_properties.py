@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -16,11 +18,24 @@ from table.events import (
     CoupResult,
     Event,
     Outcome,
+    event_from_json,
+    event_to_json,
 )
 
 PUNTERS = ("bea", "ana", "ben", "cy")
 SIDES = ("player", "banker", "tie", "player-pair", "bp", "right", "left", "punto", "nowhere")
-VERBS = ("bet",) * 6 + ("banco", "withdraw", "pass", "bank", "void", "correct", "cut")
+VERBS = ("bet",) * 6 + (
+    "banco",
+    "withdraw",
+    "pass",
+    "bank",
+    "void",
+    "correct",
+    "cut",
+    "stand",
+    "card",
+    "void-coup",
+)
 
 commands = st.tuples(
     st.sampled_from(VERBS),
@@ -47,6 +62,12 @@ def run(table: BaccaratTable, command: tuple[str, str, str, int, Card]) -> list[
         return table.void_card()
     if verb == "cut":
         return table.cut()
+    if verb == "stand":
+        return table.stand()
+    if verb == "card":
+        return table.deal(card)  # while bets are open: an alarm
+    if verb == "void-coup":
+        return table.void_coup()
     return table.correct(card)
 
 
@@ -102,6 +123,9 @@ def test_chips_conserved_coups_valid_replay_same_refusals_change_nothing(
     shoes = 1
     for _ in range(2 * len(deck) + 80):
         state = table.state
+        if state.alarm is not None:
+            events += table.void_card() if data.draw(st.booleans()) else table.void_coup()
+            continue
         if state.phase is Phase.NO_SHOE:
             if shoes == 2:
                 break
@@ -134,9 +158,6 @@ def test_chips_conserved_coups_valid_replay_same_refusals_change_nothing(
             if table.state.bets_open:
                 events += lock_or_pass(table)
             continue
-        if state.alarm is not None:
-            events += table.void_card() if data.draw(st.booleans()) else table.void_coup()
-            continue
         following = state.next_card()
         # Every coup in play knows where its next card goes until it is over.
         assert following.hand is not None, f"coup {state.coup} is stuck"
@@ -161,6 +182,8 @@ def test_chips_conserved_coups_valid_replay_same_refusals_change_nothing(
             check_result(event, family)
     assert [event.seq for event in events] == list(range(1, len(events) + 1))
     assert BaccaratTable.replay(events).state == table.state
+    through_json = [event_from_json(json.loads(json.dumps(event_to_json(e)))) for e in events]
+    assert BaccaratTable.replay(through_json).state == table.state
     alarmed = False
     for event in events:
         if isinstance(event, AlarmRaised):

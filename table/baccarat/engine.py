@@ -1136,7 +1136,7 @@ class BaccaratTable:
             return AlarmKind.UNKNOWN_CARD, f"card {card!r} is not a card of a standard deck"
         if phase is Phase.NO_SHOE:
             where = "no shoe is in play" if state.shoe == 0 else f"shoe {state.shoe} is finished"
-            return AlarmKind.EXTRA_CARD, f"card {card}: {where}; shuffle a new shoe"
+            return AlarmKind.EXTRA_CARD, f"card {card}: {where}; void it and shuffle a new shoe"
         if state.seen.get(card_key(card), 0) >= rules.decks:
             return AlarmKind.DUPLICATE_CARD, (
                 f"card {card} has come out {rules.decks} times already in a {rules.decks}-deck shoe"
