@@ -639,3 +639,19 @@ def test_the_next_card_is_known_at_every_moment_of_a_coup() -> None:
         NextCard("banker", Draw.MUST),  # banker 4 draws on a third 5
     ]
     assert table.state.next_card() == NextCard(None, Draw.MUST_NOT)  # the coup is over
+
+
+def test_a_voided_draw_takes_its_choice_with_it() -> None:
+    """A banker's draw read from a misread card: voiding the card undoes the choice too."""
+    table = open_chemin_de_fer()
+    table.bet("ana", "player", 40)
+    table.lock()
+    deal(table, "2H 3C 2D JC 8S")
+    table.deal("5S")  # the banker draws against the table: one deviation
+    assert table.state.deviations == 1
+    table.void_card()
+    assert table.state.deviations == 0
+    assert table.state.next_card() == NextCard("banker", Draw.MAY, False)
+    events = table.stand()
+    assert [e.deviation for e in events if isinstance(e, ThirdCardChoice)] == [False]
+    assert settlements(events) == [("ana", "player", "lose", -40)]  # 3 beats 2

@@ -531,6 +531,9 @@ class BaccaratState:
         if self.snapshot is None:
             raise IllegalCommandError("no coup to correct")
         index = _last_card_index(self.log)
+        before = self.log[index - 1] if index > 0 else None
+        if isinstance(before, ThirdCardChoice) and before.draws:
+            index -= 1  # the choice to draw goes with the card that showed it
         rebuilt = self.snapshot.copy()
         rebuilt.snapshot = self.snapshot
         for earlier in self.log[:index]:

@@ -66,7 +66,7 @@ class BaccaratRules:
     banker_discretion: bool = True
     min_bet: int = 1
     max_bet: int = 0  # 0: no table maximum
-    min_seats: int = 1
+    min_seats: int = 0
     max_seats: int = 14
 
     def __post_init__(self) -> None:
@@ -87,7 +87,7 @@ class BaccaratRules:
             raise RulesError(f"min_bet must be at least 1, not {self.min_bet}")
         if self.max_bet and self.max_bet < self.min_bet:
             raise RulesError(f"max_bet {self.max_bet} is below min_bet {self.min_bet}")
-        if not 1 <= self.min_seats <= self.max_seats:
+        if not 0 <= self.min_seats <= self.max_seats:
             raise RulesError(f"seats {self.min_seats}-{self.max_seats}: not a range")
 
     @property
