@@ -56,13 +56,17 @@ def main() -> None:
     one_shoe(table, 0, not args.bare)  # warm caches
     per_round = max(1, args.shoes // args.rounds)
     rates = []
+    wall_rates = []
     total = 0
     for round_number in range(args.rounds):
-        start = time.perf_counter()
+        # CPU time of this process: a fair figure for one core even on a shared machine;
+        # the wall-clock rate is printed beside it.
+        start, wall_start = time.process_time(), time.perf_counter()
         coups = 0
         for seed in range(per_round):
             coups += one_shoe(table, 1 + round_number * per_round + seed, not args.bare)
-        rates.append(coups / (time.perf_counter() - start))
+        rates.append(coups / (time.process_time() - start))
+        wall_rates.append(coups / (time.perf_counter() - wall_start))
         total += coups
     shoes = per_round * args.rounds
     bets = "no bets" if args.bare else f"{len(PUNTERS)} bets a coup"
@@ -71,9 +75,11 @@ def main() -> None:
         f"{bets}, one core"
     )
     print(
-        f"baccarat_shoe: coups per second: median {statistics.median(rates):.0f} "
+        f"baccarat_shoe: coups per second of CPU time: median {statistics.median(rates):.0f} "
         f"(min {min(rates):.0f}, max {max(rates):.0f}); target at least 20000"
     )
+    wall = statistics.median(wall_rates)
+    print(f"baccarat_shoe: coups per second of wall-clock time: median {wall:.0f}")
 
 
 if __name__ == "__main__":

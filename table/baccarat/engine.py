@@ -144,6 +144,8 @@ class Alarm:
 
 NO_DRAW = Verdict(Draw.MUST_NOT)
 MUST_DRAW = Verdict(Draw.MUST)
+MAY_DRAW = Verdict(Draw.MAY, True)
+MAY_STAND = Verdict(Draw.MAY, False)
 
 
 class NextCard(NamedTuple):
@@ -210,8 +212,9 @@ class BaccaratState:
     deviations: int = 0
     last_result: CoupResult | None = None
     last_seq: int = 0
-    # The coup (or the burn) so far, for voiding a card: the state when it began, then
-    # every event since.
+    # The shoe so far, for voiding a card: the state when it was loaded, then every event
+    # since. A correction replays the shoe without the card (a few milliseconds); a
+    # snapshot per coup would cost every coup a copy of the state instead.
     snapshot: BaccaratState | None = field(default=None, repr=False, compare=False)
     log: list[Event] = field(default_factory=list, repr=False, compare=False)
     geometry: Geometry = field(init=False, repr=False, compare=False)
@@ -313,15 +316,19 @@ class BaccaratState:
         banker_index = len(hands) - 1
         if index != banker_index:
             if family is Family.PUNTO_BANCO:
-                return Verdict(Draw.MUST if player_draws(two) else Draw.MUST_NOT)
+                return MUST_DRAW if player_draws(two) else NO_DRAW
             if two >= 8:  # Banque: a natural hand is shown at once and takes no card
-                return Verdict(Draw.MUST_NOT)
+                return NO_DRAW
             return representative_rule(two, strict_five=self.rules.strict_five)
-        third = next((hand[2] for hand in hands[:banker_index] if len(hand) == 3), None)
+        third = None
+        for hand in hands[:banker_index]:
+            if len(hand) == 3:
+                third = hand[2]
+                break
         draws = banker_draws(two, third)
         if family is Family.PUNTO_BANCO or not self.rules.banker_discretion:
-            return Verdict(Draw.MUST if draws else Draw.MUST_NOT)
-        return Verdict(Draw.MAY, draws)
+            return MUST_DRAW if draws else NO_DRAW
+        return MAY_DRAW if draws else MAY_STAND
 
     def _coup_ends_on_naturals(self) -> bool:
         hands = self.hands
@@ -434,13 +441,12 @@ class BaccaratState:
         self.coup_over = False
         self.pending = self.geometry.plan[0]
         self.verdict = MUST_DRAW
-        self._take_snapshot()
 
     def _fold_card(self, event: CardDealt) -> None:
         card = event.card
         self.cards_out += 1
         seen = self.seen
-        key = card_key(card)
+        key = card.rank._value_ * 128 + ord(card.suit._value_)  # card_key(card), inlined
         seen[key] = seen.get(key, 0) + 1
         if event.role is CardRole.BURN:
             self.burn_left = burn_count(card) if self.burn_left < 0 else self.burn_left - 1
@@ -638,7 +644,11 @@ class BaccaratTable:
         fields["at"] = self._at
         fields["deal"] = state.coup if deal is None else deal
         event = build_event(cls, fields)
-        state.apply(event)
+        # BaccaratState.apply, inlined: this runs for every event of every coup.
+        if state.snapshot is not None:
+            state.log.append(event)
+        _FOLDS[cls](state, event)
+        state.last_seq = event.seq
         out.append(event)
 
     def _begin(self, at: float | None) -> list[Event]:
@@ -866,7 +876,8 @@ class BaccaratTable:
 
     def _spot(self, what: str, spot: str) -> str:
         family = self.state.rules.family
-        name = _SPOTS[family].get(spot.strip().lower())
+        spots = _SPOTS[family]
+        name = spots.get(spot) or spots.get(spot.strip().lower())
         if name is None:
             if family is not Family.PUNTO_BANCO and spot.lower() in ("banker", "banca", "bank"):
                 raise BetRefusedError(
@@ -887,6 +898,43 @@ class BaccaratTable:
         """A punter stakes ``amount`` on a side: player, banker, tie, pairs (Punto Banco),
         player (Chemin de Fer, Macao: against the bank), right or left (Banque)."""
         state = self.state
+        rules = state.rules
+        side = _SPOTS[rules.family].get(spot)
+        # The common case at a house-banked table, checked in one pass; anything unusual
+        # goes through the checks below, which name what is wrong.
+        if (
+            side is not None
+            and type(amount) is int
+            and amount > 0
+            and state.phase is Phase.BETTING
+            and state.alarm is None
+            and rules.house_banks
+            and punter in state.bankrolls
+            and (rules.pair_bets or not side.endswith("-pair"))
+        ):
+            existing_id = state.stacks.get((punter, side))
+            stake = amount if existing_id is None else amount + state.bets[existing_id].stake
+            if (
+                rules.min_bet <= stake
+                and (not rules.max_bet or stake <= rules.max_bet)
+                and amount <= state.bankrolls[punter] - state.committed.get(punter, 0)
+                and self._house_exposure(side, amount) <= state.bank
+            ):
+                out = self._begin(at)
+                self._emit(
+                    out,
+                    BetPlaced,
+                    bet=state.next_bet_id if existing_id is None else existing_id,
+                    punter=punter,
+                    spot=side,
+                    amount=amount,
+                    stake=stake,
+                    # Every field given: the trusted constructor skips filling in defaults.
+                    coppered=False,
+                    mark=False,
+                    instruction="",
+                )
+                return out
         what = f"bet {punter} {spot} {amount}"
         _check_amount(what, amount)
         side = self._spot(what, spot)
@@ -1026,13 +1074,19 @@ class BaccaratTable:
 
     def _house_exposure(self, side: str = "", amount: int = 0) -> int:
         state = self.state
-        on = dict(state.spot_totals)
+        get = state.spot_totals.get
         rules = state.rules
-        if side:
-            on[side] = on.get(side, 0) + amount
-        get = on.get
-        main = max(get("player", 0), get("banker", 0), get("tie", 0) * rules.tie_pays)
-        return main + (get("player-pair", 0) + get("banker-pair", 0)) * rules.pair_pays
+        player, banker, tie = get("player", 0), get("banker", 0), get("tie", 0)
+        pairs = get("player-pair", 0) + get("banker-pair", 0)
+        if side == "player":
+            player += amount
+        elif side == "banker":
+            banker += amount
+        elif side == "tie":
+            tie += amount
+        elif side:
+            pairs += amount
+        return max(player, banker, tie * rules.tie_pays) + pairs * rules.pair_pays
 
     def _check_against_bank(self, what: str, punter: str) -> None:
         state = self.state
@@ -1130,7 +1184,7 @@ class BaccaratTable:
         if (
             phase is Phase.DEALING
             and state.pending >= 0
-            and state.seen.get(card_key(card), 0) < rules.decks
+            and state.seen.get(card.rank._value_ * 128 + ord(card.suit._value_), 0) < rules.decks
             and state.cards_out < rules.shoe_size
             and type(card) is Card
         ):

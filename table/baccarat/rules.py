@@ -18,6 +18,7 @@ import dataclasses
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from table.errors import RulesError
@@ -90,21 +91,21 @@ class BaccaratRules:
         if not 0 <= self.min_seats <= self.max_seats:
             raise RulesError(f"seats {self.min_seats}-{self.max_seats}: not a range")
 
-    @property
+    @cached_property
     def house_banks(self) -> bool:
         """Punto Banco: the house is the bank; in the others a seated player holds it."""
         return self.family is Family.PUNTO_BANCO
 
-    @property
+    @cached_property
     def shoe_size(self) -> int:
         return self.decks * 52
 
-    @property
+    @cached_property
     def cut_at(self) -> int:
         """How many cards leave the shoe before the cut card."""
         return self.shoe_size - self.cut_card
 
-    @property
+    @cached_property
     def player_hands(self) -> tuple[str, ...]:
         return ("right", "left") if self.family is Family.BANQUE else ("player",)
 
