@@ -11,6 +11,7 @@ import pytest
 
 from table.baccarat import BaccaratTable, Draw, NextCard, Phase
 from table.baccarat.shoe import BaccaratShoe, burn_count
+from table.baccarat.tableau import banker_draws
 from table.cards import Card
 from table.errors import IllegalCommandError, RulesError, TableError
 from table.events import (
@@ -655,3 +656,86 @@ def test_a_voided_draw_takes_its_choice_with_it() -> None:
     events = table.stand()
     assert [e.deviation for e in events if isinstance(e, ThirdCardChoice)] == [False]
     assert settlements(events) == [("ana", "player", "lose", -40)]  # 3 beats 2
+
+
+def test_002_among_equal_stakes_the_first_in_turn_holds_the_cards() -> None:
+    """002, Preparación 2: punters fade in turn counter-clockwise; the largest stake
+    holds the cards, and of two equal stakes the one earlier in turn."""
+    table = open_chemin_de_fer(bank=100)
+    table.bet("cy", "player", 30)  # cy sits third after the banker
+    table.bet("ana", "player", 30)  # ana sits right after the banker
+    assert table.state.holder("player") == "ana"
+    table.bet("cy", "player", 10)
+    assert table.state.holder("player") == "cy"
+
+
+# --- every cell of the drawing tables, through the engine ---------------------------------
+
+_VALUE_CARD = {v: f"{'K' if v == 0 else 'A' if v == 1 else v}" for v in range(10)}
+
+
+def _coup_to_the_banker(table: BaccaratTable, banker: int, third: int | None) -> None:
+    """Deal a coup up to the banker's decision: the banker holds ``banker`` in two cards
+    (never a natural), the player draws a third card of value ``third`` (from 0) or
+    stands on 6 (None)."""
+    table.lock()
+    first, second = ("KS", "KH") if third is not None else ("KS", "6H")
+    deal(table, f"{first} {_VALUE_CARD[banker]}D {second} QD")
+    if third is not None:
+        table.deal(f"{_VALUE_CARD[third]}C")
+
+
+@pytest.mark.parametrize("banker", range(8))
+@pytest.mark.parametrize("third", [*range(10), None])
+def test_004_every_cell_of_the_banker_tableau_through_the_engine(
+    banker: int, third: int | None
+) -> None:
+    """004, Mano de la Banca, 88 cells: a must draw, or the coup ends with the banker's two
+    cards."""
+    expected = {
+        0: set(range(10)),
+        1: set(range(10)),
+        2: set(range(10)),
+        3: {0, 1, 2, 3, 4, 5, 6, 7, 9},
+        4: {2, 3, 4, 5, 6, 7},
+        5: {4, 5, 6, 7},
+        6: {6, 7},
+        7: set(),
+    }[banker]
+    draws = banker <= 5 if third is None else third in expected
+    table = open_punto_banco()
+    _coup_to_the_banker(table, banker, third)
+    following = table.state.next_card()
+    assert following == (NextCard("banker", Draw.MUST) if draws else NextCard(None, Draw.MUST_NOT))
+
+
+@pytest.mark.parametrize("banker", range(8))
+@pytest.mark.parametrize("third", [*range(10), None])
+def test_002_every_cell_of_the_bankers_table_is_the_advice_to_a_free_banker(
+    banker: int, third: int | None
+) -> None:
+    """002, Jugabilidad 2-4: the same table, as advice; the banker may choose either way."""
+    table = open_chemin_de_fer()
+    table.bet("ana", "player", 10)
+    _coup_to_the_banker(table, banker, third)
+    advice = banker_draws(banker, None if third is None else Card.parse(f"{_VALUE_CARD[third]}C"))
+    assert table.state.next_card() == NextCard("banker", Draw.MAY, advice)
+
+
+@pytest.mark.parametrize("player", range(8))
+@pytest.mark.parametrize("rules", ["standard", "strict"])
+def test_002_every_cell_of_the_representative_rule_through_the_engine(
+    player: int, rules: str
+) -> None:
+    """002, Jugabilidad 1: draw on 0-4, choose at 5 (strict: stand), stand on 6 and 7."""
+    table = open_chemin_de_fer(rules=rules)
+    table.bet("ana", "player", 10)
+    table.lock()
+    deal(table, f"{_VALUE_CARD[player]}S KD KH QD")  # the banker holds 0
+    following = table.state.next_card()
+    if player <= 4:
+        assert following == NextCard("player", Draw.MUST)
+    elif player == 5 and rules == "standard":
+        assert following == NextCard("player", Draw.MAY)
+    else:
+        assert following.hand == "banker"  # the player stood: the banker is next

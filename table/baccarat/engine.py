@@ -267,19 +267,27 @@ class BaccaratState:
         return NextCard(self.geometry.hands[self.pending], *self.verdict)
 
     def holder(self, hand: str) -> str:
-        """Who holds a side's cards: the banker (the house in Punto Banco) or the largest
-        stake on the side (002: the banco caller, else the largest, the first on a tie)."""
+        """Who holds a side's cards: the banker (the house in Punto Banco), the banco
+        caller, or the largest stake on the side (002); among equal stakes the first in
+        turn, counter-clockwise from the banker."""
         if hand == "banker":
             return self.banker or HOUSE
         if self.rules.house_banks:
             return HOUSE
-        best: Bet | None = None
-        for bet in self.bets.values():
-            if (bet.spot == hand or (bet.spot == "banco" and hand == "player")) and (
-                best is None or bet.stake > best.stake
-            ):
-                best = bet
-        return best.punter if best else ""
+        seats = self.seats
+        start = seats.index(self.banker) + 1 if self.banker in seats else 0
+
+        def turn(punter: str) -> int:
+            return (seats.index(punter) - start) % len(seats) if punter in seats else 0
+
+        stakes = [
+            bet
+            for bet in self.bets.values()
+            if bet.spot == hand or (bet.spot == "banco" and hand == "player")
+        ]
+        if not stakes:
+            return ""
+        return min(stakes, key=lambda bet: (-bet.stake, turn(bet.punter))).punter
 
     def where(self) -> str:
         if self.phase is Phase.NO_SHOE:
