@@ -22,7 +22,7 @@ from functools import cached_property
 from typing import Any
 
 from table.errors import RulesError
-from table.faro.rules import _convert, _to_text
+from table.options import option_text, option_value
 
 
 class Family(enum.Enum):
@@ -122,12 +122,12 @@ class BaccaratRules:
                     f"unknown {self.family.value} option {key!r} "
                     f"(known: {', '.join(sorted(known))})"
                 )
-            changes[key] = _convert(key, item.type, raw)
+            changes[key] = option_value(key, item.type, raw)
         return dataclasses.replace(self, **changes)
 
     def describe(self) -> dict[str, str]:
         return {
-            item.name: _to_text(getattr(self, item.name))
+            item.name: option_text(getattr(self, item.name))
             for item in dataclasses.fields(self)
             if item.name not in ("family", "name")
         }
