@@ -125,3 +125,32 @@ def test_demo_deals_a_baccarat_shoe_with_its_roads() -> None:
     refused = run("demo", "--game", "macao", "--rules", "classic")
     assert refused.returncode == 2
     assert "unknown macao rules 'classic'" in refused.stderr
+
+
+def test_replay_settles_a_written_chemin_de_fer_shoe() -> None:
+    """002: partial stakes, a tie carrying them, the bank passing, banco, two naturals."""
+    result = run("replay", str(RECORDS / "002_chemin_de_fer.deal"), "--json")
+    assert result.returncode == 0, result.stderr
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    settled = [
+        (e["punter"], e["spot"], e["outcome"], e["net"])
+        for e in events
+        if e["type"] == "bet_settled"
+    ]
+    assert settled == [
+        ("ana", "player", "push", 0),
+        ("ben", "player", "push", 0),
+        ("ana", "player", "win", 30),
+        ("ben", "player", "win", 50),
+        ("cy", "banco", "lose", -200),
+    ]
+    passed = [(e["from_banker"], e["to_banker"]) for e in events if e["type"] == "bank_passed"]
+    assert passed == [("bea", "ana")]
+    holders = [e["holders"] for e in events if e["type"] == "coup_result"]
+    assert [h["player"] for h in holders] == ["ben", "ben", "cy"]
+    last = events[-1]
+    assert last["type"] == "coup_finished"
+    assert (last["bank"], last["bankrolls"]) == (
+        400,
+        {"bea": 420, "ana": 530, "ben": 350, "cy": 100},
+    )
