@@ -739,3 +739,13 @@ def test_002_every_cell_of_the_representative_rule_through_the_engine(
         assert following == NextCard("player", Draw.MAY)
     else:
         assert following.hand == "banker"  # the player stood: the banker is next
+
+
+def test_a_card_followed_by_a_stand_can_no_longer_be_voided() -> None:
+    table = open_chemin_de_fer()
+    table.bet("ana", "player", 40)
+    table.lock()
+    deal(table, "2H 3C 3D JC stand")
+    refused(table, table.void_card, "play went on after the last card")
+    table.void_coup()
+    assert table.state.bankrolls["ana"] == 500 and not table.state.bets

@@ -158,7 +158,7 @@ class NextCard(NamedTuple):
 
 
 # Events that follow a card as its consequences: a card may be voided while only these
-# came after it.
+# came after it. A stand is someone's decision, so it is not one of them.
 _CONSEQUENCES = (
     BetSettled,
     CoupResult,
@@ -169,7 +169,6 @@ _CONSEQUENCES = (
     BankPassed,
     AlarmRaised,
     AlarmCleared,
-    ThirdCardChoice,
 )
 
 
