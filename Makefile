@@ -9,6 +9,7 @@ demo:
 
 test:
 	@tools/venv.sh test
+	@tools/need-mosquitto.sh
 	@$(PY) -m pytest $(PYTEST_ARGS)
 
 bench:

@@ -1,6 +1,7 @@
 """Full Faro deals per second, 10 punters × 20 bets each, on one core.
 
-Each deal: a shuffled deck from a seeded shoe, then between turns every punter keeps up to
+One table deals deal after deal. Each deal: a new deck, shuffled by a seeded shoe, then between
+turns every punter keeps up to
 two bets on the layout until twenty are placed: straight and coppered bets on live ranks,
 group bets, a win-and-lose bet; one punter's high-card bet stands all deal; a call of the
 last turn. Every bet goes through the checked entry points, as at a live table.
@@ -35,12 +36,18 @@ def plan_for(rng: random.Random, plays_high_card: bool) -> list[tuple[str, bool]
     return [("high", False), *kinds[:19]] if plays_high_card else kinds
 
 
-def one_deal(seed: int) -> tuple[FaroTable, int]:
-    rng = random.Random(seed)
+def open_table() -> FaroTable:
     table = FaroTable("bench")
-    table.fund_bank(10_000_000)
+    table.fund_bank(1_000_000_000)
     for name in PUNTERS:
-        table.seat(name, 100_000)
+        table.seat(name, 10_000_000)
+    return table
+
+
+def one_deal(seed: int, table: FaroTable | None = None) -> tuple[FaroTable, int]:
+    """One full deal on ``table`` (a new table if none): new deck, soda, 25 turns, hoc."""
+    rng = random.Random(seed)
+    table = table or open_table()
     table.new_deck()
     shoe = Shoe(rng=rng)
     table.deal(shoe.draw())
@@ -88,14 +95,15 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
-    one_deal(0)  # warm caches
+    table = open_table()
+    one_deal(0, table)  # warm caches
     per_round = max(1, args.deals // args.rounds)
     rates = []
     bets = 0
     for round_number in range(args.rounds):
         start = time.perf_counter()
         for seed in range(per_round):
-            _, made = one_deal(round_number * per_round + seed)
+            _, made = one_deal(round_number * per_round + seed, table)
             bets += made
         rates.append(per_round / (time.perf_counter() - start))
     print(

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from pathlib import Path
 
 import pytest
 
 from table.cards import Card
 from table.events import BetSettled, Event
 from table.faro import FaroTable
+from tests.mosquitto import Broker
 
 
 def cards(text: str) -> list[Card]:
@@ -62,3 +64,13 @@ def open_table(
 @pytest.fixture
 def table() -> FaroTable:
     return open_table()
+
+
+@pytest.fixture
+def broker(tmp_path: Path) -> Iterator[Broker]:
+    """A real Mosquitto on a free port with a temp config (anonymous clients allowed)."""
+    running = Broker(tmp_path / "broker")
+    running.directory.mkdir()
+    running.start()
+    yield running
+    running.stop()

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from table.cards import MONTE_BANK_40, STANDARD_52, Card
 from table.errors import TableError
-from table.events import CardDealt, Event
+from table.events import BetSettled, CardDealt, DealerCorrection, Event
 from table.faro import FaroTable
 from table.faro.layout import legal_groups
 
@@ -45,6 +45,17 @@ def run_command(table: FaroTable, command: tuple[str, str, str, str, int, bool])
     return table.call(punter, order, amount)
 
 
+def cards_taken(events: list[Event]) -> list[Card]:
+    """The cards the deal took, in order: a card the dealer undid is dropped."""
+    dealt: list[Card] = []
+    for event in events:
+        if isinstance(event, CardDealt):
+            dealt.append(event.card)
+        elif isinstance(event, DealerCorrection) and event.undone:
+            dealt.pop()
+    return dealt
+
+
 def play(rules: str, deck: list[Card], data: st.DataObject) -> tuple[FaroTable, list[Event]]:
     table = FaroTable("prop", rules)
     events = list(table.opening)
@@ -67,6 +78,15 @@ def play(rules: str, deck: list[Card], data: st.DataObject) -> tuple[FaroTable, 
                 assert refusal, f"{command} was refused without a reason"
                 assert table.state == before, f"{command} was refused but changed the state"
         events += table.deal(card)
+        if data.draw(st.integers(0, 9)) == 0:
+            # The dealer voids the card just dealt (a misread) and the reader sees it again,
+            # or corrects it to itself: the deal goes on as if nothing had happened.
+            settled_before = [e for e in events if isinstance(e, BetSettled)]
+            events += table.void_card() if data.draw(st.booleans()) else []
+            events += (
+                table.correct(card) if table.state.casekeep.entry_for(card) else table.deal(card)
+            )
+            assert len(settled_before) <= len([e for e in events if isinstance(e, BetSettled)])
         assert table.state.total_chips() == chips
         assert all(roll >= 0 for roll in table.state.bankrolls.values())
         assert table.state.bank_bankroll >= 0
@@ -83,8 +103,7 @@ def test_chips_conserved_every_card_once_replay_same_refusals_change_nothing(
     rules: str, deck: list[Card], data: st.DataObject
 ) -> None:
     table, events = play(rules, deck, data)
-    dealt = [event.card for event in events if isinstance(event, CardDealt)]
-    assert dealt == deck
+    assert cards_taken(events) == deck
     assert table.state.phase.value == "finished"
     assert table.state.bets == {}
     assert [event.seq for event in events] == list(range(1, len(events) + 1))
@@ -95,5 +114,5 @@ def test_chips_conserved_every_card_once_replay_same_refusals_change_nothing(
 @given(deck=st.permutations(MONTE_BANK_40.cards), data=st.data())
 def test_monte_bank_deals_its_40_cards_once_each(deck: list[Card], data: st.DataObject) -> None:
     table, events = play("monte-bank", deck, data)
-    assert sorted(e.card for e in events if isinstance(e, CardDealt)) == sorted(MONTE_BANK_40.cards)
+    assert sorted(cards_taken(events)) == sorted(MONTE_BANK_40.cards)
     assert FaroTable.replay(events).state == table.state

@@ -44,6 +44,6 @@ target="."
 [ -n "$extras" ] && target=".[${extras}]"
 stamp=".venv/.installed-$(echo "$extras" | tr ',' '-')"
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
-    .venv/bin/python -m pip install --quiet -e "$target"
+    .venv/bin/python -m pip install -qq -e "$target"
     touch "$stamp"
 fi

@@ -613,12 +613,14 @@ class BaccaratTable:
         game: str = "punto-banco",
         rules: str = "standard",
         options: Mapping[str, str] | None = None,
+        *,
+        at: float = 0.0,
     ) -> None:
         self.game = _game_of(game)
         self.state = BaccaratState(
             table=table_id, game=game, rules=find_rules(game, rules, options)
         )
-        self._at = 0.0
+        self._at = at
         self.opening: list[Event] = self.choose_rules(rules, options)
 
     @classmethod

@@ -450,10 +450,12 @@ class FaroTable:
         table_id: str = "table",
         rules: str | FaroRules = "classic",
         options: Mapping[str, str] | None = None,
+        *,
+        at: float = 0.0,
     ) -> None:
         name = rules if isinstance(rules, str) else rules.name
         self.state = FaroState(table=table_id, rules=find_rules(name, options))
-        self._at = 0.0
+        self._at = at
         self.opening: list[Event] = self.choose_rules(name, options)
 
     @classmethod

@@ -3,13 +3,25 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import dataclasses
 import json
+import logging
+import os
 import sys
+import time
 from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
 
+from table.errors import TableError
 from table.events import event_to_json
 from table.faro.rules import RULE_SETS
 from table.language import GAMES
+
+if TYPE_CHECKING:
+    from table.service.config import Config
+    from table.service.journal import Journal
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -74,6 +86,123 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
+class JournaldFormatter(logging.Formatter):
+    """Under systemd, stderr goes to journald: a ``<N>`` prefix gives each line its priority."""
+
+    PRIORITIES: ClassVar[dict[int, int]] = {
+        logging.DEBUG: 7,
+        logging.INFO: 6,
+        logging.WARNING: 4,
+        logging.ERROR: 3,
+        logging.CRITICAL: 2,
+    }
+
+    def format(self, record: logging.LogRecord) -> str:
+        priority = self.PRIORITIES.get(record.levelno, 6)
+        return f"<{priority}>{record.name}: {record.getMessage()}"
+
+
+def _load(args: argparse.Namespace) -> Config:
+    from table.service.config import Config, load_config
+
+    return load_config(args.config) if args.config else Config()
+
+
+def _run(args: argparse.Namespace) -> int:
+    import threading
+
+    from table.service.run import install_signal_handlers, run
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(
+        JournaldFormatter()
+        if "JOURNAL_STREAM" in os.environ
+        else logging.Formatter("%(levelname)s %(name)s: %(message)s")
+    )
+    logging.basicConfig(level=logging.INFO, handlers=[handler])
+    config = _load(args)
+    if args.journal:
+        config = dataclasses.replace(
+            config, table=dataclasses.replace(config.table, journal=args.journal)
+        )
+    if args.speed is not None:
+        config = dataclasses.replace(
+            config, reader=dataclasses.replace(config.reader, cards_per_second=args.speed)
+        )
+    stop = threading.Event()
+    install_signal_handlers(stop)
+    return run(config, deals=args.deals, until_deal=args.until_deal, stop=stop)
+
+
+def _open_journal(path: str) -> Journal:
+    from table.service.journal import Journal
+
+    if not Path(path).exists():
+        raise SystemExit(f"dealtable: no journal at {path}")
+    return Journal(path)
+
+
+def _verify(args: argparse.Namespace) -> int:
+    with _open_journal(args.journal) as journal:
+        broken = journal.verify()
+        if broken is not None:
+            print(f"{args.journal}: BROKEN at {broken}")
+            return 1
+        print(f"{args.journal}: {journal.last_seq} records, chain intact")
+    return 0
+
+
+def _history(args: argparse.Namespace) -> int:
+    from display.terminal import describe
+
+    with _open_journal(args.journal) as journal:
+        if args.deal is None:
+            deals = journal.deals()
+            for deal in deals[-args.last :]:
+                started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(deal.started_at))
+                print(
+                    f"deal {deal.deal:>5}  {started}  {deal.cards:>2} cards  "
+                    f"{deal.splits} splits  {deal.ended}  (events {deal.first_seq}-{deal.last_seq})"
+                )
+            if not deals:
+                print("no deals yet")
+            return 0
+        found = False
+        for event in journal.events(deal=args.deal):
+            found = True
+            text = describe(event)
+            if text:
+                print(f"{event.seq:>6}  {text}")
+        if not found:
+            print(f"dealtable history: no deal {args.deal} in {args.journal}", file=sys.stderr)
+            return 1
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    with _open_journal(args.journal) as journal, contextlib.ExitStack() as files:
+        out = (
+            files.enter_context(open(args.out, "w", encoding="utf-8", newline=""))
+            if args.out
+            else sys.stdout
+        )
+        count = journal.export_csv(out) if args.format == "csv" else journal.export_jsonl(out)
+    print(f"exported {count} events", file=sys.stderr)
+    return 0
+
+
+def _config_check(args: argparse.Namespace) -> int:
+    from table.service.config import load_config
+
+    config = load_config(args.file)
+    broker = f"{config.mqtt.host}:{config.mqtt.port}" if config.mqtt else "none"
+    print(
+        f"{args.file}: table {config.table.id}, {config.table.game} ({config.table.rules}), "
+        f"reader {config.reader.kind}, journal {config.table.journal}, broker {broker}: ok"
+    )
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="dealtable", description="Run a Faro or baccarat table from a Raspberry Pi."
@@ -104,12 +233,50 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("file", help="the record to replay ('-' reads standard input)")
     replay.add_argument("--json", action="store_true", help="one JSON event per line")
     replay.set_defaults(handler=_replay)
+
+    run = commands.add_parser("run", help="run the table service")
+    run.add_argument("--config", help="table.toml (none: a fully simulated Faro table)")
+    run.add_argument("--journal", help="journal file (overrides the config)")
+    run.add_argument("--deals", type=int, help="stop after this many more deals")
+    run.add_argument("--until-deal", type=int, help="stop once this deal (counted from 1) is over")
+    run.add_argument("--speed", type=float, help="simulated cards per second (0: no pause)")
+    run.set_defaults(handler=_run)
+
+    verify = commands.add_parser("verify", help="check the journal's hash chain")
+    verify.add_argument("journal")
+    verify.set_defaults(handler=_verify)
+
+    history = commands.add_parser("history", help="list deals, or recall one turn by turn")
+    history.add_argument("journal")
+    history.add_argument("deal", type=int, nargs="?", help="the deal to recall")
+    history.add_argument("--last", type=int, default=50, help="how many deals to list")
+    history.set_defaults(handler=_history)
+
+    export = commands.add_parser("export", help="write the journal as JSON lines or CSV")
+    export.add_argument("journal")
+    export.add_argument("--format", choices=("jsonl", "csv"), default="jsonl")
+    export.add_argument("--out", help="file to write (default: standard output)")
+    export.set_defaults(handler=_export)
+
+    config = commands.add_parser("config", help="configuration tools")
+    config_commands = config.add_subparsers(dest="config_command", required=True)
+    check = config_commands.add_parser("check", help="read a config file and report problems")
+    check.add_argument("file")
+    check.set_defaults(handler=_config_check)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    code: int = args.handler(args)
+    try:
+        code: int = args.handler(args)
+    except TableError as error:
+        print(f"dealtable {args.command}: {error}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        # The reader went away (`dealtable history J | head`): stop quietly, as Unix tools do.
+        sys.stderr.close()
+        return 0
     return code
 
 

@@ -1,0 +1,101 @@
+"""Frames onto the table's lights: the LED casekeep abacus on GPIO and the layout lamps
+behind the microcontroller."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from display.frames import BeadState, CasekeepFrame, LastTurn, LayoutFrame, RankLamp
+from hw.casekeep import Bead, CasekeepAbacus
+
+RGB = tuple[int, int, int]
+
+_ABACUS_BEAD = {
+    BeadState.IN_BOX: Bead.IN_BOX,
+    BeadState.LOSER: Bead.LOST,
+    BeadState.WINNER: Bead.WON,
+    BeadState.SODA: Bead.NEITHER,
+    BeadState.HOC: Bead.NEITHER,
+}
+
+
+class AbacusDriver:
+    """Shows a casekeep frame on the LED abacus: a lit bead is a card out of the box, and in
+    two-LED mode red is a losing card, green a winning one, both the soda or the hoc."""
+
+    def __init__(self, abacus: CasekeepAbacus) -> None:
+        self.abacus = abacus
+
+    def show(self, frame: CasekeepFrame) -> None:
+        self.abacus.show(
+            {
+                spindle.rank: [_ABACUS_BEAD[bead] for bead in spindle.beads]
+                for spindle in frame.spindles
+            }
+        )
+
+
+# Lamp colours; kept dim for lamps that only say "live", bright for what just happened.
+OFF: RGB = (0, 0, 0)
+LIVE: RGB = (6, 6, 6)
+CASES: RGB = (40, 24, 0)
+STRAIGHT: RGB = (0, 70, 0)
+COPPERED: RGB = (90, 35, 0)
+GROUPED: RGB = (0, 20, 80)
+LOST: RGB = (160, 0, 0)
+WON: RGB = (0, 160, 0)
+SPLIT: RGB = (140, 0, 140)
+CALL: RGB = (0, 90, 90)
+LINK_UP: RGB = (0, 30, 0)
+LOCKED: RGB = (90, 60, 0)
+ALARM: RGB = (200, 0, 0)
+STATUS_LAMPS = 3  # after the 13 rank lamps: link, bets locked, alarm (hw/WIRING.md)
+
+
+def lamp_colour(lamp: RankLamp) -> RGB:
+    if not lamp.in_deck:
+        return OFF
+    if lamp.last_turn is LastTurn.SPLIT:
+        return SPLIT
+    if lamp.last_turn is LastTurn.LOSER:
+        return LOST
+    if lamp.last_turn is LastTurn.WINNER:
+        return WON
+    if lamp.dead:
+        return OFF
+    if lamp.call_candidate:
+        return CALL
+    if lamp.coppered and not lamp.straight:
+        return COPPERED
+    if lamp.straight:
+        return STRAIGHT
+    if lamp.in_groups:
+        return GROUPED
+    return CASES if lamp.cases else LIVE
+
+
+def layout_pixels(frame: LayoutFrame) -> list[RGB]:
+    """The 16 pixels under the layout: ace to king, then the link, lock and alarm lamps."""
+    pixels = [lamp_colour(lamp) for lamp in frame.lamps]
+    pixels.append(LINK_UP)
+    pixels.append(LOCKED if frame.bets_locked else OFF)
+    pixels.append(ALARM if frame.alarm else OFF)
+    return pixels
+
+
+class LayoutDisplay(Protocol):
+    def show(self, pixels: list[RGB]) -> None: ...
+
+
+class LayoutDriver:
+    """Shows a layout frame on the lamps; the serial link re-sends it after a reconnect."""
+
+    def __init__(self, display: LayoutDisplay) -> None:
+        self.display = display
+        self.last: list[RGB] | None = None
+
+    def show(self, frame: LayoutFrame) -> None:
+        pixels = layout_pixels(frame)
+        if pixels != self.last:
+            self.display.show(pixels)
+            self.last = pixels

@@ -1,0 +1,594 @@
+"""The link to the microcontroller over any pyserial URL.
+
+The link is a state machine driven by :meth:`SerialLink.poll`: each call reads what
+has arrived, answers it, retransmits what was not acknowledged in time, sends
+heartbeats and, after an unplug, reopens the port with a growing backoff. It reads
+time only from the clock it is given, so tests move time by hand.
+
+Reliability is go-back-N: frames that need an acknowledgement carry a sequence
+number, at most ``window`` are in flight, the receiver takes them strictly in order
+and acknowledges cumulatively. A frame that arrives twice is acknowledged again and
+dropped; one that arrives ahead of a gap is refused with a NAK naming the frame the
+receiver still needs. Each side starts by sending HELLO with a boot id and the
+sequence number of its oldest unacknowledged frame; a HELLO with a new boot id means
+the peer restarted, so the receiver resynchronises to it. A known boot id can only
+move the receiver forward, never back, so a late repeat of a HELLO changes nothing.
+After every link-up and every firmware restart the host sends its whole display
+state again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import random
+import select
+import time
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import serial  # type: ignore[import-untyped]
+
+from firmware_bridge.clock import Clock
+from firmware_bridge.errors import FrameError, LinkClosedError
+from firmware_bridge.protocol import (
+    MAX_PIXELS,
+    PROTOCOL_VERSION,
+    RGB,
+    ButtonEvent,
+    DeviceError,
+    Frame,
+    FrameDecoder,
+    FrameType,
+    Heartbeat,
+    Hello,
+    Sensor,
+    SensorEvent,
+    ack_frame,
+    display_payload,
+    encode,
+    led_payload,
+    nak_frame,
+)
+
+
+class SerialPort(Protocol):
+    """What the link needs of a pyserial port."""
+
+    def read(self, size: int = 1) -> bytes: ...
+
+    def write(self, data: bytes) -> int | None: ...
+
+    def close(self) -> None: ...
+
+
+PortOpener = Callable[[str], SerialPort]
+
+
+def open_serial_url(url: str, baudrate: int = 115200) -> SerialPort:
+    """Open any pyserial URL without blocking reads: a device path, hwgrep://, loop://..."""
+    port: SerialPort = serial.serial_for_url(url, baudrate=baudrate, timeout=0, write_timeout=1.0)
+    return port
+
+
+class LinkState(enum.Enum):
+    CLOSED = "closed"
+    HANDSHAKE = "handshake"
+    UP = "up"
+
+
+@dataclass(frozen=True)
+class LinkUp:
+    firmware_boot_id: int
+    reconnect: bool
+
+
+@dataclass(frozen=True)
+class LinkDown:
+    reason: str
+
+
+@dataclass(frozen=True)
+class FirmwareRestarted:
+    firmware_boot_id: int
+
+
+@dataclass(frozen=True)
+class SensorChanged:
+    sensor: Sensor
+    active: bool
+    device_ms: int
+
+
+@dataclass(frozen=True)
+class BarcodeRead:
+    text: str
+
+
+@dataclass(frozen=True)
+class ButtonChanged:
+    button: int
+    pressed: bool
+
+
+@dataclass(frozen=True)
+class DeviceReported:
+    code: int
+    detail: str
+
+
+@dataclass(frozen=True)
+class FramesRefused:
+    """Frames that arrived damaged or unknown since the last report, by reason."""
+
+    counts: Mapping[str, int]
+
+
+LinkEvent = (
+    LinkUp
+    | LinkDown
+    | FirmwareRestarted
+    | SensorChanged
+    | BarcodeRead
+    | ButtonChanged
+    | DeviceReported
+    | FramesRefused
+)
+
+
+@dataclass(frozen=True)
+class LinkConfig:
+    ack_timeout: float = 0.05
+    window: int = 8
+    # A frame sent this many times without an acknowledgement means the link is dead.
+    max_sends: int = 40
+    hello_interval: float = 0.1
+    heartbeat_interval: float = 0.2
+    # Several heartbeats may be lost in a row on a noisy line before the link counts as dead.
+    liveness_timeout: float = 1.5
+    backoff_initial: float = 0.05
+    backoff_max: float = 1.0
+    baudrate: int = 115200
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.window <= 64:
+            raise ValueError(f"window {self.window} is not in 1..64")
+
+
+@dataclass
+class LinkStats:
+    opens: int = 0
+    open_failures: int = 0
+    link_ups: int = 0
+    link_downs: int = 0
+    frames_sent: int = 0
+    retransmits: int = 0
+    acknowledged: int = 0
+    duplicates: int = 0
+    out_of_order: int = 0
+    unsynced: int = 0
+    firmware_restarts: int = 0
+    heartbeats: int = 0
+
+
+@dataclass
+class _InFlight:
+    seq: int
+    frame_type: FrameType
+    payload: bytes
+    sent_at: float
+    sends: int = 1
+
+
+@dataclass
+class _Outgoing:
+    frame_type: FrameType
+    payload: bytes
+
+
+def seq_before(earlier: int, later: int) -> bool:
+    """Whether ``earlier`` precedes ``later`` in the wrapping 0..255 sequence."""
+    return 0 < (later - earlier) % 256 < 128
+
+
+class SerialLink:
+    """The host end of the serial link; see the module text for the protocol.
+
+    Not thread-safe: show, set lamps and poll from the one thread that runs the table.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        clock: Clock,
+        *,
+        pixel_count: int = 16,
+        config: LinkConfig | None = None,
+        opener: PortOpener | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
+        if not 0 < pixel_count <= MAX_PIXELS:
+            raise ValueError(f"pixel_count {pixel_count} is not in 1..{MAX_PIXELS}")
+        self.url = url
+        self.config = config or LinkConfig()
+        self._clock = clock
+        self._opener: PortOpener = opener or (
+            lambda u: open_serial_url(u, baudrate=self.config.baudrate)
+        )
+        self.boot_id = (rng or random.Random()).randrange(1, 0x10000)
+        self.stats = LinkStats()
+        self.decoder = FrameDecoder()
+        self.state = LinkState.CLOSED
+        self.display: list[RGB] = [(0, 0, 0)] * pixel_count
+        self.last_error: str = ""
+        self._port: SerialPort | None = None
+        self._reopen_at = clock.monotonic()
+        self._backoff = self.config.backoff_initial
+        self._next_seq = 0
+        self._in_flight: deque[_InFlight] = deque()
+        self._queue: deque[_Outgoing] = deque()
+        self._peer_boot_id: int | None = None
+        self._expected_rx: int | None = None
+        self._nak_sent_for: int | None = None
+        self._last_rx_at = 0.0
+        self._last_hello_at = 0.0
+        self._last_heartbeat_at = 0.0
+        self._ever_up = False
+        self._events: list[LinkEvent] = []
+        self._reported_bad = 0
+        self._closed = False
+
+    # -- what the table asks of it -----------------------------------------------------
+
+    @property
+    def is_up(self) -> bool:
+        return self.state is LinkState.UP
+
+    @property
+    def idle(self) -> bool:
+        """Nothing waits to be sent or acknowledged."""
+        return not self._in_flight and not self._queue
+
+    @property
+    def queued(self) -> int:
+        """Frames waiting for room in the window."""
+        return len(self._queue)
+
+    @property
+    def in_flight(self) -> int:
+        """Frames sent and not yet acknowledged."""
+        return len(self._in_flight)
+
+    @property
+    def firmware_boot_id(self) -> int | None:
+        return self._peer_boot_id
+
+    def show(self, pixels: Sequence[RGB]) -> None:
+        """Make ``pixels`` the whole display; sent now or as soon as the link is up."""
+        if len(pixels) != len(self.display):
+            raise FrameError(f"the display has {len(self.display)} pixels, not {len(pixels)}")
+        payload = display_payload(pixels)
+        self.display = list(pixels)
+        self._enqueue_display(payload)
+
+    def set_lamps(self, changes: Mapping[int, RGB]) -> None:
+        """Change a few lamps; the rest of the display stays as it is."""
+        for index in changes:
+            if not 0 <= index < len(self.display):
+                raise FrameError(f"lamp {index} is not on a {len(self.display)}-pixel display")
+        payload = led_payload(sorted(changes.items()))
+        for index, colour in changes.items():
+            self.display[index] = colour
+        if self.state is LinkState.UP:
+            self._queue.append(_Outgoing(FrameType.LED, payload))
+        else:
+            # While the board is away, lamp changes fold into the display sent at link-up.
+            self._enqueue_display(display_payload(self.display))
+
+    def request_reset(self) -> None:
+        """Ask the firmware to restart; the display is sent again when it is back."""
+        self._queue.append(_Outgoing(FrameType.RESET, b""))
+
+    def close(self) -> None:
+        """Close the port for good; idempotent."""
+        self._closed = True
+        self._close_port()
+        self.state = LinkState.CLOSED
+
+    def __enter__(self) -> SerialLink:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def report(self) -> dict[str, object]:
+        """Counts for a status page: the link's and the decoder's."""
+        return {
+            "state": self.state.value,
+            "url": self.url,
+            "last_error": self.last_error,
+            **self.stats.__dict__,
+            "decoder": self.decoder.stats.as_dict(),
+        }
+
+    # -- the state machine --------------------------------------------------------------
+
+    def poll(self) -> list[LinkEvent]:
+        """Do everything that is due now; return what happened."""
+        if self._closed:
+            raise LinkClosedError(f"the link to {self.url} is closed")
+        now = self._clock.monotonic()
+        if self._port is None and now >= self._reopen_at:
+            self._open(now)
+        if self._port is not None:
+            self._read(now)
+        if self._port is not None:
+            self._run_timers(now)
+        if self._port is not None and self.state is LinkState.UP:
+            self._fill_window(now)
+        events, self._events = self._events, []
+        return events
+
+    def wait(self, timeout: float) -> None:
+        """Block for at most ``timeout`` real seconds until bytes may have arrived."""
+        port = self._port
+        fileno = getattr(port, "fileno", None)
+        if port is not None and fileno is not None:
+            try:
+                select.select([fileno()], [], [], timeout)
+                return
+            except (OSError, ValueError, serial.SerialException):
+                pass
+        time.sleep(min(timeout, 0.001))
+
+    def _open(self, now: float) -> None:
+        try:
+            self._port = self._opener(self.url)
+        except (OSError, ValueError, serial.SerialException) as error:
+            self.stats.open_failures += 1
+            self.last_error = f"open failed: {error}"
+            self._schedule_reopen(now)
+            return
+        self.stats.opens += 1
+        self.decoder.reset()
+        self.state = LinkState.HANDSHAKE
+        self._last_rx_at = now
+        self._send_hello(now, reply_requested=True)
+
+    def _schedule_reopen(self, now: float) -> None:
+        self._reopen_at = now + self._backoff
+        self._backoff = min(self._backoff * 2, self.config.backoff_max)
+
+    def _close_port(self) -> None:
+        port, self._port = self._port, None
+        if port is not None:
+            with contextlib.suppress(OSError, serial.SerialException):
+                port.close()
+
+    def _drop(self, now: float, reason: str) -> None:
+        self.last_error = reason
+        was_up = self.state is LinkState.UP
+        self._close_port()
+        self.state = LinkState.CLOSED
+        self._schedule_reopen(now)
+        if was_up:
+            self.stats.link_downs += 1
+            self._events.append(LinkDown(reason))
+
+    def _write(self, now: float, frame: Frame) -> None:
+        if self._port is None:
+            return
+        try:
+            self._port.write(encode(frame))
+        except (OSError, serial.SerialException) as error:
+            self._drop(now, f"write failed: {error}")
+            return
+        self.stats.frames_sent += 1
+
+    def _read(self, now: float) -> None:
+        assert self._port is not None
+        try:
+            data = self._port.read(4096)
+        except (OSError, serial.SerialException) as error:
+            self._drop(now, f"read failed: {error}")
+            return
+        if not data:
+            return
+        for frame in self.decoder.feed(data):
+            self._last_rx_at = now
+            self._handle(now, frame)
+            if self._port is None:
+                return
+        bad_total = self.decoder.stats.bad_total
+        if bad_total != self._reported_bad:
+            self._reported_bad = bad_total
+            self._events.append(FramesRefused(self.decoder.stats.as_dict()))
+
+    def _run_timers(self, now: float) -> None:
+        if now - self._last_rx_at > self.config.liveness_timeout:
+            self._drop(now, "firmware silent")
+            return
+        if self.state is LinkState.HANDSHAKE:
+            if now - self._last_hello_at >= self.config.hello_interval:
+                self._send_hello(now, reply_requested=True)
+            return
+        if now - self._last_heartbeat_at >= self.config.heartbeat_interval:
+            self._last_heartbeat_at = now
+            self.stats.heartbeats += 1
+            self._write(now, Heartbeat(self.boot_id, reply_requested=True).to_frame())
+        if self._in_flight and now - self._in_flight[0].sent_at >= self.config.ack_timeout:
+            if self._in_flight[0].sends >= self.config.max_sends:
+                self._drop(now, "no acknowledgement")
+                return
+            self._resend_all(now)
+
+    def _fill_window(self, now: float) -> None:
+        while self._queue and len(self._in_flight) < self.config.window and self._port:
+            outgoing = self._queue.popleft()
+            in_flight = _InFlight(self._next_seq, outgoing.frame_type, outgoing.payload, now)
+            self._next_seq = (self._next_seq + 1) % 256
+            self._in_flight.append(in_flight)
+            self._write(now, Frame(in_flight.frame_type, in_flight.seq, in_flight.payload))
+
+    def _resend_all(self, now: float) -> None:
+        for in_flight in list(self._in_flight):
+            in_flight.sent_at = now
+            in_flight.sends += 1
+            self.stats.retransmits += 1
+            self._write(now, Frame(in_flight.frame_type, in_flight.seq, in_flight.payload))
+            if self._port is None:
+                return
+
+    def _enqueue_display(self, payload: bytes) -> None:
+        # A whole-display frame makes every display and lamp frame not yet sent pointless.
+        kept = [o for o in self._queue if o.frame_type not in (FrameType.DISPLAY, FrameType.LED)]
+        self._queue = deque(kept)
+        self._queue.append(_Outgoing(FrameType.DISPLAY, payload))
+
+    def _window_base(self) -> int:
+        return self._in_flight[0].seq if self._in_flight else self._next_seq
+
+    def _send_hello(self, now: float, reply_requested: bool) -> None:
+        self._last_hello_at = now
+        self._write(now, Hello(self.boot_id, self._window_base(), reply_requested).to_frame())
+
+    # -- what arrives -------------------------------------------------------------------
+
+    def _handle(self, now: float, frame: Frame) -> None:
+        if frame.type is FrameType.HELLO:
+            self._on_hello(now, Hello.from_payload(frame.payload))
+        elif frame.type is FrameType.HEARTBEAT:
+            heartbeat = Heartbeat.from_payload(frame.payload)
+            if heartbeat.reply_requested:
+                self._write(now, Heartbeat(self.boot_id, reply_requested=False).to_frame())
+        elif frame.type is FrameType.ACK:
+            self._on_ack(frame.payload[0])
+        elif frame.type is FrameType.NAK:
+            self._on_nak(now, frame.payload[0])
+        elif frame.type is FrameType.ERROR:
+            error = DeviceError.from_payload(frame.payload)
+            self._events.append(DeviceReported(error.code, error.detail))
+        elif frame.type.is_reliable:
+            self._on_reliable(now, frame)
+
+    def _on_hello(self, now: float, hello: Hello) -> None:
+        if hello.version != PROTOCOL_VERSION:
+            self.last_error = f"firmware speaks protocol {hello.version}"
+            return
+        restarted = False
+        if hello.boot_id != self._peer_boot_id:
+            restarted = self._peer_boot_id is not None
+            self._peer_boot_id = hello.boot_id
+            self._expected_rx = hello.next_seq
+            self._nak_sent_for = None
+            if restarted:
+                self.stats.firmware_restarts += 1
+                self._events.append(FirmwareRestarted(hello.boot_id))
+                self._defuse_resets()
+        elif self._expected_rx is not None and seq_before(self._expected_rx, hello.next_seq):
+            # The firmware counts as delivered frames we never saw; they cannot come back.
+            self._expected_rx = hello.next_seq
+            self._nak_sent_for = None
+        if hello.reply_requested:
+            self._send_hello(now, reply_requested=False)
+        if self.state is LinkState.HANDSHAKE:
+            self.state = LinkState.UP
+            self.stats.link_ups += 1
+            self._backoff = self.config.backoff_initial
+            self._last_heartbeat_at = now
+            self._events.append(LinkUp(hello.boot_id, reconnect=self._ever_up))
+            self._ever_up = True
+            self._enqueue_display(display_payload(self.display))
+        elif restarted:
+            self._enqueue_display(display_payload(self.display))
+
+    def _defuse_resets(self) -> None:
+        # A reset request still in flight has done its work once the firmware restarted;
+        # sent again it would restart the new boot. Its sequence number must stay, so it
+        # becomes a harmless copy of the display.
+        for in_flight in self._in_flight:
+            if in_flight.frame_type is FrameType.RESET:
+                in_flight.frame_type = FrameType.DISPLAY
+                in_flight.payload = display_payload(self.display)
+        for outgoing in self._queue:
+            if outgoing.frame_type is FrameType.RESET:
+                outgoing.frame_type = FrameType.DISPLAY
+                outgoing.payload = display_payload(self.display)
+
+    def _on_nak(self, now: float, expected: int) -> None:
+        if any(in_flight.seq == expected for in_flight in self._in_flight):
+            self._on_ack((expected - 1) % 256)
+            self._resend_all(now)
+        elif self._in_flight and seq_before(expected, self._in_flight[0].seq):
+            # The firmware waits for a frame an earlier boot of it acknowledged (its
+            # acknowledgements crossed its restart): tell it where the window stands.
+            self._send_hello(now, reply_requested=False)
+
+    def _on_ack(self, seq: int) -> None:
+        if all(in_flight.seq != seq for in_flight in self._in_flight):
+            return
+        while self._in_flight:
+            acked = self._in_flight.popleft()
+            self.stats.acknowledged += 1
+            if acked.seq == seq:
+                return
+
+    def _on_reliable(self, now: float, frame: Frame) -> None:
+        expected = self._expected_rx
+        if expected is None:
+            self.stats.unsynced += 1
+            return
+        if frame.seq != expected:
+            if seq_before(frame.seq, expected):
+                self.stats.duplicates += 1
+                self._write(now, ack_frame((expected - 1) % 256))
+            else:
+                self.stats.out_of_order += 1
+                if self._nak_sent_for != expected:
+                    self._nak_sent_for = expected
+                    self._write(now, nak_frame(expected))
+            return
+        self._expected_rx = (expected + 1) % 256
+        self._nak_sent_for = None
+        self._write(now, ack_frame(frame.seq))
+        event = _event_for(frame)
+        if event is not None:
+            self._events.append(event)
+
+
+def _event_for(frame: Frame) -> LinkEvent | None:
+    try:
+        if frame.type is FrameType.SENSOR:
+            sensor = SensorEvent.from_payload(frame.payload)
+            return SensorChanged(sensor.sensor, sensor.active, sensor.device_ms)
+        if frame.type is FrameType.BARCODE:
+            return BarcodeRead(frame.payload.decode("ascii", "replace"))
+        if frame.type is FrameType.BUTTON:
+            button = ButtonEvent.from_payload(frame.payload)
+            return ButtonChanged(button.button, button.pressed)
+    except FrameError as error:
+        return DeviceReported(0, f"unreadable {frame.type.name}: {error}")
+    # Display, LED and reset frames only come back over an echoing port such as loop://.
+    return None
+
+
+__all__ = [
+    "BarcodeRead",
+    "ButtonChanged",
+    "DeviceReported",
+    "FirmwareRestarted",
+    "FramesRefused",
+    "LinkConfig",
+    "LinkDown",
+    "LinkEvent",
+    "LinkState",
+    "LinkStats",
+    "LinkUp",
+    "SensorChanged",
+    "SerialLink",
+    "SerialPort",
+    "open_serial_url",
+    "seq_before",
+]

@@ -1,0 +1,1 @@
+"""The microcontroller firmware (MicroPython); see dealfw.py."""

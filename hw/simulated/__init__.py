@@ -1,0 +1,1 @@
+"""Simulated devices that stand in for the table's hardware."""

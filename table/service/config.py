@@ -1,0 +1,315 @@
+"""The table's configuration: TOML read into typed dataclasses.
+
+Every error names the file, the key and what was expected::
+
+    table.toml: [mqtt] port: expected a whole number from 1 to 65535, got "18x3"
+
+A minimal file::
+
+    [table]
+    id = "faro-1"
+    game = "faro"
+    rules = "classic"
+    options = { cat_hop_pays = 1 }
+    bank = 1000
+    journal = "/var/lib/dealtable/faro-1.sqlite"
+
+    [reader]
+    kind = "simulated"        # simulated | console | serial-scanner
+    seed = 7
+    cards_per_second = 1.0
+
+    [mqtt]
+    host = "localhost"
+    port = 1883
+    username = "table-faro-1"
+    password_file = "/etc/dealtable/mqtt-password"
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from table.errors import RulesError, TableError
+from table.faro.rules import find_rules
+from table.games import GAME_FACTORIES
+
+READER_KINDS = ("simulated", "console", "serial-scanner")
+
+
+class ConfigError(TableError):
+    """A configuration file that cannot be used; the message names file, key and expectation."""
+
+
+@dataclass(frozen=True)
+class PunterConfig:
+    name: str
+    bankroll: int
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    id: str = "table"
+    game: str = "faro"
+    rules: str = "classic"
+    options: dict[str, str] = field(default_factory=dict)
+    bank: int = 2000
+    journal: str = "table-journal.sqlite"  # beside where it runs, named after the table
+    punters: tuple[PunterConfig, ...] = ()
+
+
+@dataclass(frozen=True)
+class ReaderConfig:
+    kind: str = "simulated"
+    seed: int = 1
+    cards_per_second: float = 1.0
+    url: str = ""
+
+
+@dataclass(frozen=True)
+class TlsConfig:
+    ca_file: str = ""
+    cert_file: str = ""
+    key_file: str = ""
+
+
+@dataclass(frozen=True)
+class MqttConfig:
+    host: str = "localhost"
+    port: int = 1883
+    username: str = ""
+    password: str = ""
+    client_id: str = ""
+    session_expiry: int = 86400
+    keepalive: int = 30
+    tls: TlsConfig | None = None
+    prefix: str = "dealtable"
+
+
+@dataclass(frozen=True)
+class HardwareConfig:
+    """The table's own devices; the board file says which pins and ports they are on."""
+
+    board: str = ""  # empty: hw/board.toml
+    pin_factory: str = ""  # empty: the board's own ("mock" runs without a Pi)
+    abacus: bool = True
+    buttons: bool = True
+    layout: bool = True
+    microcontroller_url: str = ""  # empty: the board's own
+
+
+@dataclass(frozen=True)
+class DisplayConfig:
+    terminal: bool = True
+
+
+@dataclass(frozen=True)
+class Config:
+    source: str = "(built-in)"
+    table: TableConfig = field(default_factory=TableConfig)
+    reader: ReaderConfig = field(default_factory=ReaderConfig)
+    mqtt: MqttConfig | None = None
+    display: DisplayConfig = field(default_factory=DisplayConfig)
+    hardware: HardwareConfig | None = None
+
+
+class _Section:
+    """Reads one TOML table with errors that name the file and key."""
+
+    def __init__(self, source: str, name: str, data: object) -> None:
+        self.source = source
+        self.name = name
+        if not isinstance(data, dict):
+            raise ConfigError(f"{source}: [{name}] must be a table")
+        self.data: dict[str, Any] = data
+        self.seen: set[str] = set()
+
+    def fail(self, key: str, expected: str, value: object) -> ConfigError:
+        return ConfigError(
+            f"{self.source}: [{self.name}] {key}: expected {expected}, got {value!r}"
+        )
+
+    def get(self, key: str, default: Any) -> Any:
+        self.seen.add(key)
+        return self.data.get(key, default)
+
+    def text(self, key: str, default: str) -> str:
+        value = self.get(key, default)
+        if not isinstance(value, str):
+            raise self.fail(key, "text", value)
+        return value
+
+    def whole(self, key: str, default: int, low: int, high: int | None = None) -> int:
+        value = self.get(key, default)
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int)
+            or value < low
+            or (high is not None and value > high)
+        ):
+            span = f"from {low} to {high}" if high is not None else f"of at least {low}"
+            raise self.fail(key, f"a whole number {span}", value)
+        return value
+
+    def number(self, key: str, default: float, low: float) -> float:
+        value = self.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < low:
+            raise self.fail(key, f"a number of at least {low}", value)
+        return float(value)
+
+    def flag(self, key: str, default: bool) -> bool:
+        value = self.get(key, default)
+        if not isinstance(value, bool):
+            raise self.fail(key, "true or false", value)
+        return value
+
+    def choice(self, key: str, default: str, choices: tuple[str, ...] | list[str]) -> str:
+        value = self.text(key, default)
+        if value not in choices:
+            raise self.fail(key, "one of " + ", ".join(choices), value)
+        return value
+
+    def finish(self) -> None:
+        unknown = sorted(set(self.data) - self.seen)
+        if unknown:
+            known = ", ".join(sorted(self.seen))
+            raise ConfigError(
+                f"{self.source}: [{self.name}] unknown key {unknown[0]!r} (known: {known})"
+            )
+
+
+def parse_config(text: str, source: str = "(text)") -> Config:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{source}: not valid TOML: {error}") from None
+    top = _Section(source, "top level", data)
+    table = _table(source, top.get("table", {}))
+    reader = _reader(source, top.get("reader", {}))
+    mqtt_data = top.get("mqtt", None)
+    mqtt = None if mqtt_data is None else _mqtt(source, mqtt_data, table.id)
+    display_section = _Section(source, "display", top.get("display", {}))
+    display = DisplayConfig(terminal=display_section.flag("terminal", True))
+    display_section.finish()
+    hardware_data = top.get("hardware", None)
+    hardware = None if hardware_data is None else _hardware(source, hardware_data)
+    top.finish()
+    return Config(source, table, reader, mqtt, display, hardware)
+
+
+def _hardware(source: str, data: object) -> HardwareConfig:
+    section = _Section(source, "hardware", data)
+    config = HardwareConfig(
+        board=section.text("board", ""),
+        pin_factory=section.choice("pin_factory", "", ("", "lgpio", "rpigpio", "native", "mock")),
+        abacus=section.flag("abacus", True),
+        buttons=section.flag("buttons", True),
+        layout=section.flag("layout", True),
+        microcontroller_url=section.text("microcontroller_url", ""),
+    )
+    section.finish()
+    if config.board and not Path(config.board).exists():
+        raise ConfigError(f"{source}: [hardware] board: no board file at {config.board}")
+    return config
+
+
+def load_config(path: str | Path) -> Config:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read: {error.strerror}") from None
+    return parse_config(text, str(path))
+
+
+def _table(source: str, data: object) -> TableConfig:
+    section = _Section(source, "table", data)
+    table_id = section.text("id", "table")
+    if not table_id or not all(c.isalnum() or c in "-_" for c in table_id):
+        raise section.fail("id", "letters, digits, '-' or '_' (it names MQTT topics)", table_id)
+    game = section.choice("game", "faro", sorted(GAME_FACTORIES))
+    rules = section.text("rules", "classic")
+    raw_options = section.get("options", {})
+    if not isinstance(raw_options, dict):
+        raise section.fail("options", "a table of rule options", raw_options)
+    options = {
+        str(key): str(value).lower() if isinstance(value, bool) else str(value)
+        for key, value in raw_options.items()
+    }
+    if game == "faro":
+        try:
+            find_rules(rules, options)
+        except RulesError as error:
+            raise ConfigError(f"{source}: [table] rules/options: {error}") from None
+    punters = []
+    raw_punters = section.get("punters", [])
+    if not isinstance(raw_punters, list):
+        raise section.fail("punters", "a list of { name, bankroll }", raw_punters)
+    for index, raw in enumerate(raw_punters):
+        entry = _Section(source, f"table.punters[{index}]", raw)
+        punters.append(PunterConfig(entry.text("name", ""), entry.whole("bankroll", 100, 1)))
+        entry.finish()
+    config = TableConfig(
+        id=table_id,
+        game=game,
+        rules=rules,
+        options=options,
+        bank=section.whole("bank", 2000, 0),
+        journal=section.text("journal", f"{table_id}-journal.sqlite"),
+        punters=tuple(punters),
+    )
+    section.finish()
+    return config
+
+
+def _reader(source: str, data: object) -> ReaderConfig:
+    section = _Section(source, "reader", data)
+    config = ReaderConfig(
+        kind=section.choice("kind", "simulated", READER_KINDS),
+        seed=section.whole("seed", 1, 0),
+        cards_per_second=section.number("cards_per_second", 1.0, 0.0),
+        url=section.text("url", ""),
+    )
+    section.finish()
+    if config.kind == "serial-scanner" and not config.url:
+        raise ConfigError(f"{source}: [reader] url: a serial scanner needs a port URL")
+    return config
+
+
+def _mqtt(source: str, data: object, table_id: str) -> MqttConfig:
+    section = _Section(source, "mqtt", data)
+    password = section.text("password", "")
+    password_file = section.text("password_file", "")
+    if password_file:
+        try:
+            password = Path(password_file).read_text(encoding="utf-8").strip()
+        except OSError as error:
+            raise ConfigError(
+                f"{source}: [mqtt] password_file: cannot read {password_file}: {error.strerror}"
+            ) from None
+    tls = None
+    tls_data = section.get("tls", None)
+    if tls_data is not None:
+        tls_section = _Section(source, "mqtt.tls", tls_data)
+        tls = TlsConfig(
+            ca_file=tls_section.text("ca_file", ""),
+            cert_file=tls_section.text("cert_file", ""),
+            key_file=tls_section.text("key_file", ""),
+        )
+        tls_section.finish()
+    config = MqttConfig(
+        host=section.text("host", "localhost"),
+        port=section.whole("port", 1883, 1, 65535),
+        username=section.text("username", ""),
+        password=password,
+        client_id=section.text("client_id", f"dealtable-{table_id}"),
+        session_expiry=section.whole("session_expiry", 86400, 0),
+        keepalive=section.whole("keepalive", 30, 5, 3600),
+        tls=tls,
+        prefix=section.text("prefix", "dealtable"),
+    )
+    section.finish()
+    return config

@@ -1,0 +1,115 @@
+"""The table's own devices, wired to the service: the LED casekeep, the dealer's buttons and
+the microcontroller under the layout (its lamps, its box-empty switch).
+
+Frames go out after every change the journal has taken; buttons and sensors come back as
+table-language commands, judged by the engine like any other.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from display.frames import casekeep_frame, layout_frame
+from display.hardware import AbacusDriver, LayoutDriver
+from firmware_bridge.clock import Clock, SystemClock
+from firmware_bridge.link import LinkDown, LinkUp, SensorChanged, SerialLink
+from firmware_bridge.protocol import Sensor
+from hw.board import DEFAULT_BOARD, Board, load_board, make_pin_factory
+from hw.buttons import DealerAction, DealerButtons
+from hw.casekeep import CasekeepAbacus
+from table.events import Event
+from table.language import Command, EmptyCmd, LockCmd, ShuffleCmd, VoidCmd
+from table.service.config import HardwareConfig
+from table.service.table_service import TableService
+
+log = logging.getLogger("dealtable.hardware")
+
+_BUTTON_COMMANDS: dict[DealerAction, Command] = {
+    DealerAction.NEW_DECK: ShuffleCmd(),
+    DealerAction.LOCK_BETS: LockCmd(),
+    DealerAction.VOID: VoidCmd(),
+}
+
+
+class TableHardware:
+    def __init__(
+        self, config: HardwareConfig, *, clock: Clock | None = None, pin_factory: Any = None
+    ) -> None:
+        self.config = config
+        self.board: Board = load_board(Path(config.board) if config.board else DEFAULT_BOARD)
+        self.clock = clock or SystemClock()
+        self.pin_factory = pin_factory
+        if pin_factory is None and (config.abacus or config.buttons):
+            self.pin_factory = make_pin_factory(config.pin_factory or self.board.pin_factory)
+        self.abacus: AbacusDriver | None = None
+        self.buttons: DealerButtons | None = None
+        self.link: SerialLink | None = None
+        self.layout: LayoutDriver | None = None
+        try:
+            if config.abacus:
+                self.abacus = AbacusDriver(
+                    CasekeepAbacus(self.board.casekeep, pin_factory=self.pin_factory)
+                )
+            if config.buttons:
+                self.buttons = DealerButtons(
+                    self.board.buttons, pin_factory=self.pin_factory, clock=self.clock
+                )
+            if config.layout:
+                self.link = SerialLink(
+                    config.microcontroller_url or self.board.microcontroller_url, self.clock
+                )
+                self.layout = LayoutDriver(self.link)
+        except Exception:
+            self.close()
+            raise
+
+    def attach(self, service: TableService) -> None:
+        """Show the table as it is now, and after every change from here on."""
+        self.service = service
+        self.show()
+        service.listeners.append(self._changed)
+
+    def _changed(self, events: Sequence[Event]) -> None:
+        self.show()
+
+    def show(self) -> None:
+        state = self.service.state
+        if self.abacus is not None:
+            self.abacus.show(casekeep_frame(state))
+        if self.layout is not None:
+            self.layout.show(layout_frame(state))
+
+    def poll(self) -> list[Command]:
+        """What the dealer and the box asked for since the last call, as commands."""
+        commands: list[Command] = []
+        if self.buttons is not None:
+            for action in self.buttons.take():
+                command = _BUTTON_COMMANDS.get(action)
+                if command is None:
+                    log.info("button %s: give the card at the console", action.value)
+                else:
+                    commands.append(command)
+        if self.link is not None:
+            for event in self.link.poll():
+                if (
+                    isinstance(event, SensorChanged)
+                    and event.sensor is Sensor.BOX_EMPTY
+                    and event.active
+                ):
+                    commands.append(EmptyCmd())
+                elif isinstance(event, LinkUp):
+                    log.info("layout display up (firmware boot %d)", event.firmware_boot_id)
+                elif isinstance(event, LinkDown):
+                    log.warning("layout display down: %s", event)
+        return commands
+
+    def close(self) -> None:
+        if self.abacus is not None:
+            self.abacus.abacus.close()
+        if self.buttons is not None:
+            self.buttons.close()
+        if self.link is not None:
+            self.link.close()

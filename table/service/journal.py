@@ -1,0 +1,318 @@
+"""The journal: every event of a table, appended to SQLite before it is shown or published.
+
+The journal is the table's source of truth. Recovery after a crash is a replay of it, game
+recall is a query, and the MQTT outbox is a cursor into it. Each record carries the hash of
+the one before, so an edited or missing record is found by :meth:`Journal.verify`.
+
+The file is opened in WAL mode with ``synchronous=FULL``: once :meth:`Journal.append` returns,
+the events survive a power cut.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from table.errors import TableError
+from table.events import Event, event_from_json, event_to_json
+
+FORMAT_VERSION = 1
+GENESIS_HASH = "0" * 64
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS events (
+    seq INTEGER PRIMARY KEY,
+    deal INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    at REAL NOT NULL,
+    body TEXT NOT NULL,
+    prev_hash TEXT NOT NULL,
+    hash TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS events_by_deal ON events (deal, seq);
+CREATE TABLE IF NOT EXISTS cursors (
+    name TEXT PRIMARY KEY,
+    seq INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS requests (
+    request_id TEXT PRIMARY KEY,
+    seq INTEGER NOT NULL
+);
+"""
+
+
+class JournalError(TableError):
+    """A journal that cannot be opened, written or trusted."""
+
+
+def record_hash(prev_hash: str, body: str) -> str:
+    return hashlib.sha256(f"{prev_hash}\n{body}".encode()).hexdigest()
+
+
+def canonical_body(event: Event) -> str:
+    """The event's JSON as stored and hashed: keys in the codec's order, no spaces."""
+    return json.dumps(event_to_json(event), ensure_ascii=False, separators=(",", ":"))
+
+
+@dataclass(frozen=True)
+class Broken:
+    """The first record that breaks the chain, and why."""
+
+    seq: int
+    reason: str
+
+    def __str__(self) -> str:
+        return f"record {self.seq}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class DealSummary:
+    deal: int
+    first_seq: int
+    last_seq: int
+    started_at: float
+    cards: int
+    splits: int
+    ended: str  # "finished", "voided" or "in progress"
+
+
+class Journal:
+    """An append-only SQLite journal of one table's events."""
+
+    def __init__(self, path: str | Path, table_id: str | None = None) -> None:
+        self.path = Path(path)
+        try:
+            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.executescript(_SCHEMA)
+        except sqlite3.DatabaseError as error:
+            raise JournalError(f"journal {self.path}: cannot open: {error}") from None
+        self._check_version()
+        stored_table = self._meta("table")
+        if stored_table is None and table_id is not None:
+            self._set_meta("table", table_id)
+            stored_table = table_id
+        elif table_id is not None and stored_table != table_id:
+            raise JournalError(
+                f"journal {self.path} belongs to table {stored_table!r}, not {table_id!r}"
+            )
+        self.table_id = stored_table
+        row = self._db.execute("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1").fetchone()
+        self.last_seq: int = row[0] if row else 0
+        self._last_hash: str = row[1] if row else GENESIS_HASH
+
+    def _check_version(self) -> None:
+        stored = self._meta("format")
+        if stored is None:
+            self._set_meta("format", str(FORMAT_VERSION))
+            return
+        try:
+            version = int(stored)
+        except ValueError:
+            raise JournalError(f"journal {self.path}: unreadable format {stored!r}") from None
+        if version > FORMAT_VERSION:
+            raise JournalError(
+                f"journal {self.path} was written in format {version} by a newer dealtable; "
+                f"this one reads format {FORMAT_VERSION}: upgrade dealtable, the file is untouched"
+            )
+
+    def _meta(self, key: str) -> str | None:
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def _set_meta(self, key: str, value: str) -> None:
+        self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> Journal:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- writing --------------------------------------------------------------------------
+
+    def append(self, events: Sequence[Event]) -> None:
+        """Append the events of one command in one transaction: all of them or none."""
+        if not events:
+            return
+        rows = []
+        prev_hash = self._last_hash
+        expected = self.last_seq + 1
+        for event in events:
+            if event.seq != expected:
+                raise JournalError(
+                    f"journal {self.path}: event {event.type_name} has seq {event.seq}, "
+                    f"expected {expected}; nothing written"
+                )
+            body = canonical_body(event)
+            digest = record_hash(prev_hash, body)
+            rows.append((event.seq, event.deal, event.type_name, event.at, body, prev_hash, digest))
+            prev_hash = digest
+            expected += 1
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.executemany(
+                "INSERT INTO events (seq, deal, type, at, body, prev_hash, hash) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                rows,
+            )
+            self._db.execute("COMMIT")
+        except sqlite3.DatabaseError as error:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+            raise JournalError(f"journal {self.path}: cannot append: {error}") from None
+        self.last_seq = expected - 1
+        self._last_hash = prev_hash
+
+    # --- reading --------------------------------------------------------------------------
+
+    def events(self, after_seq: int = 0, deal: int | None = None) -> Iterator[Event]:
+        """Events in seq order, after ``after_seq`` (and of one deal if given)."""
+        if deal is None:
+            cursor = self._db.execute(
+                "SELECT body FROM events WHERE seq > ? ORDER BY seq", (after_seq,)
+            )
+        else:
+            cursor = self._db.execute(
+                "SELECT body FROM events WHERE seq > ? AND deal = ? ORDER BY seq",
+                (after_seq, deal),
+            )
+        for (body,) in cursor:
+            yield event_from_json(json.loads(body))
+
+    def bodies(self, after_seq: int = 0, limit: int = 1000) -> list[tuple[int, str]]:
+        """Stored JSON of events after ``after_seq``, at most ``limit``: what the outbox sends."""
+        cursor = self._db.execute(
+            "SELECT seq, body FROM events WHERE seq > ? ORDER BY seq LIMIT ?", (after_seq, limit)
+        )
+        return [(int(seq), str(body)) for seq, body in cursor]
+
+    def cursor(self, name: str) -> int:
+        row = self._db.execute("SELECT seq FROM cursors WHERE name = ?", (name,)).fetchone()
+        return 0 if row is None else int(row[0])
+
+    def set_cursor(self, name: str, seq: int) -> None:
+        """Remember how far a consumer (the MQTT outbox) has got; it only moves forward."""
+        self._db.execute(
+            "INSERT INTO cursors (name, seq) VALUES (?, ?) "
+            "ON CONFLICT (name) DO UPDATE SET seq = MAX(seq, excluded.seq)",
+            (name, seq),
+        )
+
+    def remember_request(self, request_id: str, seq: int) -> None:
+        """A command's request id, kept so that a replayed request is refused even after a
+        restart."""
+        self._db.execute(
+            "INSERT OR IGNORE INTO requests (request_id, seq) VALUES (?, ?)", (request_id, seq)
+        )
+
+    def request_seq(self, request_id: str) -> int | None:
+        row = self._db.execute(
+            "SELECT seq FROM requests WHERE request_id = ?", (request_id,)
+        ).fetchone()
+        return None if row is None else int(row[0])
+
+    def verify(self) -> Broken | None:
+        """Check every record against its body and the record before; None if all is sound."""
+        prev_hash = GENESIS_HASH
+        expected = 1
+        cursor = self._db.execute("SELECT seq, body, prev_hash, hash FROM events ORDER BY seq")
+        for seq, body, stored_prev, stored_hash in cursor:
+            if seq != expected:
+                return Broken(expected, f"missing (the next record is {seq})")
+            if stored_prev != prev_hash:
+                return Broken(seq, "does not follow the record before it (hash chain broken)")
+            if record_hash(prev_hash, body) != stored_hash:
+                return Broken(seq, "its content was changed after it was written")
+            try:
+                event = event_from_json(json.loads(body))
+            except (ValueError, TableError) as error:
+                return Broken(seq, f"unreadable: {error}")
+            if event.seq != seq:
+                return Broken(seq, f"holds event seq {event.seq}")
+            prev_hash = stored_hash
+            expected += 1
+        return None
+
+    def deals(self) -> list[DealSummary]:
+        """Every deal in the journal, oldest first."""
+        summaries = []
+        rows = self._db.execute(
+            "SELECT deal, MIN(seq), MAX(seq), MIN(at), "
+            "SUM(type = 'card_dealt'), "
+            "SUM(type = 'turn_closed' AND json_extract(body, '$.split')), "
+            "SUM(type = 'deal_finished'), SUM(type = 'deal_voided') "
+            "FROM events WHERE deal > 0 GROUP BY deal ORDER BY deal"
+        )
+        for deal, first, last, started, cards, splits, finished, voided in rows:
+            ended = "finished" if finished else "voided" if voided else "in progress"
+            summaries.append(
+                DealSummary(deal, first, last, started, cards or 0, splits or 0, ended)
+            )
+        return summaries
+
+    # --- export ---------------------------------------------------------------------------
+
+    def export_jsonl(self, out: IO[str]) -> int:
+        count = 0
+        for _, body in self._all_bodies():
+            out.write(body + "\n")
+            count += 1
+        return count
+
+    def export_csv(self, out: IO[str]) -> int:
+        writer = csv.writer(out)
+        writer.writerow(
+            [
+                "seq",
+                "deal",
+                "type",
+                "at",
+                "punter",
+                "spot",
+                "outcome",
+                "net",
+                "card",
+                "role",
+                "turn",
+                "json",
+            ]
+        )
+        count = 0
+        for _, body in self._all_bodies():
+            data = json.loads(body)
+            writer.writerow(
+                [
+                    data["seq"],
+                    data["deal"],
+                    data["type"],
+                    data["at"],
+                    data.get("punter", ""),
+                    data.get("spot", ""),
+                    data.get("outcome", ""),
+                    data.get("net", ""),
+                    data.get("card", ""),
+                    data.get("role", ""),
+                    data.get("turn", ""),
+                    body,
+                ]
+            )
+            count += 1
+        return count
+
+    def _all_bodies(self) -> Iterable[tuple[int, str]]:
+        return self._db.execute("SELECT seq, body FROM events ORDER BY seq")

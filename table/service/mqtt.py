@@ -1,0 +1,352 @@
+"""The table on MQTT (paho-mqtt 2.x, MQTT v5).
+
+Topics under ``<prefix>/<table-id>/``: ``events`` (every event, QoS 1, in seq order),
+``state`` (retained snapshot), ``status`` (retained ``online``/``offline``, the last will),
+``cmd/<verb>`` in and ``reply`` out.
+
+The journal is the outbox: events are published from it, and the last seq the broker
+acknowledged is kept in the journal, so after a broker outage or a restart publishing goes
+on from there. Nothing is lost and the order is kept; a subscriber may see an event twice
+after a reconnect and drops repeats by ``seq``.
+
+paho runs its network loop on its own thread; its callbacks only put what they were told on
+a queue, which the service's main loop drains in :meth:`MqttLink.pump`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import queue
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
+
+from table.cards import Card
+from table.errors import TableError
+from table.language import (
+    BetCmd,
+    CallCmd,
+    Command,
+    CorrectCmd,
+    LeaveCmd,
+    LockCmd,
+    MoveCmd,
+    PunterCmd,
+    ShuffleCmd,
+    VoidCmd,
+    WithdrawCmd,
+)
+from table.service.config import MqttConfig
+from table.service.journal import Journal
+from table.service.table_service import TableService, state_snapshot
+
+log = logging.getLogger("dealtable.mqtt")
+
+OUTBOX_CURSOR = "mqtt"
+WINDOW = 50  # events in flight before the broker acknowledges them
+
+
+class CommandError(TableError):
+    """An MQTT command that is malformed: the reply says what is wrong."""
+
+
+@dataclass(frozen=True)
+class _Connected:
+    reason: str
+    success: bool
+
+
+@dataclass(frozen=True)
+class _Disconnected:
+    reason: str
+
+
+@dataclass(frozen=True)
+class _Acked:
+    mid: int
+
+
+@dataclass(frozen=True)
+class _Incoming:
+    topic: str
+    payload: bytes
+
+
+def _field(payload: dict[str, Any], name: str, kind: type, verb: str, default: Any = ...) -> Any:
+    if name not in payload:
+        if default is ...:
+            raise CommandError(f"cmd/{verb}: field {name!r} is missing")
+        return default
+    value = payload[name]
+    if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
+        raise CommandError(f"cmd/{verb}: field {name!r} must be a whole number, not {value!r}")
+    if kind is not int and not isinstance(value, kind):
+        raise CommandError(f"cmd/{verb}: field {name!r} must be {kind.__name__}, not {value!r}")
+    return value
+
+
+def command_from_payload(verb: str, payload: dict[str, Any]) -> Command:
+    """An MQTT command as a table-language command. No verb can add a card."""
+    if verb == "bet":
+        return BetCmd(
+            _field(payload, "punter", str, verb),
+            _field(payload, "spot", str, verb),
+            _field(payload, "amount", int, verb),
+            copper=_field(payload, "copper", bool, verb, False),
+            mark=_field(payload, "mark", bool, verb, False),
+            instruction=_field(payload, "instruction", str, verb, ""),
+        )
+    if verb == "withdraw":
+        amount = _field(payload, "amount", int, verb, None) if "amount" in payload else None
+        copper = _field(payload, "copper", bool, verb, None) if "copper" in payload else None
+        return WithdrawCmd(
+            _field(payload, "punter", str, verb), _field(payload, "spot", str, verb), amount, copper
+        )
+    if verb == "move":
+        return MoveCmd(
+            _field(payload, "punter", str, verb),
+            _field(payload, "from", str, verb),
+            _field(payload, "to", str, verb),
+        )
+    if verb == "call":
+        order = _field(payload, "order", list, verb)
+        if len(order) != 3 or not all(isinstance(word, str) for word in order):
+            raise CommandError(f"cmd/call: field 'order' must be three ranks or colours: {order!r}")
+        return CallCmd(
+            _field(payload, "punter", str, verb),
+            (order[0], order[1], order[2]),
+            _field(payload, "amount", int, verb),
+        )
+    if verb == "punter":
+        return PunterCmd(
+            _field(payload, "punter", str, verb), _field(payload, "bankroll", int, verb)
+        )
+    if verb == "leave":
+        return LeaveCmd(_field(payload, "punter", str, verb))
+    if verb == "lock":
+        return LockCmd()
+    if verb == "shuffle":
+        return ShuffleCmd()
+    if verb == "void":
+        return VoidCmd(deal=_field(payload, "deal", bool, verb, False))
+    if verb == "correct":
+        text = _field(payload, "card", str, verb)
+        try:
+            return CorrectCmd(Card.parse(text))
+        except ValueError as error:
+            raise CommandError(f"cmd/correct: {error}") from None
+    if verb == "card":
+        raise CommandError("cmd/card: commands cannot add a card; cards come from the readers")
+    raise CommandError(
+        f"unknown verb {verb!r} (known: bet, withdraw, move, call, punter, leave, lock, "
+        "shuffle, void, correct)"
+    )
+
+
+class MqttLink:
+    def __init__(
+        self,
+        config: MqttConfig,
+        table_id: str,
+        service: TableService,
+        journal: Journal,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.config = config
+        self.prefix = f"{config.prefix}/{table_id}"
+        self.service = service
+        self.journal = journal
+        self.clock = clock
+        self.connected = False
+        self.last_refusal: str | None = None
+        self._queue: queue.Queue[_Connected | _Disconnected | _Acked | _Incoming] = queue.Queue()
+        self._acked_upto = journal.cursor(OUTBOX_CURSOR)
+        self._sent_upto = self._acked_upto
+        self._in_flight: dict[int, int] = {}
+        self._acked_beyond: set[int] = set()
+        self._state_seq = -1
+        client = mqtt.Client(
+            CallbackAPIVersion.VERSION2,
+            client_id=config.client_id or f"dealtable-{table_id}",
+            protocol=mqtt.MQTTv5,
+        )
+        if config.username:
+            client.username_pw_set(config.username, config.password or None)
+        if config.tls is not None:
+            client.tls_set(
+                ca_certs=config.tls.ca_file or None,
+                certfile=config.tls.cert_file or None,
+                keyfile=config.tls.key_file or None,
+            )
+        client.will_set(f"{self.prefix}/status", "offline", qos=1, retain=True)
+        client.reconnect_delay_set(min_delay=1, max_delay=5)
+        client.on_connect = self._on_connect
+        client.on_disconnect = self._on_disconnect
+        client.on_publish = self._on_publish
+        client.on_message = self._on_message
+        self.client = client
+
+    # --- paho's thread: only hand things over ---------------------------------------------
+
+    def _on_connect(
+        self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any
+    ) -> None:
+        self._queue.put(_Connected(str(reason), not reason.is_failure))
+
+    def _on_disconnect(
+        self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any
+    ) -> None:
+        self._queue.put(_Disconnected(str(reason)))
+
+    def _on_publish(
+        self, client: mqtt.Client, userdata: Any, mid: int, reason: Any, properties: Any
+    ) -> None:
+        self._queue.put(_Acked(mid))
+
+    def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
+        self._queue.put(_Incoming(message.topic, bytes(message.payload)))
+
+    # --- the main loop's side ---------------------------------------------------------------
+
+    def start(self) -> None:
+        properties = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
+        properties.SessionExpiryInterval = self.config.session_expiry
+        self.client.connect_async(
+            self.config.host,
+            self.config.port,
+            keepalive=self.config.keepalive,
+            clean_start=False,
+            properties=properties,
+        )
+        self.client.loop_start()
+
+    def stop(self) -> None:
+        if self.connected:
+            self.client.publish(
+                f"{self.prefix}/status", "offline", qos=1, retain=True
+            ).wait_for_publish(2.0)
+        self.client.disconnect()
+        self.client.loop_stop()
+
+    @property
+    def acked_seq(self) -> int:
+        return self._acked_upto
+
+    def pump(self) -> None:
+        """Handle what paho reported, run incoming commands, publish what the journal holds."""
+        while True:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if isinstance(item, _Connected):
+                self._connected(item)
+            elif isinstance(item, _Disconnected):
+                if self.connected:
+                    log.warning("broker connection lost: %s", item.reason)
+                self.connected = False
+            elif isinstance(item, _Acked):
+                self._acked(item.mid)
+            else:
+                self._command(item)
+        if self.connected:
+            self._publish_outbox()
+            self._publish_state()
+
+    def flush(self, timeout: float) -> bool:
+        """Publish until the broker has acknowledged every journaled event (or time runs out)."""
+        deadline = self.clock() + timeout
+        while self.clock() < deadline:
+            self.pump()
+            if self.connected and self._acked_upto >= self.journal.last_seq:
+                return True
+            time.sleep(0.01)
+        return False
+
+    def _connected(self, item: _Connected) -> None:
+        if not item.success:
+            log.error("broker refused the connection: %s", item.reason)
+            return
+        log.info("connected to the broker at %s:%d", self.config.host, self.config.port)
+        self.connected = True
+        # Start again from what the broker acknowledged; repeats are dropped by seq downstream.
+        self._in_flight.clear()
+        self._acked_beyond.clear()
+        self._sent_upto = self._acked_upto
+        self._state_seq = -1
+        self.client.subscribe(f"{self.prefix}/cmd/+", qos=1)
+        self.client.publish(f"{self.prefix}/status", "online", qos=1, retain=True)
+
+    def _acked(self, mid: int) -> None:
+        seq = self._in_flight.pop(mid, None)
+        if seq is None:
+            return
+        self._acked_beyond.add(seq)
+        advanced = self._acked_upto
+        while advanced + 1 in self._acked_beyond:
+            advanced += 1
+            self._acked_beyond.discard(advanced)
+        if advanced != self._acked_upto:
+            self._acked_upto = advanced
+            self.journal.set_cursor(OUTBOX_CURSOR, advanced)
+
+    def _publish_outbox(self) -> None:
+        room = WINDOW - len(self._in_flight)
+        if room <= 0:
+            return
+        for seq, body in self.journal.bodies(self._sent_upto, room):
+            info = self.client.publish(f"{self.prefix}/events", body, qos=1)
+            if info.rc != mqtt.MQTT_ERR_SUCCESS:
+                log.warning("publish of event %d failed (%s); will retry", seq, info.rc)
+                return
+            self._in_flight[info.mid] = seq
+            self._sent_upto = seq
+
+    def _publish_state(self) -> None:
+        state = self.service.state
+        if state.last_seq == self._state_seq:
+            return
+        payload = json.dumps(state_snapshot(state), ensure_ascii=False, separators=(",", ":"))
+        info = self.client.publish(f"{self.prefix}/state", payload, qos=1, retain=True)
+        if info.rc == mqtt.MQTT_ERR_SUCCESS:
+            self._state_seq = state.last_seq
+
+    def _reply(self, request_id: str | None, body: dict[str, Any]) -> None:
+        body = {"request_id": request_id, **body}
+        self.client.publish(f"{self.prefix}/reply", json.dumps(body, ensure_ascii=False), qos=1)
+
+    def _command(self, item: _Incoming) -> None:
+        verb = item.topic.rsplit("/", 1)[-1]
+        request_id: str | None = None
+        try:
+            try:
+                payload = json.loads(item.payload.decode("utf-8"))
+            except (UnicodeDecodeError, json.JSONDecodeError) as error:
+                raise CommandError(f"cmd/{verb}: not a JSON object: {error}") from None
+            if not isinstance(payload, dict):
+                raise CommandError(f"cmd/{verb}: the payload must be a JSON object")
+            raw_id = payload.get("request_id")
+            if not isinstance(raw_id, str) or not raw_id:
+                raise CommandError(f"cmd/{verb}: field 'request_id' (text) is missing")
+            request_id = raw_id
+            used = self.journal.request_seq(request_id)
+            if used is not None:
+                raise CommandError(
+                    f"request id {request_id!r} was already used (at event {used}); "
+                    "nothing was done again"
+                )
+            command = command_from_payload(verb, payload)
+            events = self.service.execute(command)
+        except TableError as refused:
+            self.last_refusal = str(refused)
+            self._reply(request_id, {"ok": False, "error": str(refused)})
+            return
+        self.journal.remember_request(request_id, self.journal.last_seq)
+        self._reply(request_id, {"ok": True, "seqs": [event.seq for event in events]})

@@ -1,0 +1,277 @@
+"""``dealtable run``: the table service's main loop.
+
+With no config it runs a fully simulated Faro table: a seeded simulated dealing box, simulated
+punters, the terminal display and a journal in the current folder; no broker needed. On start
+it replays its journal and resumes exactly where it stopped.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import random
+import signal
+import socket
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, TextIO
+
+from display.terminal import describe, render_table
+from table.cards import Card
+from table.errors import TableError
+from table.events import DealFinished, DealVoided, Event
+from table.faro.engine import Phase
+from table.faro.punters import DEMO_PUNTERS
+from table.language import Command, ShuffleCmd, parse_line
+from table.service.config import Config
+from table.service.journal import Journal
+from table.service.table_service import TableService
+from table.shoe import Shoe
+
+if TYPE_CHECKING:
+    from table.service.hardware import TableHardware
+
+log = logging.getLogger("dealtable")
+
+
+class SystemdNotifier:
+    """``sd_notify`` in a few lines: READY=1 and WATCHDOG=1 as datagrams to $NOTIFY_SOCKET."""
+
+    def __init__(self, address: str | None) -> None:
+        self.address = address
+        self._socket: socket.socket | None = None
+        if address:
+            self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        interval = os.environ.get("WATCHDOG_USEC")
+        self.watchdog_interval = int(interval) / 2e6 if interval and interval.isdigit() else 0.0
+        self._last_ping = 0.0
+
+    @classmethod
+    def from_environment(cls) -> SystemdNotifier:
+        return cls(os.environ.get("NOTIFY_SOCKET"))
+
+    def notify(self, message: str) -> None:
+        if self._socket is None or not self.address:
+            return
+        # A leading '@' names an abstract socket: a NUL byte on the wire.
+        address = "\0" + self.address[1:] if self.address.startswith("@") else self.address
+        try:
+            self._socket.sendto(message.encode(), address)
+        except OSError as error:
+            log.warning("systemd notify failed: %s", error)
+
+    def ready(self) -> None:
+        self.notify("READY=1\nSTATUS=dealing")
+
+    def healthy(self, now: float) -> None:
+        """Called from the main loop each time round: pings the watchdog when it is due."""
+        if self.watchdog_interval and now - self._last_ping >= self.watchdog_interval:
+            self.notify("WATCHDOG=1")
+            self._last_ping = now
+
+    def stopping(self) -> None:
+        self.notify("STOPPING=1")
+
+
+class SimulatedTable:
+    """A simulated dealer, dealing box and punters around a real service.
+
+    The box order of deal N is fixed by the seed, so a restarted service deals on from the
+    card where it stopped; the punters' choices for a betting window depend only on the
+    seed, the deal and the turn, and are journaled together, so a crash never repeats them.
+    """
+
+    def __init__(self, service: TableService, seed: int, punters: int = 6) -> None:
+        self.service = service
+        self.seed = seed
+        self.punters = list(DEMO_PUNTERS[:punters])
+        self._seat_missing()
+
+    def _seat_missing(self) -> None:
+        state = self.service.state
+        commands: list[Command] = []
+        for punter in self.punters:
+            if punter.name not in state.bankrolls:
+                parsed = parse_line(f"punter {punter.name} {punter.bankroll}")
+                assert parsed is not None
+                commands.append(parsed)
+        if commands:
+            self.service.execute_many(commands)
+
+    def box_order(self, deal: int) -> list[Card]:
+        shoe = Shoe(self.service.state.rules.deck_spec, rng=random.Random(f"{self.seed}:{deal}"))
+        return shoe.peek_remaining()
+
+    def step(self) -> list[Event]:
+        """One thing a dealer does: a new deck, a round of bets and the next card."""
+        service = self.service
+        state = service.state
+        if state.alarm is not None:
+            return service.execute_line("void")
+        if state.phase in (Phase.NO_DECK, Phase.FINISHED):
+            return service.execute(ShuffleCmd())
+        events: list[Event] = []
+        if state.bets_open:
+            rng = random.Random(f"{self.seed}:{state.deal}:{state.turn}")
+            proposals: list[Command] = []
+            for punter in self.punters:
+                if punter.name != state.banker and punter.name in state.bankrolls:
+                    proposals += punter.propose(state, rng)
+            events += service.execute_many(proposals)
+        dealt = set(state.casekeep.dealt_cards())
+        next_card = next(card for card in self.box_order(state.deal) if card not in dealt)
+        events += service.card(next_card)
+        return events
+
+
+class ConsoleReader:
+    """The dealer's keyboard: table-language lines from standard input, read on a thread."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        self._thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self._thread.start()
+
+    def _read(self, stream: TextIO) -> None:
+        for line in stream:
+            self.lines.put(line)
+        self.lines.put(None)
+
+
+class TerminalDisplay:
+    def __init__(self, out: TextIO, service: TableService) -> None:
+        self.out = out
+        self.service = service
+        self.on_terminal = out.isatty()
+
+    def show(self, events: Sequence[Event]) -> None:
+        lines = [text for event in events if (text := describe(event))]
+        frame = render_table(self.service.state, lines, colour=self.on_terminal)
+        if self.on_terminal:
+            self.out.write("\x1b[H\x1b[2J" + frame + "\n")
+        else:
+            self.out.write(frame + "\n" + "-" * 78 + "\n")
+        self.out.flush()
+
+
+def run(
+    config: Config,
+    *,
+    deals: int | None = None,
+    until_deal: int | None = None,
+    out: TextIO = sys.stdout,
+    console: TextIO | None = None,
+    clock: Callable[[], float] = time.time,
+    sleep: Callable[[float], None] = time.sleep,
+    stop: threading.Event | None = None,
+    hardware: TableHardware | None = None,
+) -> int:
+    """Run the table until ``deals`` more deals are finished (or deal ``until_deal`` is over),
+    the console closes, or a signal asks it to stop."""
+    stop = stop or threading.Event()
+    journal = Journal(config.table.journal, config.table.id)
+    service = TableService(config, journal, clock)
+    if service.resumed:
+        log.info(
+            "resumed from %s at event %d (deal %d, %s)",
+            journal.path,
+            journal.last_seq,
+            service.state.deal,
+            service.state.phase.value,
+        )
+    notifier = SystemdNotifier.from_environment()
+    link = None
+    if config.mqtt is not None:
+        from table.service.mqtt import MqttLink
+
+        link = MqttLink(config.mqtt, config.table.id, service, journal)
+        link.start()
+    if config.display.terminal:
+        display = TerminalDisplay(out, service)
+        service.listeners.append(display.show)
+    if hardware is None and config.hardware is not None:
+        from table.service.hardware import TableHardware
+
+        hardware = TableHardware(config.hardware)
+    if hardware is not None:
+        hardware.attach(service)
+    simulated = (
+        SimulatedTable(service, config.reader.seed) if config.reader.kind == "simulated" else None
+    )
+    reader = ConsoleReader(console or sys.stdin) if config.reader.kind == "console" else None
+    pause = 1.0 / config.reader.cards_per_second if config.reader.cards_per_second > 0 else 0.0
+    ended = _DealCounter()
+    service.listeners.append(ended.count)
+    notifier.ready()
+    try:
+        while not stop.is_set():
+            notifier.healthy(clock())
+            if link is not None:
+                link.pump()
+            if hardware is not None:
+                for command in hardware.poll():
+                    try:
+                        service.execute(command)
+                    except TableError as refused:
+                        log.warning("refused from the table's devices: %s", refused)
+            if deals is not None and ended.deals >= deals:
+                break
+            if until_deal is not None and _deal_over(service, until_deal):
+                break
+            if simulated is not None:
+                simulated.step()
+                if pause:
+                    sleep(pause)
+            elif reader is not None:
+                try:
+                    line = reader.lines.get(timeout=0.2)
+                except queue.Empty:
+                    continue
+                if line is None:
+                    break
+                try:
+                    service.execute_line(line)
+                except TableError as refused:
+                    out.write(f"refused: {refused}\n")
+                    out.flush()
+            else:
+                sleep(0.2)
+        if link is not None:
+            link.flush(timeout=5.0)
+    finally:
+        notifier.stopping()
+        if link is not None:
+            link.stop()
+        if hardware is not None:
+            hardware.close()
+        journal.close()
+    return 0
+
+
+def _deal_over(service: TableService, deal: int) -> bool:
+    state = service.state
+    return state.deal > deal or (
+        state.deal == deal and state.phase in (Phase.FINISHED, Phase.NO_DECK)
+    )
+
+
+class _DealCounter:
+    """Deals finished (or voided) since the service started."""
+
+    def __init__(self) -> None:
+        self.deals = 0
+
+    def count(self, events: Sequence[Event]) -> None:
+        self.deals += sum(isinstance(event, DealFinished | DealVoided) for event in events)
+
+
+def install_signal_handlers(stop: threading.Event) -> None:
+    def request_stop(signum: int, _frame: object) -> None:
+        log.info("signal %d: finishing the current step and stopping", signum)
+        stop.set()
+
+    signal.signal(signal.SIGTERM, request_stop)
+    signal.signal(signal.SIGINT, request_stop)

@@ -1,0 +1,223 @@
+"""hw/mosquitto's example ACL on a real Mosquitto: who may do what at the table."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import paho.mqtt.client as mqtt
+import pytest
+from paho.mqtt.enums import CallbackAPIVersion
+
+from table.service.config import Config, MqttConfig, ReaderConfig, TableConfig, TlsConfig
+from table.service.journal import Journal
+from table.service.mqtt import MqttLink
+from table.service.table_service import TableService
+from tests.mosquitto import Broker, free_port, wait_until
+
+HW = Path(__file__).resolve().parent.parent / "hw" / "mosquitto"
+ACCOUNTS = {
+    "table-faro-1": "t4ble",
+    "dealer": "d3aler",
+    "terminal": "t3rminal",
+    "display": "d1splay",
+}
+
+
+def make_password_file(path: Path) -> None:
+    tool = shutil.which("mosquitto_passwd") or "/usr/bin/mosquitto_passwd"
+    for user, password in ACCOUNTS.items():
+        subprocess.run([tool, "-b", str(path), user, password], check=True, capture_output=True)
+
+
+@pytest.fixture
+def secured_broker(tmp_path: Path) -> Iterator[Broker]:
+    directory = tmp_path / "broker"
+    directory.mkdir()
+    passwords = directory / "passwd"
+    passwords.touch()
+    make_password_file(passwords)
+    shutil.copy(HW / "acl", directory / "acl")
+    broker = Broker(
+        directory,
+        extra_config=(
+            f"allow_anonymous false\npassword_file {passwords}\nacl_file {directory / 'acl'}\n"
+        ),
+    )
+    broker.start()
+    yield broker
+    broker.stop()
+
+
+class Client:
+    def __init__(self, port: int, user: str | None, **tls: Any) -> None:
+        self.connack: Any = None
+        self.connected = threading.Event()
+        self.replies: list[dict[str, Any]] = []
+        self.acks: dict[int, Any] = {}
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+        if user is not None:
+            self.client.username_pw_set(user, ACCOUNTS[user])
+        if tls:
+            self.client.tls_set(**tls)
+        self.client.on_connect = self._on_connect
+        self.client.on_message = lambda c, u, m: self.replies.append(json.loads(m.payload))
+        self.client.on_publish = self._on_publish
+        self.client.connect("127.0.0.1", port)
+        self.client.loop_start()
+
+    def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
+        self.connack = reason
+        if not reason.is_failure:
+            client.subscribe("dealtable/faro-1/reply", qos=1)
+        self.connected.set()
+
+    def _on_publish(self, client: Any, userdata: Any, mid: int, reason: Any, props: Any) -> None:
+        self.acks[mid] = reason
+
+    def send(self, verb: str, payload: dict[str, Any]) -> Any:
+        info = self.client.publish(f"dealtable/faro-1/cmd/{verb}", json.dumps(payload), qos=1)
+        assert wait_until(lambda: info.mid in self.acks, timeout=5)
+        return self.acks[info.mid]
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+@pytest.fixture
+def table(
+    tmp_path: Path, secured_broker: Broker
+) -> Iterator[tuple[TableService, MqttLink, Journal]]:
+    config = Config(
+        table=TableConfig(id="faro-1", journal=str(tmp_path / "j.sqlite")),
+        reader=ReaderConfig(kind="console"),
+        mqtt=MqttConfig(
+            host="127.0.0.1",
+            port=secured_broker.port,
+            username="table-faro-1",
+            password=ACCOUNTS["table-faro-1"],
+        ),
+    )
+    journal = Journal(config.table.journal, "faro-1")
+    service = TableService(config, journal)
+    assert config.mqtt is not None
+    link = MqttLink(config.mqtt, "faro-1", service, journal)
+    link.start()
+    assert wait_until(lambda: link.connected, step=link.pump), "the table could not log in"
+    for line in ("punter anna 100", "shuffle", "card 2C"):
+        service.execute_line(line)
+    yield service, link, journal
+    link.stop()
+    journal.close()
+
+
+def test_an_anonymous_client_is_refused(table: Any, secured_broker: Broker) -> None:
+    anonymous = Client(secured_broker.port, None)
+    assert anonymous.connected.wait(5)
+    assert anonymous.connack.is_failure
+    assert "authori" in str(anonymous.connack).lower()
+    anonymous.close()
+
+
+def test_a_display_can_neither_bet_nor_deal(
+    table: tuple[TableService, MqttLink, Journal], secured_broker: Broker
+) -> None:
+    service, link, journal = table
+    display = Client(secured_broker.port, "display")
+    assert display.connected.wait(5) and not display.connack.is_failure
+    for verb, payload in (
+        ("bet", {"request_id": "d1", "punter": "anna", "spot": "9", "amount": 4}),
+        ("shuffle", {"request_id": "d2"}),
+        ("void", {"request_id": "d3"}),
+    ):
+        reason = display.send(verb, payload)
+        assert reason.is_failure, f"the broker took cmd/{verb} from a display"
+    dealer = Client(secured_broker.port, "dealer")
+    assert dealer.connected.wait(5)
+    dealer.send("lock", {"request_id": "ok-1"})  # sent after: its reply proves the rest arrived
+    assert wait_until(
+        lambda: any(r["request_id"] == "ok-1" for r in dealer.replies), step=link.pump
+    )
+    assert [r["request_id"] for r in dealer.replies] == ["ok-1"]
+    assert service.state.bets == {}
+    assert journal.last_seq == max(e.seq for e in journal.events())
+    display.close()
+    dealer.close()
+
+
+def test_a_betting_terminal_bets_but_cannot_give_dealer_commands(
+    table: tuple[TableService, MqttLink, Journal], secured_broker: Broker
+) -> None:
+    service, link, _ = table
+    terminal = Client(secured_broker.port, "terminal")
+    assert terminal.connected.wait(5) and not terminal.connack.is_failure
+    for verb, payload in (
+        ("void", {"request_id": "x1"}),
+        ("correct", {"request_id": "x2", "card": "3H"}),
+        ("shuffle", {"request_id": "x3"}),
+        ("lock", {"request_id": "x4"}),
+    ):
+        assert terminal.send(verb, payload).is_failure, f"a terminal gave cmd/{verb}"
+    assert not terminal.send(
+        "bet", {"request_id": "b1", "punter": "anna", "spot": "9", "amount": 4}
+    ).is_failure
+    assert wait_until(
+        lambda: any(r["request_id"] == "b1" for r in terminal.replies), step=link.pump
+    )
+    assert [r["request_id"] for r in terminal.replies] == ["b1"]
+    assert terminal.replies[0]["ok"] is True
+    assert [bet.stake for bet in service.state.bets.values()] == [4]
+    terminal.close()
+
+
+def test_the_table_talks_tls_with_the_example_certificates(tmp_path: Path) -> None:
+    certs = tmp_path / "certs"
+    subprocess.run(
+        [str(HW / "make-certs.sh"), str(certs), "localhost"], check=True, capture_output=True
+    )
+    directory = tmp_path / "broker"
+    directory.mkdir()
+    passwords = directory / "passwd"
+    passwords.touch()
+    make_password_file(passwords)
+    tls_port = free_port()
+    broker = Broker(
+        directory,
+        extra_config=(
+            "allow_anonymous false\n"
+            f"password_file {passwords}\n"
+            f"listener {tls_port} 127.0.0.1\n"
+            f"certfile {certs / 'server.crt'}\n"
+            f"keyfile {certs / 'server.key'}\n"
+            f"cafile {certs / 'ca.crt'}\n"
+        ),
+    )
+    broker.start()
+    try:
+        journal = Journal(tmp_path / "j.sqlite", "faro-1")
+        config = Config(
+            table=TableConfig(id="faro-1"),
+            mqtt=MqttConfig(
+                host="localhost",
+                port=tls_port,
+                username="table-faro-1",
+                password=ACCOUNTS["table-faro-1"],
+                tls=TlsConfig(ca_file=str(certs / "ca.crt")),
+            ),
+        )
+        service = TableService(config, journal)
+        assert config.mqtt is not None
+        link = MqttLink(config.mqtt, "faro-1", service, journal)
+        link.start()
+        assert wait_until(lambda: link.connected, step=link.pump), "no TLS connection"
+        assert link.flush(timeout=10)
+        link.stop()
+        journal.close()
+    finally:
+        broker.stop()

@@ -1,0 +1,136 @@
+"""The journal on a real SQLite file: append, replay, the hash chain, recall and export."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from table.faro import FaroTable
+from table.service.journal import FORMAT_VERSION, Journal, JournalError
+from tests.conftest import deal_rest
+
+
+def journal_with_a_deal(path: Path) -> tuple[Journal, FaroTable]:
+    """A journal holding a whole table's life: setup, one full deal with a bet and a split."""
+    record = FaroTable("t1")
+    events = list(record.opening)
+    events += record.fund_bank(1000)
+    for name in ("dan", "anna", "ben"):
+        events += record.seat(name, 100)
+    events += record.new_deck()
+    events += record.deal("2C")
+    events += record.bet("dan", "9", 4)
+    events += deal_rest(record, "KD 9C QH QS")
+    journal = Journal(path, "t1")
+    journal.append(events[:10])
+    journal.append(events[10:])
+    return journal, record
+
+
+def test_events_survive_reopening_and_replay_to_the_same_state(tmp_path: Path) -> None:
+    journal, table = journal_with_a_deal(tmp_path / "j.sqlite")
+    last = journal.last_seq
+    journal.close()
+    reopened = Journal(tmp_path / "j.sqlite", "t1")
+    assert reopened.last_seq == last
+    assert FaroTable.replay(reopened.events()).state == table.state
+    mode = sqlite3.connect(tmp_path / "j.sqlite").execute("PRAGMA journal_mode").fetchone()[0]
+    assert mode == "wal"
+
+
+def test_an_append_out_of_sequence_writes_nothing(tmp_path: Path) -> None:
+    journal, table = journal_with_a_deal(tmp_path / "j.sqlite")
+    last = journal.last_seq
+    stray = table.new_deck()
+    doubled = [stray[0], stray[0]]
+    with pytest.raises(JournalError, match="expected"):
+        journal.append(doubled)
+    assert journal.last_seq == last
+    assert len(list(journal.events())) == last
+
+
+def test_verify_names_the_first_broken_record(tmp_path: Path) -> None:
+    path = tmp_path / "j.sqlite"
+    journal, _ = journal_with_a_deal(path)
+    assert journal.verify() is None
+    journal.close()
+    db = sqlite3.connect(path)
+    seq, body = db.execute(
+        "SELECT seq, body FROM events WHERE type = 'bet_settled' ORDER BY seq"
+    ).fetchone()
+    assert '"net":4' in body
+    db.execute(
+        "UPDATE events SET body = ? WHERE seq = ?", (body.replace('"net":4', '"net":40'), seq)
+    )
+    db.commit()
+    broken = Journal(path).verify()
+    assert broken is not None
+    assert str(broken) == f"record {seq}: its content was changed after it was written"
+    db.execute("DELETE FROM events WHERE seq = 12")
+    db.commit()
+    assert str(Journal(path).verify()) == "record 12: missing (the next record is 13)"
+
+
+def test_a_journal_from_a_newer_version_is_refused_untouched(tmp_path: Path) -> None:
+    path = tmp_path / "j.sqlite"
+    Journal(path, "t1").close()
+    db = sqlite3.connect(path)
+    db.execute("UPDATE meta SET value = ? WHERE key = 'format'", (str(FORMAT_VERSION + 1),))
+    db.commit()
+    with pytest.raises(JournalError, match="newer dealtable"):
+        Journal(path, "t1")
+    assert db.execute("SELECT value FROM meta WHERE key='format'").fetchone()[0] == str(
+        FORMAT_VERSION + 1
+    )
+
+
+def test_a_journal_belongs_to_one_table(tmp_path: Path) -> None:
+    Journal(tmp_path / "j.sqlite", "t1").close()
+    with pytest.raises(JournalError, match="belongs to table 't1'"):
+        Journal(tmp_path / "j.sqlite", "t2")
+
+
+def test_deals_are_listed_and_recalled(tmp_path: Path) -> None:
+    journal, table = journal_with_a_deal(tmp_path / "j.sqlite")
+    (deal,) = journal.deals()
+    assert (deal.deal, deal.cards, deal.splits, deal.ended) == (
+        1,
+        52,
+        table.state.splits,
+        "finished",
+    )
+    recalled = list(journal.events(deal=1))
+    assert recalled[0].type_name == "deck_started"
+    assert recalled[-1].type_name == "deal_finished"
+
+
+def test_export_json_lines_and_csv(tmp_path: Path) -> None:
+    journal, _ = journal_with_a_deal(tmp_path / "j.sqlite")
+    lines = io.StringIO()
+    assert journal.export_jsonl(lines) == journal.last_seq
+    first = json.loads(lines.getvalue().splitlines()[0])
+    assert (first["seq"], first["type"]) == (1, "rules_chosen")
+    table = io.StringIO()
+    journal.export_csv(table)
+    rows = list(csv.DictReader(io.StringIO(table.getvalue())))
+    assert len(rows) == journal.last_seq
+    won = [row for row in rows if row["type"] == "bet_settled" and row["punter"] == "dan"]
+    assert (won[0]["spot"], won[0]["outcome"], won[0]["net"]) == ("9", "win", "4")
+
+
+def test_cursors_only_move_forward_and_requests_are_remembered(tmp_path: Path) -> None:
+    journal, _ = journal_with_a_deal(tmp_path / "j.sqlite")
+    journal.set_cursor("mqtt", 30)
+    journal.set_cursor("mqtt", 20)
+    assert journal.cursor("mqtt") == 30
+    journal.remember_request("r1", 31)
+    journal.close()
+    reopened = Journal(tmp_path / "j.sqlite")
+    assert reopened.cursor("mqtt") == 30
+    assert reopened.request_seq("r1") == 31
+    assert reopened.request_seq("r2") is None

@@ -1,0 +1,250 @@
+"""The table on a real Mosquitto: events in order, retained state, commands and replies,
+and a broker outage in the middle of a deal."""
+
+from __future__ import annotations
+
+import json
+import threading
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import paho.mqtt.client as mqtt
+import pytest
+from paho.mqtt.enums import CallbackAPIVersion
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
+
+from table.service.config import Config, MqttConfig, ReaderConfig, TableConfig
+from table.service.journal import Journal
+from table.service.mqtt import MqttLink
+from table.service.run import SimulatedTable
+from table.service.table_service import TableService, state_snapshot
+from tests.mosquitto import Broker, wait_until
+
+
+class Watcher:
+    """A subscriber as a display or a betting terminal would run one."""
+
+    def __init__(self, port: int, topic: str, username: str = "", password: str = "") -> None:
+        self.messages: list[tuple[str, bytes, bool]] = []
+        self.lock = threading.Lock()
+        self.connected = threading.Event()
+        self.refused: str | None = None
+        self.client = mqtt.Client(
+            CallbackAPIVersion.VERSION2,
+            client_id=f"watcher-{uuid.uuid4().hex[:8]}",
+            protocol=mqtt.MQTTv5,
+        )
+        if username:
+            self.client.username_pw_set(username, password)
+        self.topic = topic
+        self.client.on_connect = self._on_connect
+        self.client.on_message = self._on_message
+        properties = Properties(PacketTypes.CONNECT)
+        properties.SessionExpiryInterval = 300  # a subscriber that keeps its queue across an outage
+        self.client.connect("127.0.0.1", port, clean_start=False, properties=properties)
+        self.client.reconnect_delay_set(min_delay=1, max_delay=2)
+        self.client.loop_start()
+
+    def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
+        if reason.is_failure:
+            self.refused = str(reason)
+            return
+        client.subscribe(self.topic, qos=1)
+        self.connected.set()
+
+    def _on_message(self, client: Any, userdata: Any, message: mqtt.MQTTMessage) -> None:
+        with self.lock:
+            self.messages.append((message.topic, message.payload, bool(message.retain)))
+
+    def on(self, suffix: str) -> list[bytes]:
+        with self.lock:
+            return [payload for topic, payload, _ in self.messages if topic.endswith(suffix)]
+
+    def events(self) -> list[dict[str, Any]]:
+        return [json.loads(payload) for payload in self.on("/events")]
+
+    def publish(self, topic: str, payload: object) -> None:
+        self.client.publish(topic, json.dumps(payload), qos=1).wait_for_publish(5)
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+def make_service(
+    tmp_path: Path, port: int, table_id: str = "t1"
+) -> tuple[TableService, MqttLink, Journal]:
+    config = Config(
+        table=TableConfig(id=table_id, journal=str(tmp_path / "journal.sqlite")),
+        reader=ReaderConfig(kind="simulated", seed=3, cards_per_second=0),
+        mqtt=MqttConfig(host="127.0.0.1", port=port, client_id=f"table-{table_id}"),
+    )
+    journal = Journal(config.table.journal, table_id)
+    service = TableService(config, journal)
+    assert config.mqtt is not None
+    link = MqttLink(config.mqtt, table_id, service, journal)
+    return service, link, journal
+
+
+@pytest.fixture
+def watcher(broker: Broker) -> Iterator[Watcher]:
+    """A subscriber to everything the table says, there before the table connects."""
+    subscriber = Watcher(broker.port, "dealtable/t1/#")
+    assert subscriber.connected.wait(5)
+    yield subscriber
+    subscriber.close()
+
+
+@pytest.fixture
+def table(
+    tmp_path: Path, broker: Broker, watcher: Watcher
+) -> Iterator[tuple[TableService, MqttLink, Journal]]:
+    service, link, journal = make_service(tmp_path, broker.port)
+    link.start()
+    assert wait_until(lambda: link.connected, step=link.pump), "the table did not connect"
+    yield service, link, journal
+    link.stop()
+    journal.close()
+
+
+def test_a_full_simulated_deal_arrives_in_order_and_the_retained_state_matches(
+    table: tuple[TableService, MqttLink, Journal], broker: Broker, watcher: Watcher
+) -> None:
+    service, link, journal = table
+    simulated = SimulatedTable(service, seed=3)
+    while service.state.phase.value != "finished":
+        simulated.step()
+        link.pump()
+    assert link.flush(timeout=10)
+    assert wait_until(lambda: len(watcher.events()) >= journal.last_seq)
+    seqs = [event["seq"] for event in watcher.events()]
+    assert sorted(set(seqs)) == list(range(1, journal.last_seq + 1))
+    deduplicated = list(dict.fromkeys(seqs))
+    assert deduplicated == sorted(deduplicated)  # in seq order
+    assert [e["type"] for e in watcher.events()].count("card_dealt") == 52
+    assert wait_until(
+        lambda: (
+            bool(watcher.on("/state"))
+            and json.loads(watcher.on("/state")[-1])["seq"] == journal.last_seq
+        )
+    )
+    assert json.loads(watcher.on("/state")[-1]) == state_snapshot(service.state)
+    assert watcher.on("/status")[-1] == b"online"
+    # A display that connects later gets the retained state and status at once.
+    late = Watcher(broker.port, "dealtable/t1/state")
+    assert wait_until(lambda: bool(late.on("/state")))
+    assert json.loads(late.on("/state")[0])["casekeep"]["A"]["left"] == 0
+    late.close()
+
+
+def test_the_state_never_shows_a_card_still_in_the_box(
+    table: tuple[TableService, MqttLink, Journal],
+) -> None:
+    service = table[0]
+    simulated = SimulatedTable(service, seed=3)
+    for _ in range(10):
+        simulated.step()
+    snapshot = json.dumps(state_snapshot(service.state))
+    dealt = {str(card) for card in service.state.casekeep.dealt_cards()}
+    remaining = {str(card) for card in service.state.casekeep.remaining_cards()}
+    assert dealt and remaining
+    for card in remaining:
+        assert f'"{card}"' not in snapshot
+    for card in dealt:
+        assert f'"{card}"' in snapshot
+
+
+def _ask(watcher: Watcher, link: MqttLink, verb: str, payload: dict[str, Any]) -> dict[str, Any]:
+    request = payload.get("request_id")
+    before = len(watcher.on("/reply"))
+    watcher.publish(f"dealtable/t1/cmd/{verb}", payload)
+    assert wait_until(lambda: len(watcher.on("/reply")) > before, step=link.pump)
+    reply: dict[str, Any] = json.loads(watcher.on("/reply")[-1])
+    assert reply["request_id"] == request
+    return reply
+
+
+def test_commands_are_judged_by_the_engine_and_bad_ones_change_nothing(
+    table: tuple[TableService, MqttLink, Journal], watcher: Watcher
+) -> None:
+    service, link, journal = table
+    service.execute_line("punter anna 100")
+    service.execute_line("shuffle")
+    service.execute_line("card 2C")
+
+    reply = _ask(
+        watcher, link, "bet", {"request_id": "r1", "punter": "anna", "spot": "9", "amount": 4}
+    )
+    assert reply["ok"] is True
+    assert [bet.stake for bet in service.state.bets.values()] == [4]
+
+    last = journal.last_seq
+    bad = {
+        "replayed request": (
+            "bet",
+            {"request_id": "r1", "punter": "anna", "spot": "9", "amount": 4},
+            "already used",
+        ),
+        "wrong type": (
+            "bet",
+            {"request_id": "r2", "punter": "anna", "spot": "9", "amount": "4"},
+            "whole number",
+        ),
+        "no request id": ("bet", {"punter": "anna", "spot": "9", "amount": 4}, "request_id"),
+        "unknown verb": ("dance", {"request_id": "r3"}, "unknown verb 'dance'"),
+        "a card": ("card", {"request_id": "r4", "card": "KH"}, "cannot add a card"),
+        "engine refuses": (
+            "bet",
+            {"request_id": "r5", "punter": "anna", "spot": "2", "amount": 500},
+            "only 96 chips",
+        ),
+    }
+    for name, (verb, payload, message) in bad.items():
+        reply = _ask(watcher, link, verb, payload)
+        assert reply["ok"] is False, name
+        assert message in reply["error"], (name, reply)
+    before = len(watcher.on("/reply"))
+    watcher.client.publish("dealtable/t1/cmd/bet", b"{not json", qos=1).wait_for_publish(5)
+    assert wait_until(lambda: len(watcher.on("/reply")) > before, step=link.pump)
+    assert "not a JSON object" in json.loads(watcher.on("/reply")[-1])["error"]
+    watcher.publish("dealtable/t1/cmd/bet", ["a", "list"])
+    assert wait_until(lambda: len(watcher.on("/reply")) > before + 1, step=link.pump)
+    assert "must be a JSON object" in json.loads(watcher.on("/reply")[-1])["error"]
+    assert journal.last_seq == last
+    assert [bet.stake for bet in service.state.bets.values()] == [4]
+
+
+def test_a_broker_outage_mid_deal_loses_nothing(
+    tmp_path: Path, broker: Broker, watcher: Watcher
+) -> None:
+    """The broker stopped for 10 s mid-deal and started again: every event delivered afterwards."""
+    service, link, journal = make_service(tmp_path, broker.port)
+    link.start()
+    assert wait_until(lambda: link.connected, step=link.pump)
+    simulated = SimulatedTable(service, seed=3)
+    for _ in range(15):
+        simulated.step()
+        link.pump()
+    broker.stop()
+    for _ in range(20):  # the table deals on while the broker is away
+        simulated.step()
+        link.pump()
+    assert wait_until(lambda: not link.connected, step=link.pump)
+    outage_started = journal.last_seq
+    wait_until(lambda: False, timeout=10, step=link.pump)  # ten seconds without a broker
+    broker.start()
+    while service.state.phase.value != "finished":
+        simulated.step()
+        link.pump()
+    assert wait_until(lambda: link.connected, timeout=20, step=link.pump)
+    assert link.flush(timeout=20)
+    assert wait_until(
+        lambda: {e["seq"] for e in watcher.events()} >= set(range(1, journal.last_seq + 1)),
+        timeout=20,
+        step=link.pump,
+    ), f"missing after the outage from {outage_started}"
+    link.stop()
+    journal.close()

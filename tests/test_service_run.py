@@ -1,0 +1,230 @@
+"""`dealtable run` as a real process: resume after a crash, systemd, the journal tools."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import random
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+from table.service.journal import Journal
+from tests.mosquitto import Broker, wait_until
+from tests.test_service_mqtt import Watcher
+
+CLI = [sys.executable, "-m", "table.service.cli"]
+
+
+def dealtable(
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*CLI, *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=timeout,
+        check=False,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def write_config(path: Path, journal: Path, broker: Broker | None = None, speed: float = 0) -> Path:
+    text = f"""
+[table]
+id = "t1"
+rules = "classic"
+bank = 2000
+journal = "{journal}"
+
+[reader]
+kind = "simulated"
+seed = 5
+cards_per_second = {speed}
+
+[display]
+terminal = false
+"""
+    if broker is not None:
+        text += f'\n[mqtt]\nhost = "127.0.0.1"\nport = {broker.port}\nclient_id = "table-t1"\n'
+    path.write_text(text)
+    return path
+
+
+def last_seq(journal_path: Path) -> int:
+    if not journal_path.exists():
+        return 0
+    try:
+        with closing(sqlite3.connect(f"file:{journal_path}?mode=ro", uri=True)) as db:
+            row = db.execute("SELECT MAX(seq) FROM events").fetchone()
+    except sqlite3.OperationalError:
+        return 0  # created but not yet set up
+    return int(row[0] or 0)
+
+
+def progressed(journal_path: Path, written: int, process: subprocess.Popen[str]) -> bool:
+    """The run has journaled something of its own, or has ended."""
+    return last_seq(journal_path) > written or process.poll() is not None
+
+
+def comparable(journal_path: Path) -> list[dict[str, Any]]:
+    """The journal's events without their timestamps (a rerun happens at other times)."""
+    with Journal(journal_path) as journal:
+        events = [json.loads(body) for _, body in journal.bodies(0, 100_000)]
+    for event in events:
+        event.pop("at")
+    return events
+
+
+def test_with_no_config_it_deals_a_simulated_table_and_resumes_its_journal(tmp_path: Path) -> None:
+    first = dealtable("run", "--deals", "1", "--speed", "0", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert "casekeep" in first.stdout and ": hoc of turn 25" in first.stdout
+    journal = tmp_path / "table-journal.sqlite"
+    assert journal.exists()
+    second = dealtable("run", "--deals", "1", "--speed", "0", cwd=tmp_path)
+    assert second.returncode == 0, second.stderr
+    assert "resumed from" in second.stderr
+    with Journal(journal) as opened:
+        assert [deal.ended for deal in opened.deals()] == ["finished", "finished"]
+        assert opened.verify() is None
+
+
+def test_sigkill_at_20_random_points_loses_nothing(tmp_path: Path, broker: Broker) -> None:
+    """The service killed with SIGKILL at 20 random points of a deal and restarted each time:
+    the final journal and the events received equal those of an uninterrupted run."""
+    reference = tmp_path / "reference.sqlite"
+    done = dealtable(
+        "run", "--config", str(write_config(tmp_path / "ref.toml", reference)), "--until-deal", "1"
+    )
+    assert done.returncode == 0, done.stderr
+
+    watcher = Watcher(broker.port, "dealtable/t1/events")
+    assert watcher.connected.wait(5)
+    crashed = tmp_path / "crashed.sqlite"
+    config = write_config(tmp_path / "crash.toml", crashed, broker, speed=15)
+    rng = random.Random(20)
+    kills = 0
+    while True:
+        written = last_seq(crashed)
+        process = subprocess.Popen(
+            [*CLI, "run", "--config", str(config), "--until-deal", "1"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        if kills < 20:
+            # Kill at a random moment once this run has journaled something of its own.
+            assert wait_until(functools.partial(progressed, crashed, written, process), 30)
+            try:
+                process.wait(timeout=rng.uniform(0.0, 0.1))
+            except subprocess.TimeoutExpired:
+                process.send_signal(signal.SIGKILL)
+                process.wait()
+                kills += 1
+                continue
+        out = process.communicate(timeout=120)[1]
+        assert process.returncode == 0, out
+        break
+    assert kills == 20
+    assert comparable(crashed) == comparable(reference)
+
+    last = len(comparable(crashed))
+    assert wait_until(
+        lambda: {e["seq"] for e in watcher.events()} >= set(range(1, last + 1)), timeout=20
+    )
+    received = watcher.events()
+    first_seen = list(dict.fromkeys(event["seq"] for event in received))
+    assert first_seen == sorted(first_seen)  # in seq order
+    by_seq = {event["seq"]: {k: v for k, v in event.items() if k != "at"} for event in received}
+    assert [by_seq[seq] for seq in range(1, last + 1)] == comparable(crashed)
+    settled = [
+        e["bet"] for e in comparable(crashed) if e["type"] == "bet_settled" and e["stake"] == 0
+    ]
+    assert len(settled) == len(set(settled))  # no bet settled twice
+    watcher.close()
+
+
+def test_systemd_hears_ready_and_the_watchdog(tmp_path: Path) -> None:
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    address = str(tmp_path / "notify")
+    listener.bind(address)
+    listener.settimeout(30)
+    result = dealtable(
+        "run",
+        "--deals",
+        "1",
+        "--speed",
+        "0",
+        "--journal",
+        str(tmp_path / "j.sqlite"),
+        cwd=tmp_path,
+        env={"NOTIFY_SOCKET": address, "WATCHDOG_USEC": "100000"},
+    )
+    assert result.returncode == 0, result.stderr
+    messages = []
+    listener.settimeout(0.5)
+    try:
+        while True:
+            messages.append(listener.recv(1024).decode())
+    except TimeoutError:
+        pass
+    assert messages[0].startswith("READY=1")
+    assert "WATCHDOG=1" in messages
+    assert messages[-1] == "STOPPING=1"
+
+
+def test_verify_history_and_export_from_the_command_line(tmp_path: Path) -> None:
+    journal = tmp_path / "j.sqlite"
+    assert (
+        dealtable("run", "--deals", "2", "--speed", "0", "--journal", str(journal)).returncode == 0
+    )
+    verified = dealtable("verify", str(journal))
+    assert verified.returncode == 0 and "chain intact" in verified.stdout
+    listing = dealtable("history", str(journal)).stdout.splitlines()
+    assert len(listing) == 2 and all("52 cards" in line and "finished" in line for line in listing)
+    recall = dealtable("history", str(journal), "2").stdout
+    assert "deal 2: a new standard-52 deck" in recall and "turn 25:" in recall
+    assert dealtable("history", str(journal), "9").returncode == 1
+    exported = dealtable(
+        "export", str(journal), "--format", "csv", "--out", str(tmp_path / "x.csv")
+    )
+    assert exported.returncode == 0
+    assert (tmp_path / "x.csv").read_text().startswith("seq,deal,type,at,")
+    lines = dealtable("export", str(journal)).stdout.splitlines()
+    assert json.loads(lines[0])["type"] == "rules_chosen"
+
+    with Journal(journal) as opened:
+        opened._db.execute(
+            "UPDATE events SET body = replace(body, '\"at\":', '\"at\":1') WHERE seq = 60"
+        )
+    broken = dealtable("verify", str(journal))
+    assert broken.returncode == 1
+    assert "BROKEN at record 60" in broken.stdout
+    assert dealtable("verify", str(tmp_path / "missing.sqlite")).returncode != 0
+
+
+def test_config_check_names_the_file_the_key_and_what_was_expected(tmp_path: Path) -> None:
+    good = write_config(tmp_path / "good.toml", tmp_path / "j.sqlite")
+    checked = dealtable("config", "check", str(good))
+    assert checked.returncode == 0 and ": ok" in checked.stdout
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[table]\nid = "t1"\nrules = "classic"\n\n[mqtt]\nport = "18x3"\n')
+    refused = dealtable("config", "check", str(bad))
+    assert refused.returncode == 2
+    assert (
+        f"{bad}: [mqtt] port: expected a whole number from 1 to 65535, got '18x3'" in refused.stderr
+    )
+    typo = tmp_path / "typo.toml"
+    typo.write_text('[table]\nid = "t1"\nrulez = "classic"\n')
+    assert "[table] unknown key 'rulez'" in dealtable("config", "check", str(typo)).stderr
+    options = tmp_path / "options.toml"
+    options.write_text("[table]\noptions = { cat_hop = 1 }\n")
+    assert "unknown Faro option 'cat_hop'" in dealtable("config", "check", str(options)).stderr
