@@ -749,3 +749,13 @@ def test_a_card_followed_by_a_stand_can_no_longer_be_voided() -> None:
     refused(table, table.void_card, "play went on after the last card")
     table.void_coup()
     assert table.state.bankrolls["ana"] == 500 and not table.state.bets
+
+
+def test_002_banque_stakes_on_both_hands_together_stay_within_the_bank() -> None:
+    """002: the bank can lose only what is in it, on the right and the left together."""
+    table = open_chemin_de_fer(game="banque", bank=100)
+    table.bet("ana", "right", 60)
+    refused(table, lambda: table.bet("ben", "left", 41), "at most 40 more")
+    table.bet("ben", "left", 40)
+    refused(table, lambda: table.bet("ana", "player", 1), "unknown side 'player'")
+    refused(table, lambda: table.banco("cy"), "banco is called at Chemin de Fer")
