@@ -759,3 +759,24 @@ def test_002_banque_stakes_on_both_hands_together_stay_within_the_bank() -> None
     table.bet("ben", "left", 40)
     refused(table, lambda: table.bet("ana", "player", 1), "unknown side 'player'")
     refused(table, lambda: table.banco("cy"), "banco is called at Chemin de Fer")
+
+
+def test_faro_lines_at_a_baccarat_table_are_refused_by_name() -> None:
+    replay = replay_lines(
+        [
+            "game punto-banco",
+            "bank 100",
+            "punter ana 50",
+            "shuffle",
+            "call ana 7 J 3 2",
+            "move ana 9 10",
+            "bet ana banker 5 copper",
+            "withdraw ana banker copper",
+        ]
+    )
+    messages = [error.message for error in replay.errors]
+    assert [error.line_number for error in replay.errors] == [5, 6, 7, 8]
+    assert "calling the turn is Faro's" in messages[0]
+    assert "withdrawn and placed again, not moved" in messages[1]
+    assert "coppers, marks and progressions are Faro's" in messages[2]
+    assert "coppers are Faro's" in messages[3]

@@ -82,6 +82,15 @@ def run_command(table: BaccaratTable, command: Command, *, at: float | None = No
             return []
         case GameCmd(game=game):
             raise IllegalCommandError(f"game {game}: this table deals {table.game}")
-        case CallCmd() | MoveCmd() | WithdrawCmd():
-            raise IllegalCommandError(f"{type(command).__name__}: a Faro line, not a baccarat one")
+        case CallCmd():
+            raise IllegalCommandError("call: calling the turn is Faro's; baccarat has no turn")
+        case MoveCmd():
+            raise IllegalCommandError(
+                f"move {command.punter}: a baccarat stake is withdrawn and placed again, not moved"
+            )
+        case WithdrawCmd():
+            raise BetRefusedError(
+                f"withdraw {command.punter} {command.spot}: coppers are Faro's; "
+                "a baccarat withdrawal is PUNTER SIDE [AMOUNT]"
+            )
     raise IllegalCommandError(f"a baccarat table cannot carry out {type(command).__name__}")
