@@ -1141,7 +1141,9 @@ class BaccaratTable:
             raise CardRefusedError(
                 f"card {card}: alarm {alarm.alarm_id} waits for the dealer ({alarm.message})"
             )
-        out = self._begin(at)
+        if at is not None:
+            self._at = at
+        out: list[Event] = []
         problem = self._card_problem(card)
         if problem is not None:
             self._raise_alarm(out, problem[0], problem[1], card)
@@ -1251,7 +1253,8 @@ class BaccaratTable:
             self._emit(
                 out, CardDealt, card=card, role=state.geometry.roles[pending], turn=state.coup
             )
-        self._after_card(out)
+        if state.pending < 0 or state.cut_out or state.cards_out >= state.rules.cut_at:
+            self._after_card(out)
 
     def _after_card(self, out: list[Event]) -> None:
         state = self.state
