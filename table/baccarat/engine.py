@@ -186,7 +186,7 @@ class BaccaratState:
     cards_out: int = 0
     cut_out: bool = False
     coups_in_shoe: int = 0
-    seen: dict[int, int] = field(default_factory=dict)  # by card_key(): copies out
+    seen: dict[int, int] = field(default_factory=dict)  # copies out, by card_key()
     burn_left: int = 0  # -1: the card that sets the burn is next
     hands: list[list[Card]] = field(default_factory=list)
     dealt: int = 0  # cards dealt to the hands of the coup in play
