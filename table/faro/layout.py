@@ -13,6 +13,8 @@ A group bet covers two, three or four ranks that touch on this board.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import cache
+from itertools import combinations
 
 from table.cards import Rank
 
@@ -81,8 +83,9 @@ def group_shape(ranks: Iterable[Rank]) -> str | None:
     return None
 
 
-def legal_groups(size: int) -> list[tuple[Rank, ...]]:
-    """Every legal group of ``size`` ranks, in rank order (for displays and tests)."""
-    from itertools import combinations
-
-    return [combo for combo in combinations(tuple(Rank), size) if group_shape(combo) is not None]
+@cache
+def legal_groups(size: int) -> tuple[tuple[Rank, ...], ...]:
+    """Every legal group of ``size`` ranks, in rank order (for displays, punters and tests)."""
+    return tuple(
+        combo for combo in combinations(tuple(Rank), size) if group_shape(combo) is not None
+    )

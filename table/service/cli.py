@@ -203,6 +203,18 @@ def _config_check(args: argparse.Namespace) -> int:
     return 0
 
 
+def _exhibit(args: argparse.Namespace) -> int:
+    from table.service.exhibit import run_exhibit
+
+    try:
+        run_exhibit(
+            language=args.lang, seed=args.seed, rules=args.rules, pause=args.pause, deals=args.deals
+        )
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="dealtable", description="Run a Faro or baccarat table from a Raspberry Pi."
@@ -241,6 +253,14 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--until-deal", type=int, help="stop once this deal (counted from 1) is over")
     run.add_argument("--speed", type=float, help="simulated cards per second (0: no pause)")
     run.set_defaults(handler=_run)
+
+    exhibit = commands.add_parser("exhibit", help="deal unattended and explain every turn")
+    exhibit.add_argument("--lang", default="en", help="en, es or ru")
+    exhibit.add_argument("--seed", type=int, default=1)
+    exhibit.add_argument("--rules", default="classic", choices=sorted(RULE_SETS))
+    exhibit.add_argument("--pause", type=float, default=4.0, help="seconds after each turn")
+    exhibit.add_argument("--deals", type=int, help="stop after this many deals (default: never)")
+    exhibit.set_defaults(handler=_exhibit)
 
     verify = commands.add_parser("verify", help="check the journal's hash chain")
     verify.add_argument("journal")

@@ -1,0 +1,308 @@
+"""Plain words for what a turn did, in the languages of the rules: English, Spanish, Russian.
+
+>>> narrator = Narrator("en")
+>>> # fed the events of a turn, it says e.g.
+>>> # "Turn 3: the 7 loses, the queen wins. The bank takes Anna's 3 chips on the 7.
+>>> #  Ben's coppered bet on the 7 wins 2 chips."
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from table.cards import Card, Rank
+from table.events import (
+    BetPlaced,
+    BetSettled,
+    BetWithdrawn,
+    CardDealt,
+    CardRole,
+    DealFinished,
+    DeckStarted,
+    Event,
+    TurnCalled,
+    TurnClosed,
+)
+
+LANGUAGES = ("en", "es", "ru")
+
+
+def _russian_plural(count: int, one: str, few: str, many: str) -> str:
+    if count % 10 == 1 and count % 100 != 11:
+        return one
+    if 2 <= count % 10 <= 4 and not 12 <= count % 100 <= 14:
+        return few
+    return many
+
+
+@dataclass(frozen=True)
+class Words:
+    ranks: dict[Rank, str]
+    ranks_plural: dict[Rank, str]
+    spots: dict[str, str]
+    turn: str
+    split_turn: str
+    wins: str
+    coppered_wins: str
+    taken: str
+    coppered_taken: str
+    split: str
+    tie: str
+    returned: str
+    call_won: str
+    call_lost: str
+    hoc: str
+    soda: str
+    deal_over: str
+    bank: str
+    ranks_on: dict[Rank, str] | None = None  # after "on" where the language declines it
+    ranks_from: dict[Rank, str] | None = None  # after "from"
+
+    def chips(self, count: int, language: str) -> str:
+        if language == "ru":
+            return f"{count} " + _russian_plural(count, "фишку", "фишки", "фишек")
+        if language == "es":
+            return f"{count} ficha" + ("" if count == 1 else "s")
+        return f"{count} chip" + ("" if count == 1 else "s")
+
+
+_NUMBERS = {rank: rank.label for rank in Rank}
+WORDS: dict[str, Words] = {
+    "en": Words(
+        ranks={
+            **{r: f"the {r.label}" for r in Rank},
+            Rank.ACE: "the ace",
+            Rank.JACK: "the jack",
+            Rank.QUEEN: "the queen",
+            Rank.KING: "the king",
+        },
+        ranks_plural={
+            **{r: f"{r.label}s" for r in Rank},
+            Rank.ACE: "aces",
+            Rank.JACK: "jacks",
+            Rank.QUEEN: "queens",
+            Rank.KING: "kings",
+        },
+        spots={"high": "high card", "odd": "odd", "even": "even", "red": "red", "black": "black"},
+        turn="Turn {turn}: {loser} loses, {winner} wins.",
+        split_turn="Turn {turn}: two {rank}, a split.",
+        wins="{name}'s bet on {spot} wins {chips}.",
+        coppered_wins="{name}'s coppered bet on {spot} wins {chips}.",
+        taken="The bank takes {name}'s {chips} on {spot}.",
+        coppered_taken="The bank takes {name}'s {chips} coppered on {spot}.",
+        split="{name}'s {stake} on {spot}: caught in the split, the bank takes {chips}.",
+        tie="{name}'s bet on {spot}: a tie this turn, nothing is paid and it stays.",
+        returned="{name}'s {chips} on {spot} come back.",
+        call_won="{name} called the last turn right and wins {chips}!",
+        call_lost="{name}'s call of the last turn misses: the bank takes {chips}.",
+        hoc="The last card, the hoc, is {card}: it does not count.",
+        soda="A new deck. The first card, the soda, is {card}: it does not count.",
+        deal_over="The deck is done: {splits} splits; the bank has {bank}.",
+        bank="the bank",
+    ),
+    "es": Words(
+        ranks={
+            **{r: f"el {r.label}" for r in Rank},
+            Rank.ACE: "el as",
+            Rank.JACK: "la jota",
+            Rank.QUEEN: "la reina",
+            Rank.KING: "el rey",
+        },
+        ranks_plural={
+            **{r: f"{r.label}" for r in Rank},
+            Rank.ACE: "ases",
+            Rank.JACK: "jotas",
+            Rank.QUEEN: "reinas",
+            Rank.KING: "reyes",
+        },
+        spots={
+            "high": "la carta alta",
+            "odd": "impar",
+            "even": "par",
+            "red": "rojo",
+            "black": "negro",
+        },
+        turn="Turno {turn}: pierde {loser}, gana {winner}.",
+        split_turn="Turno {turn}: dos {rank}, un split.",
+        wins="La apuesta de {name} a {spot} gana {chips}.",
+        coppered_wins="La apuesta con copper de {name} a {spot} gana {chips}.",
+        taken="La banca se lleva {chips} de {name} de {spot}.",
+        coppered_taken="La banca se lleva {chips} con copper de {name} de {spot}.",
+        split="Las {stake} de {name} a {spot} caen en el split: la banca se lleva {chips}.",
+        tie="La apuesta de {name} a {spot}: empate en este turno, no se paga y sigue.",
+        returned="Vuelven a {name} sus {chips} de {spot}.",
+        call_won="¡{name} acertó el último turno y gana {chips}!",
+        call_lost="{name} no acertó el último turno: la banca se lleva {chips}.",
+        hoc="La última carta, el hoc, es {card}: no cuenta.",
+        soda="Mazo nuevo. La primera carta, la soda, es {card}: no cuenta.",
+        deal_over="Mazo terminado: {splits} splits; la banca tiene {bank}.",
+        bank="la banca",
+    ),
+    "ru": Words(
+        ranks={
+            **_NUMBERS,
+            Rank.ACE: "туз",
+            Rank.JACK: "валет",
+            Rank.QUEEN: "дама",
+            Rank.KING: "король",
+        },
+        ranks_plural={
+            **{r: f"{r.label}" for r in Rank},
+            Rank.ACE: "туза",
+            Rank.JACK: "валета",
+            Rank.QUEEN: "дамы",
+            Rank.KING: "короля",
+        },
+        spots={
+            "high": "старшую карту",
+            "odd": "нечет",
+            "even": "чет",
+            "red": "красное",
+            "black": "чёрное",
+        },
+        turn="Абцуг {turn}: {loser} проигрывает, {winner} выигрывает.",
+        split_turn="Абцуг {turn}: два {rank}, плие.",
+        wins="Ставка {name} на {spot} выигрывает {chips}.",
+        coppered_wins="Копперированная ставка {name} на {spot} выигрывает {chips}.",
+        taken="Банк забирает {chips} {name} с {spot}.",
+        coppered_taken="Банк забирает копперированные {chips} {name} с {spot}.",
+        split="Ставка {name} ({stake}) на {spot} попала в плие: банк забирает {chips}.",
+        tie="Ставка {name} на {spot}: в этом абцуге ничья, платежа нет, ставка остаётся.",
+        returned="{name} получает назад {chips} со {spot}.",
+        call_won="{name} угадал последний абцуг и выигрывает {chips}!",
+        call_lost="{name} не угадал последний абцуг: банк забирает {chips}.",
+        hoc="Последняя карта, гок, — {card}: она не в счёт.",
+        soda="Новая колода. Первая карта, сода, — {card}: она не в счёт.",
+        deal_over="Колода сдана: плие {splits}; в банке {bank}.",
+        bank="банк",
+        ranks_on={
+            **_NUMBERS,
+            Rank.ACE: "туза",
+            Rank.JACK: "валета",
+            Rank.QUEEN: "даму",
+            Rank.KING: "короля",
+        },
+        ranks_from={
+            **_NUMBERS,
+            Rank.ACE: "туза",
+            Rank.JACK: "валета",
+            Rank.QUEEN: "дамы",
+            Rank.KING: "короля",
+        },
+    ),
+}
+
+
+def language_or_english(language: str | None) -> tuple[str, bool]:
+    """The language to speak, and whether the one asked for was unknown (English instead)."""
+    if language in WORDS:
+        return language, False
+    return "en", language is not None
+
+
+class Narrator:
+    """Turns a table's events into sentences; remembers what each bet was to say it well."""
+
+    def __init__(self, language: str = "en") -> None:
+        self.language, _ = language_or_english(language)
+        self.words = WORDS[self.language]
+        self._coppered: dict[int, bool] = {}
+        self._stakes: dict[int, int] = {}
+
+    def _spot(self, spot: str, case: dict[Rank, str] | None = None) -> str:
+        if spot in self.words.spots:
+            return self.words.spots[spot]
+        names = case or self.words.ranks
+        if ">" in spot:
+            win, lose = spot.split(">")
+            return f"{names[Rank.parse(win)]} > {names[Rank.parse(lose)]}"
+        return ", ".join(names[Rank.parse(part)] for part in spot.split("+"))
+
+    def _card(self, card: Card) -> str:
+        return f"{self.words.ranks[card.rank]} ({card.pretty})"
+
+    def explain(self, events: Iterable[Event]) -> list[str]:
+        """Sentences for these events (a turn, a new deck, the end of the deal)."""
+        lines = self._explain(events)
+        if self.language == "es":
+            # Spanish contracts "a el" and "de el".
+            lines = [line.replace(" a el ", " al ").replace(" de el ", " del ") for line in lines]
+        return [line[0].upper() + line[1:] if line else line for line in lines]
+
+    def _explain(self, events: Iterable[Event]) -> list[str]:
+        words = self.words
+        chips = words.chips
+        lines: list[str] = []
+        settled: list[str] = []
+        for event in events:
+            if isinstance(event, BetPlaced):
+                self._coppered[event.bet] = event.coppered
+                self._stakes[event.bet] = event.stake
+            elif isinstance(event, BetWithdrawn):
+                self._stakes[event.bet] = event.stake
+            elif isinstance(event, TurnCalled):
+                self._coppered[event.bet] = False
+                self._stakes[event.bet] = event.amount
+            elif isinstance(event, CardDealt) and event.role is CardRole.SODA:
+                lines.append(words.soda.format(card=self._card(event.card)))
+            elif isinstance(event, CardDealt) and event.role is CardRole.HOC:
+                lines.append(words.hoc.format(card=self._card(event.card)))
+            elif isinstance(event, BetSettled):
+                settled.append(self._settlement(event))
+                self._stakes[event.bet] = event.stake
+            elif isinstance(event, TurnClosed):
+                if event.split:
+                    head = words.split_turn.format(
+                        turn=event.turn, rank=words.ranks_plural[event.loser.rank]
+                    )
+                else:
+                    head = words.turn.format(
+                        turn=event.turn,
+                        loser=self._card(event.loser),
+                        winner=self._card(event.winner),
+                    )
+                lines.append(" ".join([head, *settled]))
+                settled = []
+            elif isinstance(event, DealFinished):
+                lines.extend(settled)
+                settled = []
+                lines.append(
+                    words.deal_over.format(
+                        splits=event.splits, bank=chips(event.bank, self.language)
+                    )
+                )
+            elif isinstance(event, DeckStarted):
+                self._coppered.clear()
+                self._stakes.clear()
+        lines.extend(settled)
+        return lines
+
+    def _settlement(self, event: BetSettled) -> str:
+        words = self.words
+        name = event.punter.capitalize()
+        coppered = self._coppered.get(event.bet, False)
+        amount = abs(event.net)
+        chips = words.chips(amount, self.language)
+        if event.spot == "call":
+            template = words.call_won if event.net > 0 else words.call_lost
+            return template.format(name=name, chips=chips)
+        spot = self._spot(event.spot, words.ranks_on)
+        spot_from = self._spot(event.spot, words.ranks_from)
+        outcome = event.outcome.value
+        if outcome == "win":
+            template = words.coppered_wins if coppered else words.wins
+            return template.format(name=name, spot=spot, chips=chips)
+        if outcome == "lose":
+            template = words.coppered_taken if coppered else words.taken
+            return template.format(name=name, spot=spot_from, chips=chips)
+        if outcome == "split" and event.net == 0:
+            return words.tie.format(name=name, spot=spot)
+        stake = self._stakes.get(event.bet, amount)
+        if outcome == "split":
+            return words.split.format(
+                name=name, spot=spot, stake=words.chips(stake, self.language), chips=chips
+            )
+        return words.returned.format(
+            name=name, spot=spot_from, chips=words.chips(stake, self.language)
+        )

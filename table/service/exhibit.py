@@ -1,0 +1,104 @@
+"""``dealtable exhibit``: a Faro table that deals unattended all day for a museum.
+
+A turn, then what it did in plain words in the visitor's language, a pause, the next turn; a
+new deck after the hoc. Simulated punters who run out of chips stand up and new ones sit
+down, and the bank is refilled, so it deals forever. Nothing is kept from deal to deal:
+memory stays flat however long it runs.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TextIO
+
+from display.narration import Narrator, language_or_english
+from table.errors import TableError
+from table.events import DealFinished, Event, TurnClosed
+from table.faro.engine import FaroTable, Phase
+from table.faro.punters import DEMO_PUNTERS
+from table.shoe import Shoe
+
+BANK = 2000
+REFILL_BELOW = 4
+
+
+@dataclass
+class ExhibitStats:
+    deals: int = 0
+    turns: int = 0
+    refusals: int = 0
+    sentences: int = 0
+
+
+def run_exhibit(
+    *,
+    language: str = "en",
+    seed: int = 1,
+    rules: str = "classic",
+    pause: float = 4.0,
+    deals: int | None = None,
+    out: TextIO = sys.stdout,
+    sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.time,
+    after_deal: Callable[[ExhibitStats], None] | None = None,
+) -> ExhibitStats:
+    """Deal ``deals`` decks (forever if None), explaining every turn."""
+    spoken, unknown = language_or_english(language)
+    if unknown:
+        out.write(f"(language {language!r} is not known here: English instead)\n")
+    narrator = Narrator(spoken)
+    table = FaroTable("exhibit", rules)
+    stats = ExhibitStats()
+    deal_number = 0
+    while deals is None or stats.deals < deals:
+        deal_number += 1
+        _keep_the_table_going(table, clock())
+        narrate(narrator, table.new_deck(at=clock()), out, stats)
+        shoe = Shoe(table.state.rules.deck_spec, rng=random.Random(f"{seed}:{deal_number}"))
+        for card in shoe:
+            state = table.state
+            if state.bets_open:
+                rng = random.Random(f"{seed}:{deal_number}:{state.turn}")
+                events: list[Event] = []
+                for punter in DEMO_PUNTERS:
+                    if punter.name in state.bankrolls:
+                        for command in punter.propose(state, rng):
+                            try:
+                                events += table.apply(command, at=clock())
+                            except TableError:
+                                stats.refusals += 1
+                narrate(narrator, events, out, stats)
+            dealt = table.deal(card, at=clock())
+            narrate(narrator, dealt, out, stats)
+            if any(isinstance(event, TurnClosed | DealFinished) for event in dealt) and pause:
+                sleep(pause)
+        if table.state.phase is not Phase.FINISHED:
+            raise TableError(f"the exhibit's deal {deal_number} did not finish")
+        stats.deals += 1
+        if after_deal is not None:
+            after_deal(stats)
+    return stats
+
+
+def narrate(narrator: Narrator, events: list[Event], out: TextIO, stats: ExhibitStats) -> None:
+    for line in narrator.explain(events):
+        out.write(line + "\n")
+        stats.sentences += 1
+    stats.turns += sum(isinstance(event, TurnClosed) for event in events)
+    out.flush()
+
+
+def _keep_the_table_going(table: FaroTable, now: float) -> None:
+    """Between deals: broke punters make way for new visitors; the bank is topped up."""
+    state = table.state
+    if state.bank < BANK:
+        table.fund_bank(BANK - state.bank, at=now)
+    for punter in DEMO_PUNTERS:
+        if punter.name in state.bankrolls and state.bankrolls[punter.name] < REFILL_BELOW:
+            table.leave(punter.name, at=now)
+        if punter.name not in state.bankrolls:
+            table.seat(punter.name, punter.bankroll, at=now)

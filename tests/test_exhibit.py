@@ -1,0 +1,131 @@
+"""The museum exhibit: plain words in three languages, and a thousand deals without a leak."""
+
+from __future__ import annotations
+
+import gc
+import io
+import os
+from pathlib import Path
+
+import pytest
+
+from display.narration import Narrator
+from table.service.exhibit import ExhibitStats, run_exhibit
+from tests.conftest import deal, open_table
+
+
+def a_turn_to_explain() -> list:  # type: ignore[type-arg]
+    table = open_table(soda=None)
+    events = table.deal("5S")
+    events += table.bet("anna", "7", 3)
+    events += table.bet("ben", "7", 2, copper=True)
+    events += deal(table, "7H QD")
+    events += table.bet("dan", "K", 4)
+    events += deal(table, "KH KD")
+    return events
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [
+        (
+            "en",
+            [
+                "Turn 1: the 7 (7♥) loses, the queen (Q♦) wins.",
+                "The bank takes Anna's 3 chips on the 7.",
+                "Ben's coppered bet on the 7 wins 2 chips.",
+                "Turn 2: two kings, a split.",
+                "Dan's 4 chips on the king: caught in the split, the bank takes 2 chips.",
+            ],
+        ),
+        (
+            "es",
+            [
+                "Turno 1: pierde el 7 (7♥), gana la reina (Q♦).",
+                "La banca se lleva 3 fichas de Anna del 7.",
+                "La apuesta con copper de Ben al 7 gana 2 fichas.",
+                "Turno 2: dos reyes, un split.",
+            ],
+        ),
+        (
+            "ru",
+            [
+                "Абцуг 1: 7 (7♥) проигрывает, дама (Q♦) выигрывает.",
+                "Банк забирает 3 фишки Anna с 7.",
+                "Копперированная ставка Ben на 7 выигрывает 2 фишки.",
+                "Абцуг 2: два короля, плие.",
+                "банк забирает 2 фишки",
+            ],
+        ),
+    ],
+)
+def test_a_turn_in_plain_words(language: str, expected: list[str]) -> None:
+    text = " ".join(Narrator(language).explain(a_turn_to_explain()))
+    for sentence in expected:
+        assert sentence in text
+
+
+def test_the_exhibit_deals_explains_and_starts_a_new_deck_after_the_hoc() -> None:
+    out = io.StringIO()
+    pauses: list[float] = []
+    stats = run_exhibit(language="en", seed=4, pause=2.5, deals=3, out=out, sleep=pauses.append)
+    text = out.getvalue()
+    assert stats.deals == 3 and stats.turns == 75
+    assert text.count("A new deck.") == 3
+    assert text.count("The last card, the hoc, is") == 3
+    assert sum(line.startswith("Turn ") for line in text.splitlines()) == 75
+    assert pauses == [2.5] * 78  # a pause after every turn, and after each deal's last words
+
+
+def test_an_unknown_language_falls_back_to_english_with_a_notice() -> None:
+    out = io.StringIO()
+    run_exhibit(language="klingon", pause=0, deals=1, out=out)
+    first, second = out.getvalue().splitlines()[:2]
+    assert "not known here: English instead" in first
+    assert second.startswith("A new deck.")
+
+
+class Visitors:
+    """Where the exhibit speaks: counts what it said and keeps none of it."""
+
+    def __init__(self) -> None:
+        self.lines = 0
+
+    def write(self, text: str) -> int:
+        self.lines += text.count("\n")
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def resident_memory() -> int:
+    """The process's resident memory now (not its peak), in bytes."""
+    pages = int(Path("/proc/self/statm").read_text().split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE")
+
+
+def test_a_thousand_deals_in_accelerated_time_with_flat_memory() -> None:
+    """Soak: 1,000 deals in one run, no error; resident memory after the last deal within
+    10 % of what it was after the 100th."""
+    visitors = Visitors()
+    memory: dict[int, int] = {}
+
+    def measure(stats: ExhibitStats) -> None:
+        if stats.deals in (100, 1000):
+            gc.collect()
+            memory[stats.deals] = resident_memory()
+
+    stats = run_exhibit(
+        language="ru",
+        seed=9,
+        pause=0,
+        deals=1000,
+        out=visitors,  # type: ignore[arg-type]
+        after_deal=measure,
+    )
+    assert stats.deals == 1000 and stats.turns == 25_000
+    assert visitors.lines > 25_000
+    assert memory[1000] <= memory[100] * 1.10, (
+        f"memory grew from {memory[100]} to {memory[1000]} bytes"
+    )

@@ -1,0 +1,144 @@
+"""The numpy simulator: every strategy's result per deal equals the engine's settlement of
+the same decks, and long runs land on the exact figures."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from analysis.faro_simulation import (
+    STRATEGIES,
+    check_strategies,
+    exact_edges,
+    settle_deals,
+    shuffled_decks,
+    simulate_faro,
+)
+from table.cards import Card, Colour, Suit
+from table.errors import TableError
+from table.events import BetSettled
+from table.faro import FaroTable
+from table.faro.rules import FaroRules, find_rules
+from table.odds.faro import faro_odds_of_cards
+
+STAKE = 2  # even: a half split is a whole chip, as the simulator's half unit
+
+
+def cards_of(row: np.ndarray, rules: FaroRules) -> list[Card]:
+    deck = rules.deck_spec
+    suits = tuple(Suit)
+    return [Card(deck.ranks[int(c) // 4], suits[int(c) % 4]) for c in row]
+
+
+def engine_nets(cards: list[Card], favourite: int, rules: FaroRules) -> dict[str, float]:
+    """Deal the cards through the engine with a punter for each strategy, as the simulator
+    describes them; each punter's net in units."""
+    table = FaroTable("sim", rules)
+    if rules.bank_passes:
+        table.seat("banker", 1_000_000)
+        table.choose_banker("banker")
+    else:
+        table.fund_bank(1_000_000)
+    for name in STRATEGIES:
+        table.seat(name, 100_000)
+    table.new_deck()
+    rank = rules.deck_spec.ranks[favourite]
+    nets = dict.fromkeys(STRATEGIES, 0.0)
+    state = table.state
+    for card in cards:
+        if state.bets_open:
+            held = {(bet.punter, bet.spot.text) for bet in state.bets.values()}
+            for punter in ("flat", "coppered"):
+                if state.casekeep.left(rank) and (punter, rank.label) not in held:
+                    table.bet(punter, rank.label, STAKE, copper=punter == "coppered")
+            for live in state.casekeep.live_ranks():
+                if state.casekeep.is_cases(live) and ("casekeep", live.label) not in held:
+                    table.bet("casekeep", live.label, STAKE)
+            if state.is_last_turn_next:
+                last = state.casekeep.remaining_cards()
+                if len({c.rank for c in last}) == 1:
+                    words = sorted(c.colour is Colour.RED for c in last)
+                    call = ["red" if red else "black" for red in words]
+                else:
+                    call = [c.rank.label for c in sorted(last, key=lambda c: c.rank)]
+                if len({c.rank for c in last}) > 1 or rules.three_of_a_kind == "colour":
+                    table.call("caller", call, 1)
+        for event in table.deal(card):
+            if isinstance(event, BetSettled):
+                nets[event.punter] += event.net / (1 if event.punter == "caller" else STAKE)
+    return nets
+
+
+@pytest.mark.parametrize("rules_name", ["classic", "stuss", "monte-bank", "home"])
+def test_every_deal_settles_as_the_engine_settles_it(rules_name: str) -> None:
+    rules = find_rules(rules_name)
+    rng = np.random.default_rng(7)
+    decks = shuffled_decks(rng, 40, rules.deck_spec.size)
+    favourite = rng.integers(0, len(rules.deck_spec.ranks), size=40)
+    settled = settle_deals(decks, rules, favourite)
+    for row, chosen, index in zip(decks, favourite, range(40), strict=True):
+        expected = engine_nets(cards_of(row, rules), int(chosen), rules)
+        for name in STRATEGIES:
+            assert settled.nets[name][index] == expected[name], (name, index)
+
+
+def test_a_scripted_deck_counts_its_splits() -> None:
+    rules = find_rules("classic")
+    row = np.arange(52, dtype=np.int8)  # four of a rank in a row: A A | A A ...
+    settled = settle_deals(row[None, :], rules, np.array([0]))
+    # Soda A, then turns (A,A) (A,2) (2,2) (2,3) ... : one split in every two turns.
+    ranks = [c // 4 for c in row]
+    expected = sum(ranks[i] == ranks[i + 1] for i in range(1, 51, 2))
+    assert settled.splits[0] == expected == 13
+
+
+def test_long_runs_land_on_the_exact_figures() -> None:
+    rules = find_rules("classic")
+    result = simulate_faro(rules, 200_000, seed=3)
+    exact = faro_odds_of_cards(list(rules.deck_spec.cards), rules)
+    assert result.exact_splits_per_deal == exact.expected_splits
+    # 25 turns, each a split with chance 1/17: the sample mean's spread is about 0.0027.
+    assert abs(result.splits_per_deal - float(exact.expected_splits)) < 0.015
+    cases = result.bet_kinds["cases"]
+    assert cases.exact_edge == 0
+    assert cases.edge is not None and abs(cases.edge) < 0.003
+    flat = result.strategies["flat"]
+    assert flat.exact_edge == exact_edges(rules)["flat"]
+    assert flat.edge is not None and abs(flat.edge - float(flat.exact_edge or 0)) < 0.008
+    assert flat.bankroll.shape == (200_000,)
+    assert flat.bankroll[-1] == pytest.approx(flat.net)
+
+
+def test_runs_are_reproducible_and_report_progress() -> None:
+    rules = find_rules("classic")
+    seen: list[tuple[int, int]] = []
+    first = simulate_faro(
+        rules, 120_000, ["flat"], seed=5, progress=lambda d, t: seen.append((d, t))
+    )
+    again = simulate_faro(rules, 120_000, ["flat"], seed=5)
+    assert np.array_equal(first.strategies["flat"].bankroll, again.strategies["flat"].bankroll)
+    assert seen == [(50_000, 120_000), (100_000, 120_000), (120_000, 120_000)]
+    assert list(first.strategies) == ["flat"]
+
+
+def test_strategies_are_checked_against_the_rules() -> None:
+    classic = find_rules("classic")
+    assert check_strategies(["all"], classic) == list(STRATEGIES)
+    assert check_strategies(["caller", "flat", "caller"], classic) == ["caller", "flat"]
+    with pytest.raises(TableError, match="unknown strategy 'martingale'"):
+        check_strategies(["martingale"], classic)
+    no_cases = find_rules("casino-003")
+    assert "casekeep" not in check_strategies(["all"], no_cases)
+    with pytest.raises(TableError, match="forbid bets on cases"):
+        check_strategies(["casekeep"], no_cases)
+    with pytest.raises(TableError, match="only red or black"):
+        check_strategies(["all"], find_rules("dutch"))
+    with pytest.raises(TableError, match="at least one deal"):
+        simulate_faro(classic, 0)
+
+
+def test_shuffled_decks_are_permutations() -> None:
+    decks = shuffled_decks(np.random.default_rng(1), 1000, 52)
+    assert np.array_equal(np.sort(decks, axis=1), np.tile(np.arange(52), (1000, 1)))
+    # The first card is spread over the deck, not stuck in place.
+    assert len(set(decks[:, 0].tolist())) > 45

@@ -1,0 +1,63 @@
+"""The advisor: split risk and edge of each live rank, on only when the table wants it."""
+
+from __future__ import annotations
+
+import doctest
+from fractions import Fraction
+
+import table.odds.advisor
+from table.cards import Rank
+from table.odds.advisor import advice_for, advise
+from table.odds.faro import heel_odds
+from tests.conftest import deal, deal_rest, open_table
+
+
+def test_advice_is_off_unless_the_table_turns_it_on() -> None:
+    table = open_table()
+    assert advice_for(table.state, enabled=False) is None
+    assert advice_for(table.state, enabled=True) is not None
+
+
+def test_no_advice_while_a_turn_is_half_dealt_or_the_deal_is_over() -> None:
+    table = open_table()
+    deal(table, "KD")
+    assert advice_for(table.state, enabled=True) is None
+    deal(table, "9C")
+    assert advice_for(table.state, enabled=True) is not None
+    deal_rest(table)
+    assert table.state.cards_left == 0
+    assert advice_for(table.state, enabled=True) is None
+
+
+def test_each_live_rank_gets_its_split_risk_and_edge() -> None:
+    table = open_table(soda="KS")
+    deal(table, "KD KH 9C 9D")  # a split on kings, then a turn of nines: one king left
+    advice = advise(table.state.casekeep, table.state.rules)
+    assert advice.cards_left == 47
+    king = advice.rank_advice(Rank.KING)
+    assert king.cases and king.split_before_settled == 0 and king.edge == 0
+    assert king.note == "cases: cannot split, no edge"
+    nine = advice.rank_advice(Rank.NINE)
+    assert nine.left == 2
+    assert nine.split_next_turn == Fraction(2, 47 * 46)
+    assert nine.edge == heel_odds(47, 2, table.state.rules).edge == Fraction(1, 94)
+    ace = advice.rank_advice(Rank.ACE)
+    assert ace.edge == heel_odds(47, 4, table.state.rules).edge > nine.edge
+    assert advice.lowest_edge == (Rank.KING,)
+
+
+def test_the_json_carries_fractions_and_percentages_for_a_display() -> None:
+    table = open_table()
+    text = advice_for(table.state, enabled=True)
+    assert text is not None
+    payload = text.to_json()
+    assert payload["cards_left"] == 51
+    first = payload["ranks"][0]  # type: ignore[index]
+    assert first["rank"] == "A"  # type: ignore[index]
+    assert Fraction(first["edge"]) == heel_odds(51, 4, table.state.rules).edge  # type: ignore[index, arg-type]
+    assert first["edge_percent"] == "2.02%"  # type: ignore[index]
+
+
+def test_docstring_examples() -> None:
+    result = doctest.testmod(table.odds.advisor)
+    assert result.attempted > 0 and result.failed == 0

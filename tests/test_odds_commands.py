@@ -1,0 +1,181 @@
+"""``dealtable odds`` and ``dealtable simulate`` as a user runs them: the figures printed
+are the library's, JSON fractions read back exactly, and bad input says why."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from table.cards import parse_cards
+from table.faro.rules import find_rules
+from table.odds.baccarat import BaccaratShoe
+from table.odds.chemin_de_fer import chemin_de_fer_odds
+from table.odds.faro import faro_odds_from_out, heel_odds
+from table.odds.json_fractions import percent_text
+from table.odds.punto_banco import PuntoBancoPayouts, punto_banco_odds
+from table.service.odds_commands import ProgressBar, add_subcommands, main
+
+OUT = "2C KD 9C KH KS 9D 5S 5H 7C"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    parser = argparse.ArgumentParser(prog="dealtable")
+    add_subcommands(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    code = args.handler(args)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_faro_odds_as_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "odds", "faro", "--out", OUT, "--json")
+    assert code == 0
+    payload = json.loads(out)
+    exact = faro_odds_from_out(parse_cards(OUT), find_rules("classic"))
+    assert payload["cards_left"] == 43
+    assert Fraction(payload["expected_splits"]) == exact.expected_splits
+    king = next(rank for rank in payload["ranks"] if rank["rank"] == "K")
+    assert king["left"] == 1
+    assert Fraction(king["straight"]["edge"]) == 0
+    nine = next(rank for rank in payload["ranks"] if rank["rank"] == "9")
+    assert Fraction(nine["straight"]["edge"]) == heel_odds(43, 2, find_rules("classic")).edge
+    cat_hop = next(call for call in payload["calls"] if call["kind"] == "cat-hop")
+    assert (cat_hop["fair_pays"], cat_hop["edge"]) == ("2/1", "0/1")
+
+
+def test_faro_options_and_rule_sets_change_the_figures(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(capsys, "odds", "faro", "--out", "2C", "--option", "cat_hop_pays=1", "--json")
+    cat_hop = next(call for call in json.loads(out)["calls"] if call["kind"] == "cat-hop")
+    assert Fraction(cat_hop["edge"]) == Fraction(1, 3)
+    _, out, _ = run(capsys, "odds", "faro", "--rules", "monte-bank", "--json")
+    payload = json.loads(out)
+    assert payload["cards_left"] == 40 and len(payload["ranks"]) == 10
+
+
+def test_faro_text_and_edge_table(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "odds", "faro", "--out", OUT)
+    assert code == 0
+    assert "43 cards in the box, 21 turns to come" in out
+    assert "fair 2 to 1" in out
+    code, out, _ = run(capsys, "odds", "faro", "--edge-table", "--rules", "stuss")
+    lines = out.splitlines()
+    assert "a split takes all" in lines[1]
+    row_51 = next(line for line in lines if line.strip().startswith("51 |"))
+    stuss_edge = heel_odds(51, 4, find_rules("stuss")).edge
+    assert stuss_edge == 2 * heel_odds(51, 4, find_rules("classic")).edge
+    assert percent_text(stuss_edge, 3) in row_51
+    _, out, _ = run(capsys, "odds", "faro", "--edge-table", "--json")
+    rows = json.loads(out)["straight"]
+    assert len(rows) == sum(min(4, n) for n in range(51, 0, -2))
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (("odds", "faro", "--out", "KS KH KD KC KS"), "5 Ks out of a deck that holds 4"),
+        (("odds", "faro", "--rules", "vegas"), "unknown Faro rule set 'vegas'"),
+        (("odds", "faro", "--option", "split"), "write KEY=VALUE"),
+        (("odds", "faro", "--out", "2C XX"), "not a card"),
+        (("odds", "punto-banco", "--decks", "1", "--out", "KH KH"), "KH out 2 times"),
+        (("odds", "chemin-de-fer", "--player-five", "often"), "--player-five 'often'"),
+        (("simulate", "--strategy", "martingale"), "unknown strategy 'martingale'"),
+        (("simulate", "--rules", "vegas"), "unknown Faro rule set"),
+        (("simulate", "--game", "punto-banco"), "unknown game 'punto-banco'"),
+    ],
+)
+def test_bad_input_says_why_and_exits_2(
+    capsys: pytest.CaptureFixture[str], argv: tuple[str, ...], message: str
+) -> None:
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    assert out == ""
+    assert err.startswith("dealtable ") and message in err
+
+
+def test_punto_banco_odds(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "odds", "punto-banco", "--decks", "2", "--out", "KH 5S", "--json")
+    assert code == 0
+    payload = json.loads(out)
+    shoe = BaccaratShoe.full(2).without(parse_cards("KH 5S"))
+    exact = punto_banco_odds(shoe)
+    assert payload["cards_left"] == 102
+    assert Fraction(payload["banker"]) == exact.banker
+    edges = {edge["bet"]: Fraction(edge["edge"]) for edge in payload["edges"]}
+    assert edges["banker"] == exact.edge("banker").edge
+    _, out, _ = run(capsys, "odds", "punto-banco", "--no-commission", "--tie-pays", "9", "--json")
+    edges = {edge["bet"]: Fraction(edge["edge"]) for edge in json.loads(out)["edges"]}
+    house = PuntoBancoPayouts(banker_six_pays_half=True, tie_pays=9)
+    exact = punto_banco_odds(BaccaratShoe.full(8), house)
+    assert edges["banker"] == exact.edge("banker").edge
+    assert edges["tie"] == exact.edge("tie").edge
+    _, out, _ = run(capsys, "odds", "punto-banco")
+    assert "banker wins 45.8597%" in out
+
+
+def test_chemin_de_fer_odds(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys, "odds", "chemin-de-fer", "--decks", "1", "--player-five", "1/2", "--json"
+    )
+    assert code == 0
+    payload = json.loads(out)
+    exact = chemin_de_fer_odds(BaccaratShoe.full(1), player_draws_at_five=Fraction(1, 2))
+    assert payload["player_draws_at_five"] == "1/2"
+    assert Fraction(payload["player_five"]["draw"]) == exact.player_five.draw
+    assert len(payload["banker"]) == len(exact.banker)
+    _, out, _ = run(capsys, "odds", "chemin-de-fer", "--commission", "0", "--player-five", "stand")
+    assert "6-deck shoe, 0% commission" in out
+    assert "The player's 5" in out and "drawing at 5 never" in out
+
+
+def test_simulate_reports_plots_and_writes_json(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    plot = tmp_path / "curves.png"
+    code, out, err = run(
+        capsys, "simulate", "--deals", "20000", "--strategy", "flat", "--strategy", "casekeep",
+        "--plot", str(plot), "--json", "--no-progress",
+    )  # fmt: skip
+    assert code == 0 and err == ""
+    payload = json.loads(out)
+    assert [s["strategy"] for s in payload["strategies"]] == ["flat", "casekeep"]
+    assert payload["exact_splits_per_deal"] == "25/17"
+    assert abs(payload["splits_per_deal"] - 25 / 17) < 0.05
+    flat = payload["strategies"][0]
+    assert flat["bankroll"][-1][0] == 20000
+    assert flat["bankroll"][-1][1] == pytest.approx(flat["net"])
+    assert plot.read_bytes().startswith(b"\x89PNG")
+    assert payload["plot"] == str(plot)
+
+
+def test_simulate_text_with_a_progress_bar(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "simulate", "--deals", "60000", "--progress")
+    assert code == 0
+    assert "60,000 deals" in out and "splits a deal" in out
+    assert "caller" in out and "cat-hop" in out
+    assert err.endswith("100%  60,000 / 60,000 deals\n")
+
+
+def test_the_progress_bar_fills() -> None:
+    class Sink:
+        def __init__(self) -> None:
+            self.text = ""
+
+        def write(self, text: str) -> None:
+            self.text += text
+
+        def flush(self) -> None:
+            pass
+
+    sink = Sink()
+    bar = ProgressBar(sink, width=10)  # type: ignore[arg-type]
+    bar(5, 10)
+    assert sink.text == "\r[#####.....]  50%  5 / 10 deals"
+
+
+def test_the_module_runs_on_its_own(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["odds", "faro", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["turns_left"] == 25

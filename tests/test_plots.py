@@ -1,0 +1,26 @@
+"""The bankroll plot: a PNG with a line per strategy."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from analysis.faro_simulation import simulate_faro
+from analysis.plots import plot_bankrolls, sample_points
+from table.faro.rules import find_rules
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_plot_is_a_png_file(tmp_path: Path) -> None:
+    result = simulate_faro(find_rules("classic"), 3000, seed=2)
+    written = plot_bankrolls(result, tmp_path / "curves.png")
+    data = written.read_bytes()
+    assert data.startswith(PNG_SIGNATURE)
+    assert len(data) > 10_000  # axes, four lines and a legend, not an empty canvas
+
+
+def test_long_curves_are_sampled_down_keeping_both_ends() -> None:
+    index = sample_points(1_000_000, 500)
+    assert len(index) == 500
+    assert index[0] == 0 and index[-1] == 999_999
+    assert list(sample_points(5, 500)) == [0, 1, 2, 3, 4]
