@@ -107,3 +107,16 @@ def test_002_representative_draws_0_to_4_chooses_at_5_stands_6_and_7(
     """002, Jugabilidad 1: total 0-4 pedir; 5 a elección (mesas estrictas: plantarse);
     6 o 7 plantarse."""
     assert representative_rule(points, strict_five=strict) == expected
+
+
+def test_the_engine_and_the_odds_read_the_same_tableau() -> None:
+    """table.odds keeps its own copy of 004's tableau: the two must agree in every cell."""
+    from table.odds import baccarat as odds
+
+    for points in range(8):
+        assert player_draws(points) is odds.player_draws(points)
+        for third in [*range(10), None]:
+            card = None if third is None else CARD_OF_VALUE[third]
+            assert banker_draws(points, card) is odds.banker_draws(points, third), (points, third)
+    for rank in Rank:
+        assert card_value(Card(rank, Suit.HEARTS)) == odds.card_value(rank)
