@@ -13,6 +13,7 @@ from table.cards import STANDARD_52, Card
 from table.errors import TableError
 from table.events import (
     AlarmCleared,
+    AlarmKind,
     AlarmRaised,
     BetSettled,
     CoupResult,
@@ -85,6 +86,10 @@ def lock_or_pass(table: BaccaratTable) -> list[Event]:
             continue
         return placed + table.lock()
     return table.pass_bank()
+
+
+def _dealing(table: BaccaratTable) -> bool:
+    return table.state.phase is Phase.DEALING
 
 
 def check_result(result: CoupResult, family: Family) -> None:
@@ -192,3 +197,55 @@ def test_chips_conserved_coups_valid_replay_same_refusals_change_nothing(
             alarmed = False
         elif alarmed and isinstance(event, BetSettled):
             assert event.outcome is Outcome.RETURNED, "settled from a misdeal"
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    game=st.sampled_from(["punto-banco", "chemin-de-fer", "banque", "macao"]),
+    cards=st.lists(st.sampled_from(STANDARD_52.cards), min_size=30, max_size=80),
+    stands=st.lists(st.booleans(), min_size=80, max_size=80),
+)
+def test_any_card_sequence_from_a_two_deck_shoe_leaves_every_coup_valid(
+    game: str, cards: list[Card], stands: list[bool]
+) -> None:
+    """Cards drawn with repeats: a third copy in a two-deck shoe is an alarm, voided; every
+    coup that ends is valid and the chips are all still there."""
+    table = BaccaratTable("prop", game, options={"decks": "2", "burn": "none"})
+    events = list(table.opening)
+    family = table.state.family
+    if family is Family.PUNTO_BANCO:
+        events += table.fund_bank(1000)
+    for name in PUNTERS:
+        events += table.seat(name, 200)
+    events += table.new_shoe()
+    chips = table.state.total_chips()
+    side = "left" if family is Family.BANQUE else "player"
+    for card, stand in zip(cards, stands, strict=False):
+        state = table.state
+        if state.bets_open:
+            if not state.rules.house_banks and not state.bank:
+                banker = state.banker or PUNTERS[0]
+                if state.bankrolls[banker] < 50:
+                    events += table.pass_bank()
+                    continue
+                events += table.announce_bank(50)
+            punter = next(
+                (p for p in PUNTERS if p != state.banker and state.available(p) >= 10), None
+            )
+            if punter is not None:
+                events += table.bet(punter, side, 10)
+            events += lock_or_pass(table)
+            if not _dealing(table):
+                continue
+        if state.next_card().draw is Draw.MAY and stand:
+            events += table.stand()
+            continue
+        events += table.deal(card)
+        if table.state.alarm is not None:
+            assert table.state.alarm.kind is AlarmKind.DUPLICATE_CARD
+            events += table.void_card()
+        assert table.state.total_chips() == chips
+    for event in events:
+        if isinstance(event, CoupResult):
+            check_result(event, family)
+    assert BaccaratTable.replay(events).state == table.state
