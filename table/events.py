@@ -31,6 +31,9 @@ class CardRole(enum.Enum):
     PLAYER = "player"
     BANKER = "banker"
     BURN = "burn"
+    # Baccarat Banque's two player hands (002), dealt right then left.
+    RIGHT = "right"
+    LEFT = "left"
 
 
 class Outcome(enum.Enum):
@@ -46,6 +49,9 @@ class AlarmKind(enum.Enum):
     DUPLICATE_CARD = "duplicate_card"
     EXTRA_CARD = "extra_card"
     SHORT_DEAL = "short_deal"
+    # Baccarat: a card while bets are still open; a third card the tableau forbids.
+    EARLY_CARD = "early_card"
+    FORBIDDEN_DRAW = "forbidden_draw"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -283,6 +289,102 @@ class DealerCorrection(Event):
     card: Card
     replacement: Card | None
     undone: bool
+
+
+# --- baccarat: Punto Banco, Chemin de Fer, Banque, Macao ------------------------------------
+# A coup reuses the shared facts: bets locked (``turn`` is the coup), card dealt (roles
+# player, banker, right, left, burn), bet placed and settled, alarms and corrections, deal
+# voided (the coup), bank passed. The envelope's ``deal`` is the coup number.
+
+
+@event_type
+@dataclass(frozen=True, kw_only=True)
+class ShoeStarted(Event):
+    """A new shoe is loaded; ``cut_at`` cards leave it before the cut card."""
+
+    shoe: int
+    decks: int
+    cards: int
+    cut_at: int
+    burn: str
+
+
+@event_type
+@dataclass(frozen=True, kw_only=True)
+class CutCardOut(Event):
+    """The cut card came out: this coup is the shoe's last."""
+
+    shoe: int
+    cards_out: int
+
+
+@event_type
+@dataclass(frozen=True, kw_only=True)
+class ShoeFinished(Event):
+    shoe: int
+    coups: int
+    cards_out: int
+
+
+@event_type
+@dataclass(frozen=True, kw_only=True)
+class BankAnnounced(Event):
+    """The banker puts ``amount`` in the bank: what the bank can lose this coup (002)."""
+
+    banker: str
+    amount: int
+
+
+@event_type
+@dataclass(frozen=True, kw_only=True)
+class ThirdCardChoice(Event):
+    """A hand chose where the tableau leaves a choice. ``advised`` is the table's word
+    (``draw``, ``stand`` or ``free``); ``deviation`` marks a banker going against it."""
+
+    hand: str
+    total: int
+    draws: bool
+    advised: str
+    deviation: bool
+
+
+@event_type
+@dataclass(frozen=True, kw_only=True)
+class CoupResult(Event):
+    """A coup's cards and who won. ``winner`` is the player hand's result (``player``,
+    ``banker`` or ``tie``); Banque has one result per player hand in ``winners``.
+    ``holders``: who held each side's cards (the banker, the representative)."""
+
+    coup: int
+    hands: dict[str, tuple[Card, ...]]
+    totals: dict[str, int]
+    winner: str
+    winners: dict[str, str]
+    naturals: tuple[str, ...]
+    pairs: tuple[str, ...]
+    holders: dict[str, str] = field(default_factory=dict)
+
+
+@event_type
+@dataclass(frozen=True, kw_only=True)
+class CommissionTaken(Event):
+    """The house's commission on a bank's winnings; ``house`` is the house's total."""
+
+    punter: str
+    amount: int
+    house: int
+
+
+@event_type
+@dataclass(frozen=True, kw_only=True)
+class CoupFinished(Event):
+    """Every bet of the coup is settled; ``bank``: the house's bankroll (Punto Banco) or
+    what is in the player-held bank."""
+
+    coup: int
+    bank: int
+    house: int
+    bankrolls: dict[str, int]
 
 
 # --- the codec -----------------------------------------------------------------------------

@@ -25,7 +25,23 @@ def _faro(table_id: str) -> Game:
     return FaroTable(table_id)
 
 
-GAME_FACTORIES: dict[str, Callable[[str], Game]] = {"faro": _faro}
+def _baccarat(game: str) -> Callable[[str], Game]:
+    def factory(table_id: str) -> Game:
+        from table.baccarat.engine import BaccaratTable
+
+        return BaccaratTable(table_id, game)
+
+    return factory
+
+
+GAME_FACTORIES: dict[str, Callable[[str], Game]] = {
+    "faro": _faro,
+    "punto-banco": _baccarat("punto-banco"),
+    "mini-baccarat": _baccarat("mini-baccarat"),
+    "chemin-de-fer": _baccarat("chemin-de-fer"),
+    "banque": _baccarat("banque"),
+    "macao": _baccarat("macao"),
+}
 
 
 def new_game(name: str, table_id: str = "table") -> Game:

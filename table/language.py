@@ -108,6 +108,23 @@ class StandCmd(Command):
 
 
 @dataclass(frozen=True)
+class BancoCmd(Command):
+    """Baccarat: the punter covers the whole bank and is its sole opponent (002)."""
+
+    punter: str
+
+
+@dataclass(frozen=True)
+class PassBankCmd(Command):
+    """Baccarat: the banker gives up the bank; it passes counter-clockwise (002)."""
+
+
+@dataclass(frozen=True)
+class CutCmd(Command):
+    """Baccarat: the cut card came out of the shoe."""
+
+
+@dataclass(frozen=True)
 class ShuffleCmd(Command):
     """A new deck (or shoe) goes in the box."""
 
@@ -147,6 +164,9 @@ _USAGE = {
     "call": "call PUNTER LOSER WINNER HOC AMOUNT",
     "card": "card CARD (e.g. card QH, card 10♠)",
     "stand": "stand",
+    "banco": "banco PUNTER",
+    "pass": "pass",
+    "cut": "cut",
     "shuffle": "shuffle (also: newdeck, new deck)",
     "lock": "lock",
     "empty": "empty",
@@ -271,6 +291,15 @@ def _parse_words(verb: str, words: list[str], where: dict[str, int]) -> Command:
     if verb == "stand":
         _expect(words, 0, 0)
         return StandCmd(**where)
+    if verb == "banco":
+        _expect(words, 1, 1)
+        return BancoCmd(_name(words[1], "punter"), **where)
+    if verb == "pass":
+        _expect(words, 0, 0)
+        return PassBankCmd(**where)
+    if verb == "cut":
+        _expect(words, 0, 0)
+        return CutCmd(**where)
     if verb in ("shuffle", "newdeck") or (verb == "new" and words[1:] in (["deck"], ["shoe"])):
         return ShuffleCmd(**where)
     if verb == "lock":

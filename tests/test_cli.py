@@ -73,3 +73,84 @@ def test_demo_deals_a_full_deck_in_plain_text_off_a_terminal() -> None:
     words = " ".join(out.split())
     assert "chips on the table 2600" in words  # conserved: bank 2000 + 6 punters × 100
     assert " wins " in out and " loses " in out
+
+
+def test_replay_settles_a_written_punto_banco_shoe() -> None:
+    """004: a written shoe through `dealtable replay --json`, with commission and pushes."""
+    result = run("replay", str(RECORDS / "004_punto_banco.deal"), "--json")
+    assert result.returncode == 0, result.stderr
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    settled = [
+        (e["punter"], e["spot"], e["outcome"], e["net"])
+        for e in events
+        if e["type"] == "bet_settled"
+    ]
+    assert settled == [
+        ("ana", "banker", "push", 0),
+        ("ben", "player", "push", 0),
+        ("ana", "tie", "lose", -5),
+        ("ben", "player", "win", 10),
+        ("ana", "banker", "lose", -30),
+    ]
+    results = [(e["winner"], e["totals"]) for e in events if e["type"] == "coup_result"]
+    assert results == [
+        ("tie", {"player": 6, "banker": 6}),
+        ("player", {"player": 9, "banker": 5}),
+        ("player", {"player": 6, "banker": 4}),
+    ]
+    assert events[-1]["type"] == "coup_finished"
+    assert events[-1]["bankrolls"] == {"ana": 165, "ben": 210}
+
+
+def test_replay_in_words_names_the_hands() -> None:
+    result = run("replay", str(RECORDS / "004_punto_banco.deal"))
+    assert result.returncode == 0, result.stderr
+    assert "coup 1: 9♠ to the player" in result.stdout
+    assert "player 10♣ 9♥ = 9 natural" in result.stdout
+
+
+def test_demo_deals_a_baccarat_shoe_with_its_roads() -> None:
+    for game in ("punto-banco", "chemin-de-fer", "banque", "macao"):
+        result = run("demo", "--game", game, "--seed", "2")
+        assert result.returncode == 0, result.stderr
+        out = result.stdout
+        assert "\x1b[" not in out
+        for board in ("bead plate", "big road", "big eye boy", "small road", "cockroach pig"):
+            assert board in out
+        words = " ".join(out.split())
+        assert "Shoe over:" in words and "coups" in words
+        assert max(len(line) for line in out.splitlines()) <= 80
+    chips = " ".join(run("demo", "--game", "punto-banco").stdout.split())
+    assert "chips on the table 23000" in chips  # bank 20000 + 6 punters × 500, conserved
+    refused = run("demo", "--game", "macao", "--rules", "classic")
+    assert refused.returncode == 2
+    assert "unknown macao rules 'classic'" in refused.stderr
+
+
+def test_replay_settles_a_written_chemin_de_fer_shoe() -> None:
+    """002: partial stakes, a tie carrying them, the bank passing, banco, two naturals."""
+    result = run("replay", str(RECORDS / "002_chemin_de_fer.deal"), "--json")
+    assert result.returncode == 0, result.stderr
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    settled = [
+        (e["punter"], e["spot"], e["outcome"], e["net"])
+        for e in events
+        if e["type"] == "bet_settled"
+    ]
+    assert settled == [
+        ("ana", "player", "push", 0),
+        ("ben", "player", "push", 0),
+        ("ana", "player", "win", 30),
+        ("ben", "player", "win", 50),
+        ("cy", "banco", "lose", -200),
+    ]
+    passed = [(e["from_banker"], e["to_banker"]) for e in events if e["type"] == "bank_passed"]
+    assert passed == [("bea", "ana")]
+    holders = [e["holders"] for e in events if e["type"] == "coup_result"]
+    assert [h["player"] for h in holders] == ["ben", "ben", "cy"]
+    last = events[-1]
+    assert last["type"] == "coup_finished"
+    assert (last["bank"], last["bankrolls"]) == (
+        400,
+        {"bea": 420, "ana": 530, "ben": 350, "cy": 100},
+    )

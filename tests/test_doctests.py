@@ -7,7 +7,17 @@ import importlib
 
 import pytest
 
-MODULES = ["table.cards", "table.faro", "table.faro.rules", "table.faro.engine"]
+MODULES = [
+    "table.cards",
+    "table.faro",
+    "table.faro.rules",
+    "table.faro.engine",
+    "table.baccarat",
+    "table.baccarat.tableau",
+    "table.baccarat.rules",
+    "table.baccarat.engine",
+    "table.baccarat.roads",
+]
 
 
 @pytest.mark.parametrize("name", MODULES)

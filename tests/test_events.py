@@ -135,3 +135,32 @@ def test_optional_fields() -> None:
         table="t", seq=2, at=0.0, deal=1, card=Card.parse("AS"), role=CardRole.SODA, turn=0
     )
     assert event_to_json(dealt)["card"] == "AS"
+
+
+def test_every_event_of_a_baccarat_shoe_round_trips_through_json() -> None:
+    """The baccarat vocabulary (coup results with hands of cards, choices, shoes, the
+    bank) goes through the one codec unchanged, for every game of the family."""
+    import io
+
+    from table.baccarat import BaccaratTable
+    from table.service.baccarat_demo import run_baccarat_demo
+
+    kinds = set()
+    for game in ("punto-banco", "chemin-de-fer", "banque", "macao"):
+        demo = run_baccarat_demo(game=game, seed=4, out=io.StringIO())
+        for event in demo.events:
+            text = json.dumps(event_to_json(event), ensure_ascii=False)
+            assert event_from_json(json.loads(text)) == event
+            kinds.add(event.type_name)
+        assert [event.seq for event in demo.events] == list(range(1, len(demo.events) + 1))
+        assert BaccaratTable.replay(demo.events).state == demo.table.state
+    assert {
+        "shoe_started",
+        "coup_result",
+        "coup_finished",
+        "third_card_choice",
+        "bank_announced",
+        "cut_card_out",
+        "shoe_finished",
+        "bank_passed",
+    } <= kinds

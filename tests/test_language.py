@@ -81,3 +81,17 @@ def test_a_replay_collects_refused_lines_and_goes_on() -> None:
     assert [(e.line_number, "only 10 chips" in e.message) for e in replay.errors] == [(5, True)]
     assert replay.game is not None
     assert replay.game.state.bankrolls == {"dan": 5}  # type: ignore[attr-defined]
+
+
+def test_the_baccarat_lines_parse() -> None:
+    from table.language import BancoCmd, CutCmd, PassBankCmd, StandCmd
+
+    assert parse_line("game chemin-de-fer") == GameCmd("chemin-de-fer")
+    assert parse_line("game punto-banco") == GameCmd("punto-banco")
+    assert parse_line("bet ana banker 20") == BetCmd("ana", "banker", 20)
+    assert parse_line("banco ben") == BancoCmd("ben")
+    assert parse_line("pass") == PassBankCmd()
+    assert parse_line("cut") == CutCmd()
+    assert parse_line("stand") == StandCmd()
+    with pytest.raises(LanguageError, match="expected: banco PUNTER"):
+        parse_line("banco")

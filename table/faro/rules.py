@@ -15,6 +15,7 @@ from typing import Any
 
 from table.cards import DECKS, DeckSpec, find_deck
 from table.errors import RulesError
+from table.options import option_text, option_value
 
 _DECK_SPECS = {name: find_deck(name) for name in DECKS}
 
@@ -89,46 +90,16 @@ class FaroRules:
             item = known.get(key)
             if item is None:
                 raise RulesError(f"unknown Faro option {key!r} (known: {', '.join(sorted(known))})")
-            changes[key] = _convert(key, item.type, raw)
+            changes[key] = option_value(key, item.type, raw)
         return dataclasses.replace(self, **changes)
 
     def describe(self) -> dict[str, str]:
         """Every option and its value as text, as written in the table language."""
         return {
-            item.name: _to_text(getattr(self, item.name))
+            item.name: option_text(getattr(self, item.name))
             for item in dataclasses.fields(self)
             if item.name != "name"
         }
-
-
-def _to_text(value: object) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
-
-
-_TRUE = {"true", "yes", "on", "1"}
-_FALSE = {"false", "no", "off", "0"}
-
-
-def _convert(key: str, type_name: object, raw: str | int | bool) -> object:
-    text = str(raw).strip().lower() if not isinstance(raw, bool) else raw
-    if type_name in ("bool", bool):
-        if isinstance(text, bool):
-            return text
-        if text in _TRUE:
-            return True
-        if text in _FALSE:
-            return False
-        raise RulesError(f"option {key}={raw!r}: expected true or false")
-    if type_name in ("int", int):
-        if isinstance(raw, bool):
-            raise RulesError(f"option {key}={raw!r}: expected a whole number")
-        try:
-            return int(str(raw).strip())
-        except ValueError:
-            raise RulesError(f"option {key}={raw!r}: expected a whole number") from None
-    return str(raw).strip().lower()
 
 
 RULE_SETS: dict[str, FaroRules] = {

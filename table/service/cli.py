@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, ClassVar
 from table.errors import TableError
 from table.events import event_to_json
 from table.faro.rules import RULE_SETS
+from table.language import GAMES
 
 if TYPE_CHECKING:
     from table.service.config import Config
@@ -24,7 +25,8 @@ if TYPE_CHECKING:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from display.terminal import describe
+    # The baccarat lines fall back to Faro's for the events the games share.
+    from display.baccarat_terminal import describe
     from table.games import replay_lines
 
     if args.file == "-":
@@ -50,10 +52,35 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from table.service.demo import run_demo
-
     try:
-        run_demo(seed=args.seed, rules=args.rules, punters=args.punters, speed=args.speed)
+        if args.game == "faro":
+            from table.service.demo import run_demo
+
+            rules = args.rules or "classic"
+            if rules not in RULE_SETS:
+                known = ", ".join(sorted(RULE_SETS))
+                print(f"dealtable demo: unknown Faro rules {rules!r} ({known})", file=sys.stderr)
+                return 2
+            run_demo(seed=args.seed, rules=rules, punters=args.punters, speed=args.speed)
+        else:
+            from table.baccarat.rules import RULE_SETS as BACCARAT_RULE_SETS
+            from table.service.baccarat_demo import run_baccarat_demo
+
+            rules = args.rules or "standard"
+            if rules not in BACCARAT_RULE_SETS[args.game]:
+                known = ", ".join(BACCARAT_RULE_SETS[args.game])
+                print(
+                    f"dealtable demo: unknown {args.game} rules {rules!r} ({known})",
+                    file=sys.stderr,
+                )
+                return 2
+            run_baccarat_demo(
+                game=args.game,
+                seed=args.seed,
+                rules=rules,
+                punters=args.punters,
+                speed=args.speed,
+            )
     except KeyboardInterrupt:
         return 130
     return 0
@@ -221,15 +248,23 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True)
 
-    demo = commands.add_parser("demo", help="deal a full simulated Faro deck in the terminal")
+    demo = commands.add_parser(
+        "demo", help="deal a full simulated Faro deck or baccarat shoe in the terminal"
+    )
+    demo.add_argument("--game", default="faro", choices=GAMES, help="the game (default faro)")
     demo.add_argument("--seed", type=int, default=1, help="the shuffle and the punters' choices")
-    demo.add_argument("--rules", default="classic", choices=sorted(RULE_SETS), help="rule set")
+    demo.add_argument(
+        "--rules",
+        default=None,
+        help=f"rule set (Faro: {', '.join(sorted(RULE_SETS))}; baccarat: standard and others)",
+    )
     demo.add_argument("--punters", type=int, default=6, choices=range(3, 7), help="3 to 6")
     demo.add_argument(
         "--speed",
         type=float,
         default=None,
-        help="cards per second (default 2.5 on a terminal, no pause otherwise; 0: no pause)",
+        help="cards (Faro) or coups (baccarat) per second "
+        "(default 2.5 or 1 on a terminal, no pause otherwise; 0: no pause)",
     )
     demo.set_defaults(handler=_demo)
 

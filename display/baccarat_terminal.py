@@ -1,0 +1,215 @@
+"""A baccarat table drawn as text: the coup, the bankrolls and the five scoreboards.
+
+Computed purely from a baccarat state and its coup results; ``colour=True`` adds ANSI
+colours (banker red, player blue, tie green), plain text goes to a file or a pipe.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterable, Sequence
+
+from display.terminal import Painter
+from display.terminal import describe as describe_faro
+from table.baccarat.engine import BaccaratState, Phase
+from table.baccarat.roads import Road, Scoreboard, coups_of
+from table.events import (
+    BankAnnounced,
+    CardDealt,
+    CardRole,
+    CommissionTaken,
+    CoupFinished,
+    CoupResult,
+    CutCardOut,
+    Event,
+    ShoeFinished,
+    ShoeStarted,
+    ThirdCardChoice,
+)
+
+WIDTH = 78
+_RED = "\x1b[31m"
+_BLUE = "\x1b[34m"
+_GREEN = "\x1b[32m"
+_BOLD = "\x1b[1m"
+_COLOUR_OF = {"banker": _RED, "player": _BLUE, "tie": _GREEN, "red": _RED, "blue": _BLUE}
+_GAME_TITLE = {
+    "punto-banco": "Punto Banco",
+    "mini-baccarat": "Mini-Baccarat",
+    "chemin-de-fer": "Chemin de Fer",
+    "banque": "Baccarat Banque",
+    "macao": "Macao",
+}
+
+
+def _cell_text(road: Road, column: int, row: int, paint: Painter, marks: bool) -> str:
+    cell = road.cells.get((column, row))
+    if cell is None:
+        return "  " if marks else " "
+    letter = paint.paint(cell.letter, _COLOUR_OF[cell.outcome])
+    if not marks:
+        return letter
+    if cell.ties:
+        mark = str(min(cell.ties, 9))
+    elif cell.player_pair or cell.banker_pair:
+        mark = "*"
+    else:
+        mark = " "
+    return letter + mark
+
+
+def render_road(road: Road, title: str, columns: int, paint: Painter, marks: bool) -> list[str]:
+    """The last ``columns`` columns of a road under its title, one line per row."""
+    first = max(0, road.columns - columns)
+    width = columns * (2 if marks else 1)
+    lines = [title[:width].ljust(width)]
+    for row in range(road.rows):
+        text = "".join(
+            _cell_text(road, column, row, paint, marks) for column in range(first, first + columns)
+        )
+        lines.append(text)
+    return lines
+
+
+def _side_by_side(blocks: Sequence[list[str]], widths: Sequence[int], gap: str = "  ") -> list[str]:
+    lines = []
+    for index in range(max(len(block) for block in blocks)):
+        parts = []
+        for block, width in zip(blocks, widths, strict=True):
+            text = block[index] if index < len(block) else ""
+            # Colour codes take no room on the screen: pad by the visible width.
+            visible = len(_strip(text))
+            parts.append(text + " " * max(0, width - visible))
+        lines.append(gap.join(parts).rstrip())
+    return lines
+
+
+def _strip(text: str) -> str:
+    for code in (_RED, _BLUE, _GREEN, _BOLD, "\x1b[0m", "\x1b[2m"):
+        text = text.replace(code, "")
+    return text
+
+
+def render_scoreboard(board: Scoreboard, paint: Painter) -> list[str]:
+    """Bead plate and big road on top, the three derived roads below, in 78 columns."""
+    top = [
+        render_road(board.bead_plate, "bead plate", 10, paint, marks=True),
+        render_road(board.big_road, "big road (digit: ties, *: pair)", 28, paint, marks=True),
+    ]
+    bottom = [
+        render_road(board.big_eye_boy, "big eye boy", 24, paint, marks=False),
+        render_road(board.small_road, "small road", 24, paint, marks=False),
+        render_road(board.cockroach_pig, "cockroach pig", 24, paint, marks=False),
+    ]
+    lines = [*_side_by_side(top, [20, 56]), "", *_side_by_side(bottom, [24, 24, 24])]
+    while lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
+def render_coup(result: CoupResult | None, paint: Painter) -> list[str]:
+    if result is None:
+        return ["  no coup dealt yet"]
+    parts = []
+    for hand, cards in result.hands.items():
+        shown = " ".join(paint.card(card) for card in cards)
+        natural = " natural" if hand in result.naturals else ""
+        parts.append(f"{hand} {shown} = {result.totals[hand]}{natural}")
+    outcome = ", ".join(
+        f"{hand}: {paint.paint(winner, _COLOUR_OF[winner])}"
+        for hand, winner in result.winners.items()
+    )
+    if len(result.winners) == 1:
+        outcome = paint.paint(
+            "tie" if result.winner == "tie" else f"{result.winner} wins",
+            _COLOUR_OF[result.winner],
+        )
+    pairs = f" · pair: {', '.join(result.pairs)}" if result.pairs else ""
+    return [f"  coup {result.coup}: " + " · ".join(parts), f"  {outcome}{pairs}"]
+
+
+def render_baccarat(
+    state: BaccaratState,
+    results: Sequence[CoupResult],
+    recent: Iterable[str] = (),
+    colour: bool = False,
+) -> str:
+    """The whole table as one block of text."""
+    paint = Painter(colour)
+    rules = state.rules
+    left = rules.shoe_size - state.cards_out
+    where = {
+        Phase.NO_SHOE: "shoe finished" if state.shoe else "no shoe",
+        Phase.BURNING: "burning",
+        Phase.BETTING: "bets open",
+        Phase.DEALING: "dealing",
+    }[state.phase]
+    if state.cut_out and state.phase is not Phase.NO_SHOE:
+        where += ", cut card out"
+    head = (
+        f"{_GAME_TITLE.get(state.game, state.game)} · {rules.name} · shoe {state.shoe} · "
+        f"coup {state.coup} · {where} · {left} left"
+    )
+    lines = [paint.paint(head, _BOLD)]
+    lines += render_coup(state.last_result, paint)
+    if rules.house_banks:
+        rolls = [f"bank {state.bank}"]
+    else:
+        rolls = [f"bank ({state.banker}) {state.bank}"]
+        if state.house:
+            rolls.append(f"house {state.house}")
+    rolls += [f"{name} {state.bankrolls[name]}" for name in state.seats]
+    lines += textwrap.wrap(
+        " · ".join(rolls), width=WIDTH, initial_indent="  ", subsequent_indent="  "
+    )
+    if state.deviations:
+        lines.append(f"  banker's deviations from the table: {state.deviations}")
+    if state.alarm:
+        lines.append(paint.paint(f"  ALARM {state.alarm.alarm_id}: {state.alarm.message}", _RED))
+    lines.append("")
+    lines += render_scoreboard(Scoreboard.of(coups_of(results)), paint)
+    recent = list(recent)
+    if recent:
+        lines.append("")
+        for line in recent:
+            lines += textwrap.wrap(line, width=WIDTH, initial_indent="  ", subsequent_indent="    ")
+    return "\n".join(lines)
+
+
+_ROLE_WORDS = {
+    CardRole.PLAYER: "the player",
+    CardRole.BANKER: "the banker",
+    CardRole.RIGHT: "the right hand",
+    CardRole.LEFT: "the left hand",
+}
+
+
+def describe(event: Event) -> str | None:
+    """One plain line for an event of a baccarat table; None for the rest."""
+    if isinstance(event, CardDealt) and event.role in _ROLE_WORDS:
+        return f"coup {event.turn}: {event.card.pretty} to {_ROLE_WORDS[event.role]}"
+    if isinstance(event, CardDealt) and event.role is CardRole.BURN:
+        return f"{event.card.pretty}: burned"
+    if isinstance(event, CoupResult):
+        return " ".join(render_coup(event, Painter(False))).strip()
+    if isinstance(event, ThirdCardChoice):
+        verb = "draws" if event.draws else "stands"
+        deviation = f" (the table says {event.advised}: a deviation)" if event.deviation else ""
+        return f"the {event.hand} {verb} on {event.total}{deviation}"
+    if isinstance(event, CoupFinished):
+        rolls = ", ".join(f"{name} {chips}" for name, chips in event.bankrolls.items())
+        return f"coup {event.coup} settled: bank {event.bank}; {rolls}"
+    if isinstance(event, ShoeStarted):
+        return (
+            f"shoe {event.shoe}: {event.decks} decks, {event.cards} cards, "
+            f"cut card after {event.cut_at}; burn: {event.burn}"
+        )
+    if isinstance(event, CutCardOut):
+        return f"the cut card is out after {event.cards_out} cards: this coup is the last"
+    if isinstance(event, ShoeFinished):
+        return f"shoe {event.shoe} finished after {event.coups} coups"
+    if isinstance(event, BankAnnounced):
+        return f"{event.banker} holds the bank: {event.amount}"
+    if isinstance(event, CommissionTaken):
+        return f"commission: {event.amount} from {event.punter} to the house"
+    return describe_faro(event)

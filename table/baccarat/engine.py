@@ -1,0 +1,1594 @@
+"""The baccarat engine: Punto Banco, Mini-Baccarat, Chemin de Fer, Banque and Macao.
+
+A pure state machine fed cards in shoe order and the table's commands, built like the
+Faro engine: every public method validates first and raises a
+:class:`~table.errors.TableError` naming what was refused and why, with the state
+untouched; otherwise it returns the events that record what happened, and the state
+changes only by folding them (:meth:`BaccaratState.apply`), so a replay of the events
+rebuilds the state exactly.
+
+At every moment :meth:`BaccaratState.next_card` says which hand the next card goes to and
+whether the tableau makes the draw mandatory, leaves a choice or forbids it. A choice is
+known from what comes next: a card out of the shoe (the hand drew) or a ``stand`` line.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from table.baccarat.rules import BaccaratRules, Family, find_rules
+from table.baccarat.shoe import burn_count
+from table.baccarat.tableau import (
+    POINTS,
+    Draw,
+    Verdict,
+    banker_draws,
+    player_draws,
+    representative_rule,
+)
+from table.cards import Card
+from table.errors import BetRefusedError, CardRefusedError, IllegalCommandError, RulesError
+from table.events import (
+    AlarmCleared,
+    AlarmKind,
+    AlarmRaised,
+    BankAnnounced,
+    BankerChosen,
+    BankFunded,
+    BankPassed,
+    BetPlaced,
+    BetSettled,
+    BetsLocked,
+    BetWithdrawn,
+    CardDealt,
+    CardRole,
+    CommissionTaken,
+    CoupFinished,
+    CoupResult,
+    CutCardOut,
+    DealerCorrection,
+    DealVoided,
+    Event,
+    Outcome,
+    PunterLeft,
+    PunterSeated,
+    RulesChosen,
+    ShoeFinished,
+    ShoeStarted,
+    ThirdCardChoice,
+    build_event,
+)
+
+GAMES = ("punto-banco", "mini-baccarat", "chemin-de-fer", "banque", "macao")
+HOUSE = "house"
+
+
+class Phase(enum.Enum):
+    NO_SHOE = "no-shoe"
+    BURNING = "burning"
+    BETTING = "betting"
+    DEALING = "dealing"
+
+
+class Geometry(NamedTuple):
+    """The hands of a game, the order of the first cards, and who may take a third."""
+
+    hands: tuple[str, ...]
+    roles: tuple[CardRole, ...]
+    plan: tuple[int, ...]
+    actors: tuple[int, ...]
+
+
+_TWO_HANDS = Geometry(
+    ("player", "banker"), (CardRole.PLAYER, CardRole.BANKER), (0, 1, 0, 1), (0, 1)
+)
+GEOMETRY: dict[Family, Geometry] = {
+    # 004: first and third card to the player, second and fourth to the banker.
+    Family.PUNTO_BANCO: _TWO_HANDS,
+    Family.CHEMIN_DE_FER: _TWO_HANDS,
+    # 002, Baccarat Banque: two player hands; dealt right, left, banker, twice.
+    Family.BANQUE: Geometry(
+        ("right", "left", "banker"),
+        (CardRole.RIGHT, CardRole.LEFT, CardRole.BANKER),
+        (0, 1, 2, 0, 1, 2),
+        (0, 1, 2),
+    ),
+    # 002, Macao: one card each, no third card.
+    Family.MACAO: Geometry(("player", "banker"), (CardRole.PLAYER, CardRole.BANKER), (0, 1), ()),
+}
+
+# The spots of each family, with the words a dealer may use for them.
+_SPOTS: dict[Family, dict[str, str]] = {
+    Family.PUNTO_BANCO: {
+        "player": "player",
+        "punto": "player",
+        "p": "player",
+        "banker": "banker",
+        "banca": "banker",
+        "b": "banker",
+        "tie": "tie",
+        "empate": "tie",
+        "egalite": "tie",
+        "t": "tie",
+        "player-pair": "player-pair",
+        "ppair": "player-pair",
+        "pp": "player-pair",
+        "banker-pair": "banker-pair",
+        "bpair": "banker-pair",
+        "bp": "banker-pair",
+    },
+    Family.CHEMIN_DE_FER: {"player": "player", "punto": "player", "p": "player"},
+    Family.BANQUE: {"right": "right", "droite": "right", "left": "left", "gauche": "left"},
+    Family.MACAO: {"player": "player", "punto": "player", "p": "player"},
+}
+
+
+class Bet(NamedTuple):
+    bet_id: int
+    punter: str
+    spot: str
+    stake: int
+
+
+@dataclass(frozen=True, slots=True)
+class Alarm:
+    alarm_id: int
+    kind: AlarmKind
+    message: str
+    card: Card | None
+
+
+NO_DRAW = Verdict(Draw.MUST_NOT)
+MUST_DRAW = Verdict(Draw.MUST)
+MAY_DRAW = Verdict(Draw.MAY, True)
+MAY_STAND = Verdict(Draw.MAY, False)
+
+
+class NextCard(NamedTuple):
+    """Where the next card goes: ``hand`` (None: no card is expected) and the tableau's
+    word on it; ``advice`` is the table's answer where the hand may choose."""
+
+    hand: str | None
+    draw: Draw
+    advice: bool | None = None
+
+
+# Events that follow a card as its consequences: a card may be voided while only these
+# came after it. A stand is someone's decision, so it is not one of them.
+_CONSEQUENCES = (
+    BetSettled,
+    CoupResult,
+    CoupFinished,
+    CommissionTaken,
+    CutCardOut,
+    ShoeFinished,
+    BankPassed,
+    AlarmRaised,
+    AlarmCleared,
+)
+
+
+@dataclass(eq=True)
+class BaccaratState:
+    """Everything a baccarat table knows. Change it only through :meth:`apply`."""
+
+    table: str
+    game: str
+    rules: BaccaratRules
+    rules_options: dict[str, str] = field(default_factory=dict)
+    phase: Phase = Phase.NO_SHOE
+    coup: int = 0
+    shoe: int = 0
+    cards_out: int = 0
+    cut_out: bool = False
+    coups_in_shoe: int = 0
+    seen: dict[int, int] = field(default_factory=dict)  # copies out, by card_key()
+    burn_left: int = 0  # -1: the card that sets the burn is next
+    hands: list[list[Card]] = field(default_factory=list)
+    dealt: int = 0  # cards dealt to the hands of the coup in play
+    actor: int = 0
+    pending: int = -1  # the hand the next card goes to; -1: none
+    verdict: Verdict = NO_DRAW
+    choices: dict[str, bool] = field(default_factory=dict)
+    bets: dict[int, Bet] = field(default_factory=dict)
+    stacks: dict[tuple[str, str], int] = field(default_factory=dict)
+    committed: dict[str, int] = field(default_factory=dict)
+    spot_totals: dict[str, int] = field(default_factory=dict)
+    carried: bool = False
+    bank: int = 0
+    house: int = 0
+    bankrolls: dict[str, int] = field(default_factory=dict)
+    seats: list[str] = field(default_factory=list)
+    banker: str | None = None
+    next_bet_id: int = 1
+    next_alarm_id: int = 1
+    alarm: Alarm | None = None
+    coup_over: bool = False
+    deviations: int = 0
+    last_result: CoupResult | None = None
+    last_seq: int = 0
+    # The shoe so far, for voiding a card: the state when it was loaded, then every event
+    # since. A correction replays the shoe without the card (a few milliseconds); a
+    # snapshot per coup would cost every coup a copy of the state instead.
+    snapshot: BaccaratState | None = field(default=None, repr=False, compare=False)
+    log: list[Event] = field(default_factory=list, repr=False, compare=False)
+    geometry: Geometry = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.geometry = GEOMETRY[self.rules.family]
+
+    # --- reading the state ----------------------------------------------------------------
+
+    @property
+    def family(self) -> Family:
+        return self.rules.family
+
+    @property
+    def bets_open(self) -> bool:
+        return self.phase is Phase.BETTING and self.alarm is None
+
+    @property
+    def staked(self) -> int:
+        """Chips on the layout."""
+        return sum(self.spot_totals.values())
+
+    @property
+    def banco(self) -> str | None:
+        """Who called banco, if anyone: the bank's sole opponent this coup."""
+        for bet in self.bets.values():
+            if bet.spot == "banco":
+                return bet.punter
+        return None
+
+    def available(self, punter: str) -> int:
+        return self.bankrolls.get(punter, 0) - self.committed.get(punter, 0)
+
+    def hand(self, name: str) -> list[Card]:
+        return self.hands[self.geometry.hands.index(name)] if self.hands else []
+
+    def total_chips(self) -> int:
+        """Every bankroll, the house bank and the house's commission: constant."""
+        total = sum(self.bankrolls.values()) + self.house
+        return total + self.bank if self.rules.house_banks else total
+
+    def next_card(self) -> NextCard:
+        """Which hand the next card goes to and whether the tableau makes it a must."""
+        if self.alarm is not None or self.phase is Phase.NO_SHOE:
+            return NextCard(None, Draw.MUST_NOT)
+        if self.phase is Phase.BURNING:
+            return NextCard("burn", Draw.MUST)
+        if self.phase is Phase.BETTING or self.pending < 0:
+            return NextCard(None, Draw.MUST_NOT)
+        return NextCard(self.geometry.hands[self.pending], *self.verdict)
+
+    def holder(self, hand: str) -> str:
+        """Who holds a side's cards: the banker (the house in Punto Banco), the banco
+        caller, or the largest stake on the side (002); among equal stakes the first in
+        turn, counter-clockwise from the banker."""
+        if hand == "banker":
+            return self.banker or HOUSE
+        if self.rules.house_banks:
+            return HOUSE
+        seats = self.seats
+        start = seats.index(self.banker) + 1 if self.banker in seats else 0
+
+        def turn(punter: str) -> int:
+            return (seats.index(punter) - start) % len(seats) if punter in seats else 0
+
+        stakes = [
+            bet
+            for bet in self.bets.values()
+            if bet.spot == hand or (bet.spot == "banco" and hand == "player")
+        ]
+        if not stakes:
+            return ""
+        return min(stakes, key=lambda bet: (-bet.stake, turn(bet.punter))).punter
+
+    def where(self) -> str:
+        if self.phase is Phase.NO_SHOE:
+            return "with no shoe in play" if self.shoe == 0 else f"after shoe {self.shoe}"
+        if self.phase is Phase.BURNING:
+            return f"while shoe {self.shoe} is burned"
+        if self.phase is Phase.BETTING:
+            return f"before coup {self.coup + 1}"
+        return f"during coup {self.coup}"
+
+    def copy(self) -> BaccaratState:
+        twin: BaccaratState = object.__new__(BaccaratState)
+        twin.__dict__.update(self.__dict__)
+        twin.rules_options = dict(self.rules_options)
+        twin.seen = dict(self.seen)
+        twin.hands = [list(hand) for hand in self.hands]
+        twin.choices = dict(self.choices)
+        twin.bets = dict(self.bets)
+        twin.stacks = dict(self.stacks)
+        twin.committed = dict(self.committed)
+        twin.spot_totals = dict(self.spot_totals)
+        twin.bankrolls = dict(self.bankrolls)
+        twin.seats = list(self.seats)
+        twin.log = list(self.log)
+        return twin
+
+    # --- the tableau ----------------------------------------------------------------------
+
+    def _verdict(self, index: int) -> Verdict:
+        hands = self.hands
+        cards = hands[index]
+        two = (POINTS[cards[0].rank] + POINTS[cards[1].rank]) % 10
+        family = self.rules.family
+        banker_index = len(hands) - 1
+        if index != banker_index:
+            if family is Family.PUNTO_BANCO:
+                return MUST_DRAW if player_draws(two) else NO_DRAW
+            if two >= 8:  # Banque: a natural hand is shown at once and takes no card
+                return NO_DRAW
+            return representative_rule(two, strict_five=self.rules.strict_five)
+        third = None
+        for hand in hands[:banker_index]:
+            if len(hand) == 3:
+                third = hand[2]
+                break
+        draws = banker_draws(two, third)
+        if family is Family.PUNTO_BANCO or not self.rules.banker_discretion:
+            return MUST_DRAW if draws else NO_DRAW
+        return MAY_DRAW if draws else MAY_STAND
+
+    def _coup_ends_on_naturals(self) -> bool:
+        hands = self.hands
+        if self.rules.family is Family.MACAO:
+            return True
+        totals = [(POINTS[h[0].rank] + POINTS[h[1].rank]) % 10 for h in hands]
+        if totals[-1] >= 8:
+            return True
+        players = totals[:-1]
+        if self.rules.family is Family.BANQUE:
+            return all(value >= 8 for value in players)
+        return players[0] >= 8
+
+    def _find_next(self) -> None:
+        """After a card or a stand: which hand takes the next card, if any."""
+        plan = self.geometry.plan
+        dealt = self.dealt
+        if dealt < len(plan):
+            self.pending = plan[dealt]
+            self.verdict = MUST_DRAW
+            return
+        if dealt == len(plan) and self.actor == 0 and self._coup_ends_on_naturals():
+            self.actor = len(self.geometry.actors)
+        actors = self.geometry.actors
+        while self.actor < len(actors):
+            index = actors[self.actor]
+            if len(self.hands[index]) < 3:
+                verdict = self._verdict(index)
+                if verdict.draw is not Draw.MUST_NOT:
+                    self.pending = index
+                    self.verdict = verdict
+                    return
+            self.actor += 1
+        self.pending = -1
+        self.verdict = NO_DRAW
+
+    # --- the fold -------------------------------------------------------------------------
+
+    def apply(self, event: Event) -> None:
+        """Fold one event into the state."""
+        handler = _FOLDS.get(type(event))
+        if handler is None:
+            raise IllegalCommandError(f"a baccarat table cannot apply a {event.type_name} event")
+        if self.snapshot is not None:
+            self.log.append(event)
+        handler(self, event)
+        self.last_seq = event.seq
+
+    def _take_snapshot(self) -> None:
+        self.log = []
+        self.snapshot = None
+        self.snapshot = self.copy()
+
+    def _fold_rules(self, event: RulesChosen) -> None:
+        self.game = event.game
+        self.rules = find_rules(event.game, event.rules, event.options)
+        self.rules_options = dict(event.options)
+        self.geometry = GEOMETRY[self.rules.family]
+
+    def _fold_bank_funded(self, event: BankFunded) -> None:
+        self.bank = event.bankroll
+
+    def _fold_seated(self, event: PunterSeated) -> None:
+        self.bankrolls[event.punter] = event.bankroll
+        self.seats.append(event.punter)
+
+    def _fold_left(self, event: PunterLeft) -> None:
+        del self.bankrolls[event.punter]
+        self.seats.remove(event.punter)
+
+    def _fold_banker(self, event: BankerChosen) -> None:
+        self.banker = event.banker
+        self.bank = 0
+
+    def _fold_bank_passed(self, event: BankPassed) -> None:
+        self.banker = event.to_banker
+        self.bank = 0
+
+    def _fold_bank_announced(self, event: BankAnnounced) -> None:
+        self.bank = event.amount
+        self.coup_over = False
+
+    def _fold_shoe(self, event: ShoeStarted) -> None:
+        self.shoe = event.shoe
+        self.cards_out = 0
+        self.cut_out = False
+        self.coups_in_shoe = 0
+        self.seen = {}
+        self.hands = []
+        self.coup_over = False
+        self.burn_left = {"value": -1, "one": 1, "none": 0}[event.burn]
+        self.phase = Phase.BURNING if self.burn_left else Phase.BETTING
+        self._take_snapshot()
+
+    def _fold_cut(self, event: CutCardOut) -> None:
+        self.cut_out = True
+
+    def _fold_shoe_finished(self, event: ShoeFinished) -> None:
+        self.phase = Phase.NO_SHOE
+        self.hands = []
+
+    def _fold_locked(self, event: BetsLocked) -> None:
+        self.coup = event.turn
+        self.phase = Phase.DEALING
+        self.hands = [[] for _ in self.geometry.hands]
+        self.dealt = 0
+        self.carried = False
+        self.actor = 0
+        self.choices = {}
+        self.coup_over = False
+        self.pending = self.geometry.plan[0]
+        self.verdict = MUST_DRAW
+
+    def _fold_card(self, event: CardDealt) -> None:
+        card = event.card
+        self.cards_out += 1
+        seen = self.seen
+        key = card.rank._value_ * 128 + ord(card.suit._value_)  # card_key(card), inlined
+        seen[key] = seen.get(key, 0) + 1
+        if event.role is CardRole.BURN:
+            self.burn_left = burn_count(card) if self.burn_left < 0 else self.burn_left - 1
+            if self.burn_left == 0:
+                self.phase = Phase.BETTING
+            return
+        self.hands[self.pending].append(card)
+        self.dealt += 1
+        self._find_next()
+
+    def _fold_choice(self, event: ThirdCardChoice) -> None:
+        self.choices[event.hand] = event.draws
+        self.deviations += event.deviation
+        if not event.draws:
+            self.actor += 1
+            self._find_next()
+
+    def _fold_result(self, event: CoupResult) -> None:
+        self.last_result = event
+
+    def _fold_finished(self, event: CoupFinished) -> None:
+        self.phase = Phase.BETTING
+        self.coups_in_shoe += 1
+        self.coup_over = True
+        self.pending = -1
+
+    def _fold_voided(self, event: DealVoided) -> None:
+        self.phase = Phase.BETTING
+        self.hands = []
+        self.pending = -1
+        self.carried = False
+
+    def _fold_bet_placed(self, event: BetPlaced) -> None:
+        punter, spot, amount = event.punter, event.spot, event.amount
+        self.bets[event.bet] = Bet(event.bet, punter, spot, event.stake)
+        self.stacks[(punter, spot)] = event.bet
+        self.committed[punter] = self.committed.get(punter, 0) + amount
+        self.spot_totals[spot] = self.spot_totals.get(spot, 0) + amount
+        if event.bet >= self.next_bet_id:
+            self.next_bet_id = event.bet + 1
+        self.coup_over = False
+
+    def _fold_withdrawn(self, event: BetWithdrawn) -> None:
+        bet = self.bets[event.bet]
+        self._take_off(bet, event.amount, event.stake)
+        self.coup_over = False
+
+    def _take_off(self, bet: Bet, amount: int, left: int) -> None:
+        self.committed[bet.punter] -= amount
+        self.spot_totals[bet.spot] -= amount
+        if left:
+            self.bets[bet.bet_id] = bet._replace(stake=left)
+        else:
+            del self.bets[bet.bet_id]
+            del self.stacks[(bet.punter, bet.spot)]
+            if not self.spot_totals[bet.spot]:
+                del self.spot_totals[bet.spot]
+
+    def _fold_settled(self, event: BetSettled) -> None:
+        bet = self.bets[event.bet]
+        net = event.net
+        self.bankrolls[bet.punter] += net
+        if self.rules.house_banks:
+            self.bank -= net
+        elif self.banker is not None:
+            self.bankrolls[self.banker] -= net
+            self.bank -= net
+        if event.outcome is Outcome.PUSH and event.stake:
+            self.carried = True
+        if not event.stake:
+            self._take_off(bet, bet.stake, 0)
+
+    def _fold_commission(self, event: CommissionTaken) -> None:
+        self.bankrolls[event.punter] -= event.amount
+        self.bank -= event.amount
+        self.house = event.house
+
+    def _fold_alarm(self, event: AlarmRaised) -> None:
+        self.alarm = Alarm(event.alarm, event.kind, event.message, event.card)
+        self.next_alarm_id = event.alarm + 1
+
+    def _fold_alarm_cleared(self, event: AlarmCleared) -> None:
+        self.alarm = None
+
+    def _fold_correction(self, event: DealerCorrection) -> None:
+        if not event.undone:
+            return
+        if self.snapshot is None:
+            raise IllegalCommandError("no coup to correct")
+        index = _last_card_index(self.log)
+        before = self.log[index - 1] if index > 0 else None
+        if isinstance(before, ThirdCardChoice) and before.draws:
+            index -= 1  # the choice to draw goes with the card that showed it
+        rebuilt = self.snapshot.copy()
+        rebuilt.snapshot = self.snapshot
+        for earlier in self.log[:index]:
+            rebuilt.apply(earlier)
+        rebuilt.next_alarm_id = max(self.next_alarm_id, rebuilt.next_alarm_id)
+        rebuilt.next_bet_id = max(self.next_bet_id, rebuilt.next_bet_id)
+        for item in dataclasses.fields(self):
+            setattr(self, item.name, getattr(rebuilt, item.name))
+        self.geometry = rebuilt.geometry
+
+
+def _last_card_index(log: Sequence[Event]) -> int:
+    for index in range(len(log) - 1, -1, -1):
+        if isinstance(log[index], CardDealt):
+            return index
+    return -1
+
+
+_FOLDS: dict[type[Event], Callable[[BaccaratState, Any], None]] = {
+    RulesChosen: BaccaratState._fold_rules,
+    BankFunded: BaccaratState._fold_bank_funded,
+    PunterSeated: BaccaratState._fold_seated,
+    PunterLeft: BaccaratState._fold_left,
+    BankerChosen: BaccaratState._fold_banker,
+    BankPassed: BaccaratState._fold_bank_passed,
+    BankAnnounced: BaccaratState._fold_bank_announced,
+    ShoeStarted: BaccaratState._fold_shoe,
+    CutCardOut: BaccaratState._fold_cut,
+    ShoeFinished: BaccaratState._fold_shoe_finished,
+    BetsLocked: BaccaratState._fold_locked,
+    CardDealt: BaccaratState._fold_card,
+    ThirdCardChoice: BaccaratState._fold_choice,
+    CoupResult: BaccaratState._fold_result,
+    CoupFinished: BaccaratState._fold_finished,
+    DealVoided: BaccaratState._fold_voided,
+    BetPlaced: BaccaratState._fold_bet_placed,
+    BetWithdrawn: BaccaratState._fold_withdrawn,
+    BetSettled: BaccaratState._fold_settled,
+    CommissionTaken: BaccaratState._fold_commission,
+    AlarmRaised: BaccaratState._fold_alarm,
+    AlarmCleared: BaccaratState._fold_alarm_cleared,
+    DealerCorrection: BaccaratState._fold_correction,
+}
+
+
+def _game_of(game: str) -> str:
+    if game not in GAMES:
+        raise RulesError(f"unknown baccarat game {game!r} (known: {', '.join(GAMES)})")
+    return game
+
+
+class BaccaratTable:
+    """One baccarat table of any game of the family.
+
+    >>> table = BaccaratTable("t1", "punto-banco")
+    >>> _ = table.fund_bank(1000); _ = table.seat("ana", 100); _ = table.new_shoe()
+    >>> table.state.next_card()
+    NextCard(hand='burn', draw=<Draw.MUST: 'must'>, advice=None)
+    """
+
+    def __init__(
+        self,
+        table_id: str = "table",
+        game: str = "punto-banco",
+        rules: str = "standard",
+        options: Mapping[str, str] | None = None,
+        *,
+        at: float = 0.0,
+    ) -> None:
+        self.game = _game_of(game)
+        self.state = BaccaratState(
+            table=table_id, game=game, rules=find_rules(game, rules, options)
+        )
+        self._at = at
+        self.opening: list[Event] = self.choose_rules(rules, options)
+
+    @classmethod
+    def replay(cls, events: Iterable[Event], table_id: str | None = None) -> BaccaratTable:
+        """A table whose state is the fold of ``events`` (a journal, a recorded shoe)."""
+        events = list(events)
+        first = next((e for e in events if isinstance(e, RulesChosen)), None)
+        game = first.game if first else "punto-banco"
+        table = cls.__new__(cls)
+        table.game = game
+        table.state = BaccaratState(
+            table=table_id or (events[0].table if events else "table"),
+            game=game,
+            rules=find_rules(game),
+        )
+        table._at = 0.0
+        table.opening = []
+        for event in events:
+            table.state.apply(event)
+        return table
+
+    # --- emitting -------------------------------------------------------------------------
+
+    def _emit(
+        self, out: list[Event], cls: type[Event], *, deal: int | None = None, **fields: Any
+    ) -> None:
+        state = self.state
+        fields["table"] = state.table
+        fields["seq"] = state.last_seq + 1
+        fields["at"] = self._at
+        fields["deal"] = state.coup if deal is None else deal
+        event = build_event(cls, fields)
+        # BaccaratState.apply, inlined: this runs for every event of every coup.
+        if state.snapshot is not None:
+            state.log.append(event)
+        _FOLDS[cls](state, event)
+        state.last_seq = event.seq
+        out.append(event)
+
+    def _begin(self, at: float | None) -> list[Event]:
+        if at is not None:
+            self._at = at
+        return []
+
+    def _refuse_during_alarm(self, what: str) -> None:
+        alarm = self.state.alarm
+        if alarm is not None:
+            raise IllegalCommandError(
+                f"{what}: alarm {alarm.alarm_id} waits for the dealer ({alarm.message}); "
+                "void the card, correct it, or void the coup first"
+            )
+
+    def _between_coups(self, what: str) -> None:
+        state = self.state
+        self._refuse_during_alarm(what)
+        if state.phase in (Phase.DEALING, Phase.BURNING):
+            raise IllegalCommandError(f"{what}: not {state.where()}; wait for the coup's end")
+
+    # --- the table and its people ---------------------------------------------------------
+
+    def choose_rules(
+        self, name: str, options: Mapping[str, str] | None = None, *, at: float | None = None
+    ) -> list[Event]:
+        """Play by a named rule set of this game with options, between shoes."""
+        rules = find_rules(self.game, name, options)
+        state = self.state
+        if state.phase is not Phase.NO_SHOE or state.bets:
+            raise RulesError(f"rules {name}: the rules change only between shoes ({state.where()})")
+        if len(state.seats) > rules.max_seats:
+            raise RulesError(
+                f"rules {name}: {len(state.seats)} seated, more than {rules.max_seats}"
+            )
+        out = self._begin(at)
+        texts = {key: str(value) for key, value in (options or {}).items()}
+        self._emit(out, RulesChosen, game=self.game, rules=rules.name, options=texts)
+        return out
+
+    def fund_bank(self, amount: int, *, at: float | None = None) -> list[Event]:
+        """Punto Banco: chips into the house's bank. Elsewhere: the banker announces the bank."""
+        _check_amount(f"bank {amount}", amount)
+        state = self.state
+        if not state.rules.house_banks:
+            return self.announce_bank(amount, at=at)
+        self._between_coups(f"bank {amount}")
+        out = self._begin(at)
+        self._emit(out, BankFunded, amount=amount, bankroll=state.bank + amount)
+        return out
+
+    def announce_bank(self, amount: int, *, at: float | None = None) -> list[Event]:
+        """002: the banker announces the bank, what it will pay if it loses."""
+        state = self.state
+        what = f"bank {amount}"
+        _check_amount(what, amount)
+        if state.rules.house_banks:
+            raise IllegalCommandError(f"{what}: in {self.game} the house is the bank; fund it")
+        self._between_coups(what)
+        banker = state.banker
+        if banker is None:
+            if not state.seats:
+                raise IllegalCommandError(f"{what}: nobody is seated to hold the bank")
+            banker = state.seats[0]
+        if state.bank:
+            raise IllegalCommandError(
+                f"{what}: {banker}'s bank stands at {state.bank} and grows by its winnings (002); "
+                "it is announced again only when it passes"
+            )
+        if amount > state.bankrolls[banker]:
+            raise IllegalCommandError(f"{what}: {banker} has only {state.bankrolls[banker]} chips")
+        out = self._begin(at)
+        if state.banker is None:
+            self._emit(out, BankerChosen, banker=banker)
+        self._emit(out, BankAnnounced, banker=banker, amount=amount)
+        return out
+
+    def seat(self, punter: str, bankroll: int, *, at: float | None = None) -> list[Event]:
+        _check_name(punter)
+        _check_amount(f"punter {punter} {bankroll}", bankroll)
+        state = self.state
+        if punter in state.bankrolls:
+            raise IllegalCommandError(f"punter {punter}: already seated")
+        if punter in (HOUSE, "bank", "banco"):
+            raise IllegalCommandError(f"punter {punter}: {punter!r} is a word of the table")
+        if len(state.seats) >= state.rules.max_seats:
+            raise IllegalCommandError(
+                f"punter {punter}: all {state.rules.max_seats} seats of this {self.game} table "
+                "are taken"
+            )
+        out = self._begin(at)
+        self._emit(out, PunterSeated, punter=punter, bankroll=bankroll)
+        return out
+
+    def leave(self, punter: str, *, at: float | None = None) -> list[Event]:
+        state = self.state
+        what = f"leave {punter}"
+        self._check_seated(punter, what)
+        if state.committed.get(punter):
+            raise IllegalCommandError(f"{what}: {punter} still has stakes on the layout")
+        if punter == state.banker:
+            raise IllegalCommandError(f"{what}: {punter} holds the bank; pass it first")
+        out = self._begin(at)
+        self._emit(out, PunterLeft, punter=punter, bankroll=state.bankrolls[punter])
+        return out
+
+    def choose_banker(self, banker: str, *, at: float | None = None) -> list[Event]:
+        state = self.state
+        what = f"banker {banker}"
+        if state.rules.house_banks:
+            raise IllegalCommandError(f"{what}: in {self.game} the house is the bank")
+        self._check_seated(banker, what)
+        self._between_coups(what)
+        if state.bets:
+            raise IllegalCommandError(f"{what}: stakes are still on the layout")
+        out = self._begin(at)
+        self._emit(out, BankerChosen, banker=banker)
+        return out
+
+    def pass_bank(self, *, at: float | None = None) -> list[Event]:
+        """002: the banker gives up the bank between coups; it passes counter-clockwise."""
+        state = self.state
+        if state.rules.house_banks or state.banker is None:
+            raise IllegalCommandError(
+                f"pass: nobody holds a bank to pass at this {self.game} table"
+            )
+        self._between_coups("pass")
+        if state.bets:
+            raise IllegalCommandError("pass: stakes are on the layout; the coup must be played")
+        out = self._begin(at)
+        self._pass_bank(out)
+        return out
+
+    def _pass_bank(self, out: list[Event]) -> None:
+        state = self.state
+        banker = state.banker
+        assert banker is not None
+        following = state.seats[(state.seats.index(banker) + 1) % len(state.seats)]
+        for bet_id in sorted(state.bets):
+            self._return(out, state.bets[bet_id], "the bank passed")
+        self._emit(out, BankPassed, from_banker=banker, to_banker=following)
+
+    def _check_seated(self, punter: str, what: str) -> None:
+        if punter not in self.state.bankrolls:
+            seated = ", ".join(self.state.seats) or "nobody"
+            raise IllegalCommandError(f"{what}: {punter} is not seated (seated: {seated})")
+
+    # --- the shoe -------------------------------------------------------------------------
+
+    def new_shoe(self, *, at: float | None = None) -> list[Event]:
+        """A freshly shuffled shoe goes in; the burn comes first. The banker stays (002)."""
+        state = self.state
+        self._refuse_during_alarm("shuffle")
+        if state.phase is Phase.DEALING:
+            raise IllegalCommandError(
+                f"shuffle: coup {state.coup} is being dealt; finish it or void it first"
+            )
+        if len(state.seats) < state.rules.min_seats:
+            raise IllegalCommandError(
+                f"shuffle: {self.game} needs at least {state.rules.min_seats} seated "
+                f"(a banker and two punters, 002); {len(state.seats)} seated"
+            )
+        out = self._begin(at)
+        if state.phase is not Phase.NO_SHOE:
+            self._emit(
+                out,
+                ShoeFinished,
+                shoe=state.shoe,
+                coups=state.coups_in_shoe,
+                cards_out=state.cards_out,
+            )
+        if not state.rules.house_banks and state.banker is None:
+            self._emit(out, BankerChosen, banker=state.seats[0])
+        rules = state.rules
+        self._emit(
+            out,
+            ShoeStarted,
+            shoe=state.shoe + 1,
+            decks=rules.decks,
+            cards=rules.shoe_size,
+            cut_at=rules.cut_at,
+            burn=rules.burn,
+        )
+        return out
+
+    def cut(self, *, at: float | None = None) -> list[Event]:
+        """The reader (or dealer) saw the cut card: this coup is the shoe's last."""
+        state = self.state
+        if state.phase is Phase.NO_SHOE:
+            raise IllegalCommandError(f"cut: no shoe is in play ({state.where()})")
+        if state.cut_out:
+            return []
+        out = self._begin(at)
+        self._emit(out, CutCardOut, shoe=state.shoe, cards_out=state.cards_out)
+        if state.phase is Phase.BETTING and state.alarm is None:
+            self._finish_shoe(out)
+        return out
+
+    def _finish_shoe(self, out: list[Event]) -> None:
+        state = self.state
+        self._emit(
+            out, ShoeFinished, shoe=state.shoe, coups=state.coups_in_shoe, cards_out=state.cards_out
+        )
+
+    def shoe_empty(self, *, at: float | None = None) -> list[Event]:
+        """The shoe's sensor says it is empty: mid-coup that is an alarm, else the shoe ends."""
+        state = self.state
+        out = self._begin(at)
+        if state.phase is Phase.NO_SHOE or state.alarm is not None:
+            return out
+        if state.phase is Phase.BETTING:
+            if not state.cut_out:
+                self._emit(out, CutCardOut, shoe=state.shoe, cards_out=state.cards_out)
+            self._finish_shoe(out)
+            return out
+        self._raise_alarm(
+            out,
+            AlarmKind.SHORT_DEAL,
+            f"the shoe is empty {state.where()}: void the coup, or void this alarm",
+            None,
+        )
+        return out
+
+    # --- bets -----------------------------------------------------------------------------
+
+    def _spot(self, what: str, spot: str) -> str:
+        family = self.state.rules.family
+        spots = _SPOTS[family]
+        name = spots.get(spot) or spots.get(spot.strip().lower())
+        if name is None:
+            if family is not Family.PUNTO_BANCO and spot.lower() in ("banker", "banca", "bank"):
+                raise BetRefusedError(
+                    f"{what}: in {self.game} the punters stake against the bank; "
+                    "the banker's side is the banker's own"
+                )
+            if family is Family.CHEMIN_DE_FER and spot.lower() == "banco":
+                raise BetRefusedError(f"{what}: call banco with 'banco PUNTER'")
+            known = ", ".join(sorted(set(_SPOTS[family].values())))
+            raise BetRefusedError(f"{what}: unknown side {spot!r} at {self.game} (sides: {known})")
+        if name.endswith("-pair") and not self.state.rules.pair_bets:
+            raise BetRefusedError(
+                f"{what}: pair bets are not offered at this table (pair_bets=false)"
+            )
+        return name
+
+    def bet(self, punter: str, spot: str, amount: int, *, at: float | None = None) -> list[Event]:
+        """A punter stakes ``amount`` on a side: player, banker, tie, pairs (Punto Banco),
+        player (Chemin de Fer, Macao: against the bank), right or left (Banque)."""
+        state = self.state
+        rules = state.rules
+        side = _SPOTS[rules.family].get(spot)
+        # The common case at a house-banked table, checked in one pass; anything unusual
+        # goes through the checks below, which name what is wrong.
+        if (
+            side is not None
+            and type(amount) is int
+            and amount > 0
+            and state.phase is Phase.BETTING
+            and state.alarm is None
+            and rules.house_banks
+            and punter in state.bankrolls
+            and (rules.pair_bets or not side.endswith("-pair"))
+        ):
+            existing_id = state.stacks.get((punter, side))
+            stake = amount if existing_id is None else amount + state.bets[existing_id].stake
+            if (
+                rules.min_bet <= stake
+                and (not rules.max_bet or stake <= rules.max_bet)
+                and amount <= state.bankrolls[punter] - state.committed.get(punter, 0)
+                and self._house_exposure(side, amount) <= state.bank
+            ):
+                out = self._begin(at)
+                self._emit(
+                    out,
+                    BetPlaced,
+                    bet=state.next_bet_id if existing_id is None else existing_id,
+                    punter=punter,
+                    spot=side,
+                    amount=amount,
+                    stake=stake,
+                    # Every field given: the trusted constructor skips filling in defaults.
+                    coppered=False,
+                    mark=False,
+                    instruction="",
+                )
+                return out
+        what = f"bet {punter} {spot} {amount}"
+        _check_amount(what, amount)
+        side = self._spot(what, spot)
+        self._check_open(what)
+        if punter not in state.bankrolls:
+            self._check_seated(punter, what)
+        key = (punter, side)
+        existing_id = state.stacks.get(key)
+        stake = amount + (state.bets[existing_id].stake if existing_id is not None else 0)
+        self._check_limits(what, stake)
+        in_hand = state.available(punter)
+        if amount > in_hand:
+            raise BetRefusedError(f"{what}: {punter} has only {in_hand} chips in hand")
+        if state.rules.house_banks:
+            self._check_house_covers(what, side, amount)
+        else:
+            self._check_bank_covers(what, punter, amount)
+        out = self._begin(at)
+        self._emit(
+            out,
+            BetPlaced,
+            bet=state.next_bet_id if existing_id is None else existing_id,
+            punter=punter,
+            spot=side,
+            amount=amount,
+            stake=stake,
+            # Every field given: the trusted constructor then skips filling in defaults.
+            coppered=False,
+            mark=False,
+            instruction="",
+        )
+        return out
+
+    def banco(self, punter: str, *, at: float | None = None) -> list[Event]:
+        """002: ``banco``: one punter covers the whole bank and is its sole opponent; the
+        partial stakes already placed this coup come back to their punters."""
+        state = self.state
+        what = f"banco {punter}"
+        if state.rules.family not in (Family.CHEMIN_DE_FER, Family.MACAO):
+            raise BetRefusedError(f"{what}: banco is called at Chemin de Fer, not at {self.game}")
+        self._check_open(what)
+        self._check_seated(punter, what)
+        self._check_against_bank(what, punter)
+        if state.carried:
+            raise BetRefusedError(f"{what}: the stakes of the tied coup stand for this one (002)")
+        if state.banco is not None:
+            raise BetRefusedError(f"{what}: {state.banco} has already called banco")
+        covers = state.bankrolls[punter]
+        if covers < state.bank:
+            raise BetRefusedError(
+                f"{what}: {punter} has {covers} chips and cannot cover the bank of {state.bank}"
+            )
+        self._check_limits(what, state.bank)
+        out = self._begin(at)
+        for bet_id in sorted(state.bets):
+            bet = state.bets[bet_id]
+            self._emit(
+                out,
+                BetWithdrawn,
+                bet=bet_id,
+                punter=bet.punter,
+                spot=bet.spot,
+                amount=bet.stake,
+                stake=0,
+            )
+        self._emit(
+            out,
+            BetPlaced,
+            bet=state.next_bet_id,
+            punter=punter,
+            spot="banco",
+            amount=state.bank,
+            stake=state.bank,
+        )
+        return out
+
+    def withdraw(
+        self, punter: str, spot: str, amount: int | None = None, *, at: float | None = None
+    ) -> list[Event]:
+        state = self.state
+        what = f"withdraw {punter} {spot}"
+        side = "banco" if spot.lower() == "banco" else self._spot(what, spot)
+        self._check_open(what)
+        self._check_seated(punter, what)
+        if state.carried:
+            raise BetRefusedError(f"{what}: the stakes of the tied coup stand for this one (002)")
+        bet_id = state.stacks.get((punter, side))
+        if bet_id is None:
+            raise BetRefusedError(f"{what}: {punter} has no stake on {side} ({state.where()})")
+        bet = state.bets[bet_id]
+        taken = bet.stake if amount is None else amount
+        _check_amount(what, taken)
+        if taken > bet.stake:
+            raise BetRefusedError(f"{what}: only {bet.stake} lies there")
+        if 0 < bet.stake - taken < state.rules.min_bet:
+            raise BetRefusedError(f"{what}: {bet.stake - taken} would be under the minimum")
+        out = self._begin(at)
+        self._emit(
+            out,
+            BetWithdrawn,
+            bet=bet_id,
+            punter=punter,
+            spot=side,
+            amount=taken,
+            stake=bet.stake - taken,
+        )
+        return out
+
+    def _check_open(self, what: str) -> None:
+        state = self.state
+        if state.phase is Phase.BETTING and state.alarm is None:
+            return
+        self._refuse_during_alarm(what)
+        if state.phase is Phase.DEALING:
+            raise BetRefusedError(f"{what}: coup {state.coup} is closed; bets are locked")
+        if state.phase is Phase.BURNING:
+            raise BetRefusedError(f"{what}: bets open once the burn is done ({state.where()})")
+        raise BetRefusedError(f"{what}: no shoe is in play ({state.where()}); shuffle first")
+
+    def _check_limits(self, what: str, stake: int) -> None:
+        rules = self.state.rules
+        if stake < rules.min_bet:
+            raise BetRefusedError(f"{what}: {stake} is under the table minimum {rules.min_bet}")
+        if rules.max_bet and stake > rules.max_bet:
+            raise BetRefusedError(
+                f"{what}: {stake} on one side is over the table maximum {rules.max_bet}"
+            )
+
+    def _check_house_covers(self, what: str, side: str, amount: int) -> None:
+        state = self.state
+        worst = self._house_exposure(side, amount)
+        if worst > state.bank:
+            raise BetRefusedError(
+                f"{what}: the house bank ({state.bank}) cannot cover the layout "
+                f"(worst coup: {worst})"
+            )
+
+    def _house_exposure(self, side: str = "", amount: int = 0) -> int:
+        state = self.state
+        get = state.spot_totals.get
+        rules = state.rules
+        player, banker, tie = get("player", 0), get("banker", 0), get("tie", 0)
+        pairs = get("player-pair", 0) + get("banker-pair", 0)
+        if side == "player":
+            player += amount
+        elif side == "banker":
+            banker += amount
+        elif side == "tie":
+            tie += amount
+        elif side:
+            pairs += amount
+        return max(player, banker, tie * rules.tie_pays) + pairs * rules.pair_pays
+
+    def _check_against_bank(self, what: str, punter: str) -> None:
+        state = self.state
+        if punter == state.banker:
+            raise BetRefusedError(f"{what}: {punter} holds the bank and does not stake against it")
+        if not state.bank:
+            holder = state.banker or "the banker"
+            raise BetRefusedError(f"{what}: {holder} has not announced a bank yet")
+
+    def _check_bank_covers(self, what: str, punter: str, amount: int) -> None:
+        state = self.state
+        self._check_against_bank(what, punter)
+        if state.banco is not None:
+            raise BetRefusedError(f"{what}: {state.banco} called banco and is the sole opponent")
+        staked = state.staked
+        if staked + amount > state.bank:
+            raise BetRefusedError(
+                f"{what}: the bank holds {state.bank} and {staked} is already staked; "
+                f"at most {state.bank - staked} more (the bank can lose only what is in it)"
+            )
+
+    def lock(self, *, at: float | None = None) -> list[Event]:
+        """No more bets: the coup is closed and its cards may come."""
+        state = self.state
+        self._refuse_during_alarm("lock")
+        if state.phase is not Phase.BETTING:
+            raise IllegalCommandError(f"lock: bets are not open ({state.where()})")
+        if not state.rules.house_banks and not state.bets:
+            raise IllegalCommandError("lock: nobody has faded the bank; a coup needs a stake")
+        out = self._begin(at)
+        self._emit(out, BetsLocked, deal=state.coup + 1, turn=state.coup + 1)
+        return out
+
+    # --- the cards ------------------------------------------------------------------------
+
+    def deal(self, card: Card | str, *, at: float | None = None) -> list[Event]:
+        """The next card out of the shoe. A card that cannot be raises an alarm; nothing is
+        settled from it until the dealer resolves the alarm."""
+        card = Card.parse(card) if isinstance(card, str) else card
+        state = self.state
+        alarm = state.alarm
+        if alarm is not None:
+            raise CardRefusedError(
+                f"card {card}: alarm {alarm.alarm_id} waits for the dealer ({alarm.message})"
+            )
+        if at is not None:
+            self._at = at
+        out: list[Event] = []
+        problem = self._card_problem(card)
+        if problem is not None:
+            self._raise_alarm(out, problem[0], problem[1], card)
+            return out
+        self._take_card(out, card)
+        return out
+
+    def stand(self, *, at: float | None = None) -> list[Event]:
+        """The hand whose turn it is takes no third card (a choice the tableau leaves)."""
+        state = self.state
+        self._refuse_during_alarm("stand")
+        if state.phase is not Phase.DEALING or state.pending < 0:
+            raise IllegalCommandError(f"stand: no hand is to choose a third card ({state.where()})")
+        hand = state.geometry.hands[state.pending]
+        if state.dealt < len(state.geometry.plan):
+            raise IllegalCommandError(
+                f"stand: the first cards are still being dealt ({hand} is next)"
+            )
+        two = _two_card_total(state.hands[state.pending])
+        if state.verdict.draw is Draw.MUST:
+            raise IllegalCommandError(
+                f"stand: the tableau makes the {hand} draw on {two} ({self.game}); "
+                "the next card is the third card"
+            )
+        out = self._begin(at)
+        self._choose(out, draws=False)
+        self._after_card(out)
+        return out
+
+    def _choose(self, out: list[Event], *, draws: bool) -> None:
+        state = self.state
+        hand = state.geometry.hands[state.pending]
+        advice = state.verdict.advice
+        advised = "free" if advice is None else ("draw" if advice else "stand")
+        self._emit(
+            out,
+            ThirdCardChoice,
+            hand=hand,
+            total=_two_card_total(state.hands[state.pending]),
+            draws=draws,
+            advised=advised,
+            deviation=advice is not None and advice != draws,
+        )
+
+    def _card_problem(self, card: Card) -> tuple[AlarmKind, str] | None:
+        state = self.state
+        rules = state.rules
+        phase = state.phase
+        if (
+            phase is Phase.DEALING
+            and state.pending >= 0
+            and state.seen.get(card.rank._value_ * 128 + ord(card.suit._value_), 0) < rules.decks
+            and state.cards_out < rules.shoe_size
+            and type(card) is Card
+        ):
+            return None
+        if type(card) is not Card:
+            return AlarmKind.UNKNOWN_CARD, f"card {card!r} is not a card of a standard deck"
+        if phase is Phase.NO_SHOE:
+            where = "no shoe is in play" if state.shoe == 0 else f"shoe {state.shoe} is finished"
+            return AlarmKind.EXTRA_CARD, f"card {card}: {where}; void it and shuffle a new shoe"
+        if state.seen.get(card_key(card), 0) >= rules.decks:
+            return AlarmKind.DUPLICATE_CARD, (
+                f"card {card} has come out {rules.decks} times already in a {rules.decks}-deck shoe"
+            )
+        if state.cards_out >= rules.shoe_size:
+            return AlarmKind.EXTRA_CARD, f"card {card}: all {rules.shoe_size} cards are out"
+        if phase is Phase.DEALING and state.pending < 0:
+            return AlarmKind.EXTRA_CARD, f"card {card} {state.where()}: no hand takes a card now"
+        if phase is Phase.BETTING:
+            if state.coup_over and state.last_result is not None:
+                return self._late_card_problem(card, state.last_result)
+            return AlarmKind.EARLY_CARD, (
+                f"card {card} {state.where()} while bets are open: close them (lock) first"
+            )
+        return None
+
+    def _late_card_problem(self, card: Card, result: CoupResult) -> tuple[AlarmKind, str]:
+        short = [hand for hand, cards in result.hands.items() if len(cards) == 2]
+        over = f"card {card} after coup {result.coup} is over"
+        if self.state.rules.family is Family.MACAO or not short:
+            return AlarmKind.EXTRA_CARD, f"{over}: no hand takes another card"
+        naturals = ", ".join(result.naturals)
+        why = (
+            f"a natural ({naturals}) ends the coup"
+            if result.naturals
+            else "the tableau gives no third card to "
+            + " or ".join(f"{hand} on {result.totals[hand]}" for hand in short)
+        )
+        return AlarmKind.FORBIDDEN_DRAW, f"{over}: {why}"
+
+    def _raise_alarm(
+        self, out: list[Event], kind: AlarmKind, message: str, card: Card | None
+    ) -> None:
+        self._emit(
+            out, AlarmRaised, alarm=self.state.next_alarm_id, kind=kind, message=message, card=card
+        )
+
+    def _take_card(self, out: list[Event], card: Card) -> None:
+        state = self.state
+        if state.phase is Phase.BURNING:
+            self._emit(out, CardDealt, card=card, role=CardRole.BURN, turn=0)
+        else:
+            pending = state.pending
+            if state.verdict.draw is Draw.MAY:
+                self._choose(out, draws=True)
+            self._emit(
+                out, CardDealt, card=card, role=state.geometry.roles[pending], turn=state.coup
+            )
+        if state.pending < 0 or state.cut_out or state.cards_out >= state.rules.cut_at:
+            self._after_card(out)
+
+    def _after_card(self, out: list[Event]) -> None:
+        state = self.state
+        if state.phase is Phase.DEALING and state.pending < 0:
+            self._resolve(out)
+        if not state.cut_out and state.cards_out >= state.rules.cut_at:
+            self._emit(out, CutCardOut, shoe=state.shoe, cards_out=state.cards_out)
+        if state.cut_out and state.phase is Phase.BETTING:
+            # The cut card is out and the coup is over: the shoe is changed (the stakes of
+            # a tied Chemin de Fer coup stay for the next, with the same banker, 002).
+            self._finish_shoe(out)
+
+    # --- the end of a coup ----------------------------------------------------------------
+
+    def _resolve(self, out: list[Event]) -> None:
+        state = self.state
+        names = state.geometry.hands
+        points = POINTS
+        two_card: dict[str, int] = {}
+        totals: dict[str, int] = {}
+        naturals: list[str] = []
+        pairs: list[str] = []
+        macao = state.rules.family is Family.MACAO
+        for name, cards in zip(names, state.hands, strict=True):
+            totals[name] = sum(points[card.rank] for card in cards) % 10
+            if macao:
+                continue
+            first, second = cards[0], cards[1]
+            two = two_card[name] = (points[first.rank] + points[second.rank]) % 10
+            if two >= 8:
+                naturals.append(name)
+            if first.rank is second.rank:
+                pairs.append(name)
+        banker_final = totals["banker"]
+        banker_natural = "banker" in naturals
+        winners: dict[str, str] = {}
+        for name in names[:-1]:
+            mine = totals[name]
+            # A natural is shown at once (002): it meets the banker's first two cards.
+            theirs = two_card["banker"] if name in naturals and not banker_natural else banker_final
+            winners[name] = "player" if mine > theirs else "banker" if mine < theirs else "tie"
+        holders = {name: state.holder(name) for name in names}
+        self._emit(
+            out,
+            CoupResult,
+            coup=state.coup,
+            hands={name: tuple(cards) for name, cards in zip(names, state.hands, strict=True)},
+            totals=totals,
+            winner=winners[names[0]],
+            winners=winners,
+            naturals=tuple(naturals),
+            pairs=tuple(pairs),
+            holders=holders,
+        )
+        if state.rules.house_banks:
+            self._settle_house(out, winners["player"], banker_final, pairs)
+        else:
+            self._settle_bank(out, winners)
+        self._emit(
+            out,
+            CoupFinished,
+            coup=state.coup,
+            bank=state.bank,
+            house=state.house,
+            bankrolls=dict(state.bankrolls),
+        )
+        if not state.rules.house_banks:
+            self._rotate_bank(out, winners)
+
+    def _settle_house(
+        self, out: list[Event], winner: str, banker_total: int, pairs: Sequence[str]
+    ) -> None:
+        state = self.state
+        rules = state.rules
+        coup = state.coup
+        for bet_id in sorted(state.bets):
+            bet = state.bets[bet_id]
+            stake = bet.stake
+            spot = bet.spot
+            note = ""
+            if spot == "tie":
+                won = winner == "tie"
+                net = stake * rules.tie_pays
+            elif spot.endswith("-pair"):
+                won = spot[: -len("-pair")] in pairs
+                net = stake * rules.pair_pays
+            elif winner == "tie":
+                # 004: Punto and Banca push on a tie.
+                won, net, note = False, 0, "a tie: Punto and Banca push"
+            elif spot != winner:
+                won, net = False, -stake
+            elif spot == "player":
+                won, net = True, stake
+            elif rules.no_commission:
+                won = True
+                net, note = (
+                    (stake // 2, "a banker win with 6 pays 1:2")
+                    if banker_total == 6
+                    else (stake, "")
+                )
+            else:
+                # Rounded up to a whole chip: the house's favour (see table.baccarat.rules).
+                commission = -(-stake * rules.commission // 100)
+                won, net = True, stake - commission
+                note = f"{rules.commission} % commission: {commission}" if commission else ""
+            if won:
+                outcome = Outcome.WIN
+            elif net == 0:
+                outcome = Outcome.PUSH
+            else:
+                outcome, net = Outcome.LOSE, -stake
+            self._emit(
+                out,
+                BetSettled,
+                bet=bet_id,
+                punter=bet.punter,
+                spot=spot,
+                outcome=outcome,
+                net=net,
+                stake=0,
+                turn=coup,
+                note=note,
+            )
+
+    def _settle_bank(self, out: list[Event], winners: dict[str, str]) -> None:
+        state = self.state
+        coup = state.coup
+        won = 0
+        for bet_id in sorted(state.bets):
+            bet = state.bets[bet_id]
+            hand = "player" if bet.spot == "banco" else bet.spot
+            result = winners[hand]
+            if result == "tie":
+                outcome, net, left, note = (
+                    Outcome.PUSH,
+                    0,
+                    bet.stake,
+                    "a tie: the stake stays (002)",
+                )
+            elif result == "player":
+                outcome, net, left, note = Outcome.WIN, bet.stake, 0, ""
+            else:
+                outcome, net, left, note = Outcome.LOSE, -bet.stake, 0, ""
+                won += bet.stake
+            self._emit(
+                out,
+                BetSettled,
+                bet=bet_id,
+                punter=bet.punter,
+                spot=bet.spot,
+                outcome=outcome,
+                net=net,
+                stake=left,
+                turn=coup,
+                note=note,
+            )
+        rate = state.rules.commission
+        if won and rate and state.banker is not None:
+            commission = -(-won * rate // 100)
+            self._emit(
+                out,
+                CommissionTaken,
+                punter=state.banker,
+                amount=commission,
+                house=state.house + commission,
+            )
+
+    def _rotate_bank(self, out: list[Event], winners: dict[str, str]) -> None:
+        state = self.state
+        if state.rules.family is Family.BANQUE:
+            # 002: the Banque bank is kept until it is exhausted.
+            passes = state.bank < state.rules.min_bet
+        else:
+            passes = winners["player"] == "player"
+        if passes:
+            self._pass_bank(out)
+
+    def _return(self, out: list[Event], bet: Bet, note: str) -> None:
+        self._emit(
+            out,
+            BetSettled,
+            bet=bet.bet_id,
+            punter=bet.punter,
+            spot=bet.spot,
+            outcome=Outcome.RETURNED,
+            net=0,
+            stake=0,
+            turn=self.state.coup,
+            note=note,
+        )
+
+    # --- the dealer's corrections ---------------------------------------------------------
+
+    def void_card(self, *, at: float | None = None) -> list[Event]:
+        """The dealer voids the card an alarm stopped, or the last card taken (a misread)."""
+        state = self.state
+        out = self._begin(at)
+        alarm = state.alarm
+        if alarm is not None:
+            if alarm.card is not None:
+                self._emit(
+                    out,
+                    DealerCorrection,
+                    action="void",
+                    card=alarm.card,
+                    replacement=None,
+                    undone=False,
+                )
+            self._emit(out, AlarmCleared, alarm=alarm.alarm_id, resolution="voided by the dealer")
+            return out
+        last = self._last_card("void")
+        self._emit(out, DealerCorrection, action="void", card=last, replacement=None, undone=True)
+        return out
+
+    def correct(self, card: Card | str, *, at: float | None = None) -> list[Event]:
+        """The dealer says the last card (or the alarmed one) was really ``card``."""
+        card = Card.parse(card) if isinstance(card, str) else card
+        state = self.state
+        alarm = state.alarm
+        if alarm is not None and alarm.card is None:
+            raise IllegalCommandError(f"correct {card}: alarm {alarm.alarm_id} is not about a card")
+        trial = BaccaratTable.__new__(BaccaratTable)
+        trial.game = self.game
+        trial.state = state.copy()
+        trial.state.snapshot = state.snapshot
+        trial._at = self._at
+        trial.opening = []
+        events = trial._correction_events(card, at)
+        out = self._begin(at)
+        for event in events:
+            state.apply(event)
+            out.append(event)
+        return out
+
+    def _correction_events(self, card: Card, at: float | None) -> list[Event]:
+        state = self.state
+        out = self._begin(at)
+        alarm = state.alarm
+        if alarm is not None:
+            assert alarm.card is not None
+            self._emit(
+                out,
+                DealerCorrection,
+                action="correct",
+                card=alarm.card,
+                replacement=card,
+                undone=False,
+            )
+            self._emit(out, AlarmCleared, alarm=alarm.alarm_id, resolution=f"corrected to {card}")
+        else:
+            last = self._last_card(f"correct {card}")
+            self._emit(
+                out, DealerCorrection, action="correct", card=last, replacement=card, undone=True
+            )
+        problem = self._card_problem(card)
+        if problem is not None:
+            raise CardRefusedError(f"correct {card}: {problem[1]}")
+        self._take_card(out, card)
+        return out
+
+    def _last_card(self, what: str) -> Card:
+        state = self.state
+        if state.snapshot is None:
+            raise IllegalCommandError(f"{what}: no card has been dealt")
+        index = _last_card_index(state.log)
+        if index < 0:
+            raise IllegalCommandError(f"{what}: no card has been dealt since {state.where()}")
+        for event in state.log[index + 1 :]:
+            if not isinstance(event, _CONSEQUENCES) and not (
+                isinstance(event, DealerCorrection) and not event.undone
+            ):
+                raise IllegalCommandError(
+                    f"{what}: play went on after the last card "
+                    f"({event.type_name.replace('_', ' ')}); "
+                    "it can no longer be voided"
+                )
+        card_event = state.log[index]
+        assert isinstance(card_event, CardDealt)
+        return card_event.card
+
+    def void_coup(
+        self, reason: str = "voided by the dealer", *, at: float | None = None
+    ) -> list[Event]:
+        """Abandon the coup in play: every stake goes back to its punter, nothing is settled."""
+        state = self.state
+        if state.phase is not Phase.DEALING and state.alarm is None:
+            raise IllegalCommandError(f"void deal: no coup is being dealt ({state.where()})")
+        out = self._begin(at)
+        if state.alarm is not None:
+            self._emit(out, AlarmCleared, alarm=state.alarm.alarm_id, resolution="coup voided")
+        if state.phase is Phase.DEALING:
+            for bet_id in sorted(state.bets):
+                self._return(out, state.bets[bet_id], "the coup was voided")
+            bank = state.bank
+            self._emit(out, DealVoided, reason=reason, bank=bank, bankrolls=dict(state.bankrolls))
+            if state.cut_out:
+                self._finish_shoe(out)
+        return out
+
+    # --- the table language ---------------------------------------------------------------
+
+    def apply(self, command: Any, *, at: float | None = None) -> list[Event]:
+        """Carry out one parsed line of the table language (see :mod:`table.language`)."""
+        from table.baccarat.commands import run_command
+
+        return run_command(self, command, at=at)
+
+
+def card_key(card: Card) -> int:
+    """A card as a small int, a cheaper dictionary key than the card (whose hash goes
+    through two enum hashes)."""
+    return card.rank._value_ * 128 + ord(card.suit._value_)
+
+
+def _two_card_total(cards: Sequence[Card]) -> int:
+    return (
+        (POINTS[cards[0].rank] + POINTS[cards[1].rank]) % 10 if len(cards) >= 2 else _total(cards)
+    )
+
+
+def _total(cards: Sequence[Card]) -> int:
+    value = POINTS
+    return sum(value[card.rank] for card in cards) % 10
+
+
+def _check_amount(what: str, amount: object) -> None:
+    if isinstance(amount, bool) or not isinstance(amount, int):
+        raise BetRefusedError(f"{what}: the amount must be a whole number of chips, not {amount!r}")
+    if amount <= 0:
+        raise BetRefusedError(f"{what}: the amount must be positive, not {amount}")
+
+
+def _check_name(name: str) -> None:
+    if not name or not name.replace("-", "").replace("_", "").replace(".", "").isalnum():
+        raise IllegalCommandError(
+            f"punter {name!r}: a name is letters, digits, '-', '_' or '.' with no spaces"
+        )

@@ -1,0 +1,172 @@
+"""Baccarat rule sets: one per game of the family, each overridable option by option.
+
+    >>> find_rules("punto-banco", "standard", {"tie_pays": "9"}).tie_pays
+    9
+    >>> find_rules("chemin-de-fer", "strict").strict_five
+    True
+
+Commission on integer chips: a winning Banca bet (and the bank's winnings in Chemin de
+Fer) pays the house ``commission`` per cent rounded *up* to a whole chip, as a casino
+rounds, in the house's favour: 5 % of 10 is 1 (the win pays 9), 5 % of 30 is 2 (the win
+pays 28), and a 1-chip Banca win pays nothing. The no-commission table's Banca win with 6
+pays half the stake rounded down, for the same reason.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from table.errors import RulesError
+from table.options import option_text, option_value
+
+
+class Family(enum.Enum):
+    """How a game of the family is played: who banks, which hands, how many cards."""
+
+    PUNTO_BANCO = "punto-banco"
+    CHEMIN_DE_FER = "chemin-de-fer"
+    BANQUE = "banque"
+    MACAO = "macao"
+
+
+BURNS = ("value", "one", "none")
+
+
+@dataclass(frozen=True)
+class BaccaratRules:
+    """One baccarat house.
+
+    ``decks``: 1 to 8 decks in the shoe. ``cut_card``: how many cards lie behind the cut
+    card; when it comes out the coup is finished and the shoe is changed. ``burn``: at a
+    new shoe the first card is shown and as many cards as its value are burned, a ten or
+    court card burning ten (``value``); or one card is burned (``one``); or none.
+    ``commission``: per cent the house takes of a winning Banca bet (Punto Banco) or of the
+    bank's winnings (Chemin de Fer, Banque, Macao); ``no_commission``: Punto Banco's
+    variant where a Banca win with 6 pays 1:2 and every other Banca win pays 1:1.
+    ``strict_five``: the representative stands at 5 (002's strict tables).
+    ``banker_discretion``: the Chemin de Fer banker may deviate from 002's table (each
+    deviation is recorded); off, the table is binding.
+    """
+
+    family: Family = Family.PUNTO_BANCO
+    name: str = "standard"
+    decks: int = 6
+    cut_card: int = 16
+    burn: str = "value"
+    commission: int = 5
+    no_commission: bool = False
+    tie_pays: int = 8
+    pair_bets: bool = False
+    pair_pays: int = 11
+    strict_five: bool = False
+    banker_discretion: bool = True
+    min_bet: int = 1
+    max_bet: int = 0  # 0: no table maximum
+    min_seats: int = 0
+    max_seats: int = 14
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.decks <= 8:
+            raise RulesError(f"option decks={self.decks}: a shoe holds 1 to 8 decks")
+        if not 0 <= self.cut_card <= self.shoe_size // 2:
+            raise RulesError(
+                f"option cut_card={self.cut_card}: between 0 and {self.shoe_size // 2} cards "
+                f"behind the cut card in a {self.decks}-deck shoe"
+            )
+        if self.burn not in BURNS:
+            raise RulesError(f"option burn={self.burn!r}: expected one of {', '.join(BURNS)}")
+        if not 0 <= self.commission <= 100:
+            raise RulesError(f"option commission={self.commission}: a percentage, 0 to 100")
+        if self.tie_pays < 1 or self.pair_pays < 1:
+            raise RulesError("tie_pays and pair_pays must be at least 1 (to 1)")
+        if self.min_bet < 1:
+            raise RulesError(f"min_bet must be at least 1, not {self.min_bet}")
+        if self.max_bet and self.max_bet < self.min_bet:
+            raise RulesError(f"max_bet {self.max_bet} is below min_bet {self.min_bet}")
+        if not 0 <= self.min_seats <= self.max_seats:
+            raise RulesError(f"seats {self.min_seats}-{self.max_seats}: not a range")
+
+    @cached_property
+    def house_banks(self) -> bool:
+        """Punto Banco: the house is the bank; in the others a seated player holds it."""
+        return self.family is Family.PUNTO_BANCO
+
+    @cached_property
+    def shoe_size(self) -> int:
+        return self.decks * 52
+
+    @cached_property
+    def cut_at(self) -> int:
+        """How many cards leave the shoe before the cut card."""
+        return self.shoe_size - self.cut_card
+
+    @cached_property
+    def player_hands(self) -> tuple[str, ...]:
+        return ("right", "left") if self.family is Family.BANQUE else ("player",)
+
+    def with_options(self, options: Mapping[str, str | int | bool]) -> BaccaratRules:
+        if not options:
+            return self
+        fixed = ("family", "name")
+        known = {item.name: item for item in dataclasses.fields(self) if item.name not in fixed}
+        changes: dict[str, Any] = {}
+        for key, raw in options.items():
+            item = known.get(key)
+            if item is None:
+                raise RulesError(
+                    f"unknown {self.family.value} option {key!r} "
+                    f"(known: {', '.join(sorted(known))})"
+                )
+            changes[key] = option_value(key, item.type, raw)
+        return dataclasses.replace(self, **changes)
+
+    def describe(self) -> dict[str, str]:
+        return {
+            item.name: option_text(getattr(self, item.name))
+            for item in dataclasses.fields(self)
+            if item.name not in ("family", "name")
+        }
+
+
+_PB = BaccaratRules()
+_CDF = BaccaratRules(family=Family.CHEMIN_DE_FER, commission=0, min_seats=3, max_seats=12)
+
+RULE_SETS: dict[str, dict[str, BaccaratRules]] = {
+    # 004: six decks, fixed tableau, Banca less 5 %, tie 8:1.
+    "punto-banco": {
+        "standard": _PB,
+        "no-commission": dataclasses.replace(_PB, name="no-commission", no_commission=True),
+        "eight-deck": dataclasses.replace(_PB, name="eight-deck", decks=8),
+    },
+    # 002's variants: Mini-Baccarat is Punto Banco on a small table, pairs offered.
+    "mini-baccarat": {
+        "standard": dataclasses.replace(_PB, max_seats=7, pair_bets=True),
+    },
+    # 002: home and casino Chemin de Fer; the casino takes 5 % of the bank's winnings.
+    "chemin-de-fer": {
+        "standard": _CDF,
+        "strict": dataclasses.replace(_CDF, name="strict", strict_five=True),
+        "casino": dataclasses.replace(_CDF, name="casino", commission=5),
+        "home": dataclasses.replace(_CDF, name="home", decks=3, cut_card=10, burn="none"),
+    },
+    "banque": {"standard": dataclasses.replace(_CDF, family=Family.BANQUE)},
+    "macao": {"standard": dataclasses.replace(_CDF, family=Family.MACAO)},
+}
+
+
+def find_rules(
+    game: str, name: str = "standard", options: Mapping[str, str | int | bool] | None = None
+) -> BaccaratRules:
+    """The named rule set of ``game``, with ``options`` overriding single rules."""
+    sets = RULE_SETS.get(game)
+    if sets is None:
+        raise RulesError(f"unknown baccarat game {game!r} (known: {', '.join(RULE_SETS)})")
+    rules = sets.get(name.strip().lower())
+    if rules is None:
+        raise RulesError(f"unknown {game} rule set {name!r} (known: {', '.join(sets)})")
+    return rules.with_options(options or {})

@@ -1,0 +1,36 @@
+"""Rule options as the table language writes them (``tie_pays=9``, ``pair_bets=yes``):
+read into the option's type and written back as text. Shared by every game's rules."""
+
+from __future__ import annotations
+
+from table.errors import RulesError
+
+
+def option_text(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+TRUE_WORDS = {"true", "yes", "on", "1"}
+FALSE_WORDS = {"false", "no", "off", "0"}
+
+
+def option_value(key: str, type_name: object, raw: str | int | bool) -> object:
+    text = str(raw).strip().lower() if not isinstance(raw, bool) else raw
+    if type_name in ("bool", bool):
+        if isinstance(text, bool):
+            return text
+        if text in TRUE_WORDS:
+            return True
+        if text in FALSE_WORDS:
+            return False
+        raise RulesError(f"option {key}={raw!r}: expected true or false")
+    if type_name in ("int", int):
+        if isinstance(raw, bool):
+            raise RulesError(f"option {key}={raw!r}: expected a whole number")
+        try:
+            return int(str(raw).strip())
+        except ValueError:
+            raise RulesError(f"option {key}={raw!r}: expected a whole number") from None
+    return str(raw).strip().lower()

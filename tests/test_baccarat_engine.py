@@ -1,0 +1,782 @@
+"""The baccarat engine, rule by rule. Each test names the seed and the section it checks:
+004 (Punto Banco, Spanish) and 002 (Chemin de Fer and its variants, Spanish)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from table.baccarat import BaccaratTable, Draw, NextCard, Phase
+from table.baccarat.shoe import BaccaratShoe, burn_count
+from table.baccarat.tableau import banker_draws
+from table.cards import Card
+from table.errors import IllegalCommandError, RulesError, TableError
+from table.events import (
+    AlarmKind,
+    AlarmRaised,
+    BankPassed,
+    BetSettled,
+    CardDealt,
+    CardRole,
+    CommissionTaken,
+    CoupFinished,
+    CutCardOut,
+    DealVoided,
+    ShoeFinished,
+    ThirdCardChoice,
+)
+from table.games import replay_lines
+from table.language import GameCmd
+from tests.baccarat_tables import (
+    deal,
+    open_chemin_de_fer,
+    open_punto_banco,
+    result,
+    settlements,
+)
+
+
+def refused(table: BaccaratTable, action: Callable[[], Any], match: str) -> None:
+    """The command is refused with a message naming why, and nothing changes."""
+    before = table.state.copy()
+    with pytest.raises(TableError, match=match):
+        action()
+    assert table.state == before
+
+
+# --- 004: the deal and the tableau ---------------------------------------------------------
+
+
+def test_004_four_cards_first_and_third_to_punto_second_and_fourth_to_banca() -> None:
+    """004, El juego: 'la primera y la tercera de la mano del jugador, la segunda y cuarta
+    a la mano de la banca'; the engine knows where each card goes before it comes."""
+    table = open_punto_banco()
+    table.lock()
+    expected = ["player", "banker", "player", "banker"]
+    for card, hand in zip(["2H", "3C", "4D", "5S"], expected, strict=True):
+        assert table.state.next_card() == NextCard(hand, Draw.MUST)
+        table.deal(card)
+    assert table.state.hand("player") == [Card.parse("2H"), Card.parse("4D")]
+    assert table.state.hand("banker") == [Card.parse("3C"), Card.parse("5S")]
+    # Player 6 stands; banker 8 is a natural: the coup is already over.
+    assert table.state.phase is Phase.BETTING
+    assert table.state.last_result is not None
+    assert table.state.last_result.naturals == ("banker",)
+
+
+def test_004_a_natural_ends_the_coup_and_forbids_a_third_card() -> None:
+    """004: 'Si cada mano totaliza 8 o 9 ... no se agregan más cartas'."""
+    table = open_punto_banco()
+    table.bet("ana", "player", 10)
+    table.lock()
+    events = deal(table, "9S 2C KH 3D")  # player 10+9 = natural 9, banker 5
+    coup = result(events)
+    assert (coup.winner, coup.naturals, coup.totals) == (
+        "player",
+        ("player",),
+        {"player": 9, "banker": 5},
+    )
+    assert settlements(events) == [("ana", "player", "win", 10)]
+    alarm = table.deal("4C")
+    assert isinstance(alarm[0], AlarmRaised)
+    assert alarm[0].kind is AlarmKind.FORBIDDEN_DRAW
+    assert "a natural (player) ends the coup" in alarm[0].message
+
+
+def test_004_banker_four_stands_on_a_players_third_ace() -> None:
+    """004, Mano de la Banca: with 4 the banker stands when the Punto's third card is 1."""
+    table = open_punto_banco()
+    table.bet("ana", "player", 10)
+    table.lock()
+    deal(table, "2H 4C 3D KC")  # player 5 draws; banker 4 waits on the third card
+    assert table.state.next_card() == NextCard("player", Draw.MUST)
+    events = table.deal("AS")
+    coup = result(events)
+    assert coup.totals == {"player": 6, "banker": 4}
+    assert coup.hands["banker"] == (Card.parse("4C"), Card.parse("KC"))
+    assert settlements(events) == [("ana", "player", "win", 10)]
+
+
+def test_004_banker_draws_with_three_unless_the_third_card_is_an_eight() -> None:
+    """004: banker 3 'reparte' on 1-2-3-4-5-6-7-9-0, 'se planta' on 8."""
+    table = open_punto_banco()
+    table.lock()
+    deal(table, "2H 3C 2D KC 8S")  # player 4 draws an 8: banker 3 stands
+    last = table.state.last_result
+    assert last is not None and last.hands["banker"] == (Card.parse("3C"), Card.parse("KC"))
+    table.lock()
+    deal(table, "2H 3C 2D KC 9S")  # the same with a 9: banker 3 draws
+    assert table.state.next_card() == NextCard("banker", Draw.MUST)
+
+
+def test_004_player_stands_on_6_and_banker_draws_on_0_to_5() -> None:
+    """004: Punto 6-7 se planta; the banker then draws on 0-5 (stands on 6)."""
+    table = open_punto_banco()
+    table.lock()
+    deal(table, "6H KC KD 5S")  # player 6 stands, banker 5 draws
+    assert table.state.next_card() == NextCard("banker", Draw.MUST)
+    refused(table, table.stand, "the tableau makes the banker draw on 5")
+    events = table.deal("AS")
+    assert result(events).winner == "tie"
+    table.lock()
+    events = deal(table, "6H KC KD 6S")  # banker 6 stands when the player stood
+    assert result(events).winner == "tie"
+
+
+# --- 004: bets and payouts -----------------------------------------------------------------
+
+
+def test_004_punto_pays_1_to_1_banca_less_5_percent_rounded_for_the_house() -> None:
+    """004, Opciones de apuesta; commission rounding on integer chips: up, for the house."""
+    table = open_punto_banco()
+    table.bet("ana", "banker", 20)
+    table.bet("ben", "banker", 10)
+    table.bet("cy", "banker", 1)
+    table.bet("cy", "player", 7)
+    table.lock()
+    events = deal(table, "2H 9C 3D KC")  # player 5 draws, banker 9: natural
+    assert settlements(events) == [
+        ("ana", "banker", "win", 19),
+        ("ben", "banker", "win", 9),
+        ("cy", "banker", "win", 0),
+        ("cy", "player", "lose", -7),
+    ]
+    assert [e.note for e in events if isinstance(e, BetSettled)][:2] == [
+        "5 % commission: 1",
+        "5 % commission: 1",
+    ]
+    assert table.state.bank == 10_000 - 19 - 9 + 7
+    assert table.state.total_chips() == 13_000
+
+
+def test_004_tie_pays_8_to_1_and_punto_and_banca_push() -> None:
+    """004: 'Cuando ambas manos tienen igual puntaje, se declara el Empate'."""
+    table = open_punto_banco()
+    table.bet("ana", "tie", 10)
+    table.bet("ben", "player", 10)
+    table.bet("cy", "banker", 10)
+    table.lock()
+    events = deal(table, "7H 7C KD KS")  # 7 against 7: both stand
+    assert settlements(events) == [
+        ("ana", "tie", "win", 80),
+        ("ben", "player", "push", 0),
+        ("cy", "banker", "push", 0),
+    ]
+
+
+def test_tie_9_to_1_no_commission_and_pairs_as_house_options() -> None:
+    """Options: tie 9:1; no-commission (a Banca win with 6 pays 1:2); pairs 11:1."""
+    table = open_punto_banco(rules="no-commission", tie_pays="9", pair_bets="true")
+    table.bet("ana", "banker", 10)
+    table.bet("ben", "bp", 5)
+    table.bet("cy", "player-pair", 5)
+    table.lock()
+    # Player 2+3 = 5 draws a K: 5; banker 3+3 = 6 draws on a third 10? No: 6 draws on 6-7.
+    events = deal(table, "2H 3C 3D 3S KH")
+    coup = result(events)
+    assert (coup.winner, coup.totals["banker"], coup.pairs) == ("banker", 6, ("banker",))
+    assert settlements(events) == [
+        ("ana", "banker", "win", 5),
+        ("ben", "banker-pair", "win", 55),
+        ("cy", "player-pair", "lose", -5),
+    ]
+    table.bet("ana", "tie", 3)
+    table.lock()
+    assert settlements(deal(table, "7H 7C KD KS")) == [("ana", "tie", "win", 27)]
+
+
+def test_limits_bankrolls_and_the_house_bank_refuse_with_no_change() -> None:
+    """Table limits and bankrolls: a bet over them is refused, naming why."""
+    table = open_punto_banco(bank=100, max_bet="50", min_bet="5", punters={"ana": 60, "ben": 200})
+    refused(table, lambda: table.bet("ana", "player", 4), "under the table minimum 5")
+    refused(table, lambda: table.bet("ana", "player", 51), "over the table maximum 50")
+    table.bet("ana", "player", 50)
+    refused(table, lambda: table.bet("ana", "banker", 20), "ana has only 10 chips in hand")
+    refused(table, lambda: table.bet("ben", "tie", 13), r"house bank \(100\) cannot cover")
+    table.bet("ben", "tie", 12)  # 12 x 8 = 96: the bank covers it
+    refused(table, lambda: table.bet("ana", "dragon", 5), "unknown side 'dragon'")
+    refused(table, lambda: table.bet("ana", "player-pair", 5), "pair bets are not offered")
+    refused(table, lambda: table.bet("zed", "player", 5), "zed is not seated")
+    table.lock()
+    refused(table, lambda: table.bet("ana", "banker", 5), "coup 1 is closed; bets are locked")
+
+
+# --- misdeals ----------------------------------------------------------------------------
+
+
+def test_a_card_before_bets_are_closed_is_an_alarm_and_void_resolves_it() -> None:
+    """Misdeals: a card before bets are closed raises an alarm; nothing is settled."""
+    table = open_punto_banco()
+    table.bet("ana", "player", 10)
+    events = table.deal("5H")
+    assert [(e.kind, e.card) for e in events if isinstance(e, AlarmRaised)] == [
+        (AlarmKind.EARLY_CARD, Card.parse("5H"))
+    ]
+    refused(table, lambda: table.bet("ben", "player", 5), "alarm 1 waits for the dealer")
+    refused(table, lambda: table.deal("6H"), "alarm 1 waits")
+    table.void_card()
+    assert table.state.alarm is None and table.state.bets_open
+    assert table.state.cards_out == 0
+
+
+def test_a_third_card_the_tableau_forbids_is_an_alarm() -> None:
+    """Misdeals: player 7 and banker 7 both stand; a fifth card is refused as a draw."""
+    table = open_punto_banco()
+    table.bet("ana", "banker", 10)
+    table.lock()
+    deal(table, "7H 7C KD KS")
+    events = table.deal("2C")
+    alarm = events[0]
+    assert isinstance(alarm, AlarmRaised) and alarm.kind is AlarmKind.FORBIDDEN_DRAW
+    assert "no third card to player on 7 or banker on 7" in alarm.message
+    assert not [e for e in events if isinstance(e, BetSettled)]
+
+
+def test_a_misread_last_card_is_corrected_and_the_coup_settles_on_the_true_card() -> None:
+    """Misdeals: the dealer corrects a card; the settlement from the misread is undone."""
+    table = open_punto_banco()
+    table.bet("ana", "player", 10)
+    table.lock()
+    deal(table, "2H 4C 3D KC")
+    events = table.deal("AS")  # misread: settles player 6 against banker 4
+    assert settlements(events) == [("ana", "player", "win", 10)]
+    events = table.correct("5S")  # player 2+3+5 = 0: banker 4 draws on a third 5
+    assert settlements(events) == []
+    assert table.state.bankrolls["ana"] == 1000
+    assert table.state.next_card() == NextCard("banker", Draw.MUST)
+    assert settlements(table.deal("4D")) == [("ana", "player", "lose", -10)]
+
+
+def test_void_the_coup_returns_every_stake_and_settles_nothing() -> None:
+    table = open_punto_banco()
+    table.bet("ana", "player", 10)
+    table.bet("ben", "tie", 5)
+    table.lock()
+    deal(table, "2H 4C")
+    events = table.void_coup()
+    assert settlements(events) == [("ana", "player", "returned", 0), ("ben", "tie", "returned", 0)]
+    assert isinstance(events[-1], DealVoided)
+    assert table.state.bankrolls == {"ana": 1000, "ben": 1000, "cy": 1000}
+    assert table.state.bets_open
+
+
+def test_a_card_seen_more_often_than_the_shoe_holds_is_an_alarm() -> None:
+    table = open_punto_banco(decks="1")
+    table.lock()
+    events = deal(table, "2H 2H")
+    assert [e.kind for e in events if isinstance(e, AlarmRaised)] == [AlarmKind.DUPLICATE_CARD]
+
+
+# --- the shoe -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("first", "burned"), [("7S", 7), ("AS", 1), ("KD", 10), ("10H", 10)])
+def test_the_first_card_burns_as_many_as_its_value_a_ten_burning_ten(
+    first: str, burned: int
+) -> None:
+    """House option burn=value: the first card shown burns its value, a ten or court ten."""
+    assert burn_count(Card.parse(first)) == burned
+    table = open_punto_banco(burn="value")
+    assert table.state.next_card() == NextCard("burn", Draw.MUST)
+    refused(table, lambda: table.bet("ana", "player", 5), "bets open once the burn is done")
+    shoe = BaccaratShoe(6, 16, random.Random(3))
+    events = table.deal(first)
+    for _ in range(burned):
+        assert table.state.phase is Phase.BURNING
+        events += table.deal(shoe.draw())
+    assert table.state.bets_open
+    assert all(e.role is CardRole.BURN for e in events if isinstance(e, CardDealt))
+
+
+def test_the_cut_card_ends_the_shoe_after_the_coup_in_play() -> None:
+    """The end of the shoe at the cut card: finish the coup, then reshuffle."""
+    table = BaccaratTable("t1", "punto-banco", options={"decks": "8", "burn": "none"})
+    table.fund_bank(1000)
+    table.seat("ana", 100)
+    table.new_shoe()
+    shoe = BaccaratShoe(8, 16, random.Random(5))
+    events = []
+    while table.state.phase is not Phase.NO_SHOE:
+        events += table.lock()
+        while table.state.phase is Phase.DEALING:
+            events += table.deal(shoe.draw())
+    cut = next(i for i, e in enumerate(events) if isinstance(e, CutCardOut))
+    finished = [i for i, e in enumerate(events) if isinstance(e, CoupFinished)]
+    assert isinstance(events[-1], ShoeFinished)
+    assert events[-2] is events[finished[-1]]  # the coup in play was finished first
+    assert finished[-2] < cut < finished[-1]
+    assert shoe.past_cut and table.state.cards_out == shoe.cards_out
+    assert table.state.cards_out >= 8 * 52 - 16
+    refused(table, lambda: table.bet("ana", "player", 5), "no shoe is in play")
+    alarm = table.deal(shoe.draw())[0]
+    assert isinstance(alarm, AlarmRaised) and alarm.kind is AlarmKind.EXTRA_CARD
+    table.void_card()
+    table.new_shoe()
+    assert table.state.shoe == 2 and table.state.bets_open
+
+
+def test_002_the_same_banker_keeps_the_bank_across_the_reshuffle() -> None:
+    """002, Puntuación 5: 'el juego continúa con el banquero actual'."""
+    table = open_chemin_de_fer()
+    table.bet("ana", "player", 50)
+    table.lock()
+    deal(table, "2H")
+    table.cut()  # the reader saw the cut card: this coup is the last
+    events = deal(table, "9C 5D KC")  # banker natural 9 wins
+    assert isinstance(events[-1], ShoeFinished)
+    table.new_shoe()
+    assert table.state.banker == "bea" and table.state.bank == 150
+
+
+# --- 002: Chemin de Fer ------------------------------------------------------------------
+
+
+def test_002_partial_stakes_largest_holds_the_cards_and_the_bank_passes_on_a_loss() -> None:
+    """002, Preparación 2 and Jugabilidad 6: stakes aggregate, the largest stake holds the
+    player's cards; when the bank loses it passes counter-clockwise."""
+    table = open_chemin_de_fer(bank=100)
+    table.bet("ana", "player", 30)
+    table.bet("ben", "player", 50)
+    table.bet("cy", "player", 20)
+    refused(table, lambda: table.bet("cy", "player", 1), "at most 0 more")
+    table.lock()
+    events = deal(table, "9H 2C KD 5S")  # player natural 9 against banker 7
+    coup = result(events)
+    assert coup.holders == {"player": "ben", "banker": "bea"}
+    assert settlements(events) == [
+        ("ana", "player", "win", 30),
+        ("ben", "player", "win", 50),
+        ("cy", "player", "win", 20),
+    ]
+    assert [(e.from_banker, e.to_banker) for e in events if isinstance(e, BankPassed)] == [
+        ("bea", "ana")
+    ]
+    assert table.state.bankrolls == {"bea": 400, "ana": 530, "ben": 550, "cy": 520}
+    assert table.state.bank == 0
+    refused(table, lambda: table.bet("ben", "player", 5), "ana has not announced a bank")
+
+
+def test_002_banco_one_punter_covers_the_bank_and_partial_stakes_come_back() -> None:
+    """002, Preparación 2: 'banco' makes the caller the sole representative."""
+    table = open_chemin_de_fer(bank=100, seats={"bea": 500, "ana": 500, "ben": 500, "cy": 90})
+    table.bet("ana", "player", 30)
+    refused(table, lambda: table.banco("cy"), "cy has 90 chips and cannot cover the bank of 100")
+    refused(table, lambda: table.banco("bea"), "bea holds the bank")
+    events = table.banco("ben")
+    assert [(e.type_name, e.punter, e.amount) for e in events] == [  # type: ignore[attr-defined]
+        ("bet_withdrawn", "ana", 30),
+        ("bet_placed", "ben", 100),
+    ]
+    refused(table, lambda: table.bet("ana", "player", 10), "ben called banco")
+    table.lock()
+    events = deal(table, "3H 9C 5D KS")  # banker natural 9
+    assert settlements(events) == [("ben", "banco", "lose", -100)]
+    assert table.state.bank == 200 and table.state.banker == "bea"  # winnings grow the bank
+
+
+def test_002_the_representative_chooses_at_5_known_from_the_next_card_or_stand() -> None:
+    """002, Jugabilidad 1: at 5 the representative may draw or stand."""
+    table = open_chemin_de_fer()
+    table.bet("ana", "player", 40)
+    table.lock()
+    deal(table, "2H 3C 3D JC")  # player 5, banker 3
+    assert table.state.next_card() == NextCard("player", Draw.MAY)
+    events = table.stand()
+    assert [
+        (e.hand, e.total, e.draws, e.advised) for e in events if isinstance(e, ThirdCardChoice)
+    ] == [("player", 5, False, "free")]
+    # The player stood: the banker follows 0-5 draw, 6-7 stand, with discretion.
+    assert table.state.next_card() == NextCard("banker", Draw.MAY, True)
+    events = table.deal("4S")  # the banker draws: 3 + 4 = 7 beats 5
+    choice = next(e for e in events if isinstance(e, ThirdCardChoice))
+    assert (choice.hand, choice.draws, choice.deviation) == ("banker", True, False)
+    assert settlements(events) == [("ana", "player", "lose", -40)]
+    assert table.state.bank == 140
+
+
+def test_002_a_strict_table_makes_the_representative_stand_at_5() -> None:
+    """002, Jugabilidad 1: 'algunas mesas estrictas obligan a plantarse en 5'."""
+    table = open_chemin_de_fer(rules="strict")
+    table.bet("ana", "player", 40)
+    table.lock()
+    deal(table, "2H 3C 3D JC")
+    assert table.state.next_card().hand == "banker"
+
+
+def test_002_the_banker_may_deviate_from_the_table_and_each_deviation_is_recorded() -> None:
+    """002, Jugabilidad 3-4: banker 3 stands on a third 8 by the table, but may draw."""
+    table = open_chemin_de_fer()
+    table.bet("ana", "player", 40)
+    table.lock()
+    deal(table, "2H 3C 2D JC 8S")  # player 4 draws an 8 (total 2); banker 3
+    assert table.state.next_card() == NextCard("banker", Draw.MAY, False)
+    events = table.deal("5S")  # draws anyway: 8
+    choice = next(e for e in events if isinstance(e, ThirdCardChoice))
+    assert (choice.advised, choice.draws, choice.deviation) == ("stand", True, True)
+    assert table.state.deviations == 1
+    table2 = open_chemin_de_fer(banker_discretion="false")
+    table2.bet("ana", "player", 40)
+    table2.lock()
+    deal(table2, "2H 3C 2D JC 8S")
+    assert table2.state.next_card() == NextCard(None, Draw.MUST_NOT)  # the table is binding
+
+
+def test_002_a_tie_moves_no_money_and_the_stakes_stay_for_the_next_coup() -> None:
+    """002, Puntuación 4: 'la banca y todas las apuestas permanecen en su lugar'."""
+    table = open_chemin_de_fer()
+    table.bet("ana", "player", 40)
+    table.lock()
+    events = deal(table, "2H 2C 5D 5S stand")  # 7 against 7: the banker stands too
+    assert settlements(events) == [("ana", "player", "push", 0)]
+    assert [bet.stake for bet in table.state.bets.values()] == [40]
+    assert table.state.banker == "bea" and table.state.bank == 100
+    refused(table, lambda: table.withdraw("ana", "player"), "the stakes of the tied coup stand")
+    table.lock()
+    events = deal(table, "9H 2C KD 5S")
+    assert settlements(events) == [("ana", "player", "win", 40)]
+
+
+def test_002_casino_commission_5_percent_of_the_banks_winnings() -> None:
+    """002, Puntuación 3: the casino takes 5 % of the bank's winnings (rounded up)."""
+    table = open_chemin_de_fer(rules="casino")
+    table.bet("ana", "player", 30)
+    table.bet("ben", "player", 50)
+    table.lock()
+    events = deal(table, "3H 9C 5D KS")
+    commission = [e for e in events if isinstance(e, CommissionTaken)]
+    assert [(e.punter, e.amount) for e in commission] == [("bea", 4)]
+    assert table.state.bank == 176 and table.state.house == 4
+    assert table.state.total_chips() == 2000
+
+
+def test_002_the_banker_withdraws_after_a_win_and_the_bank_passes() -> None:
+    """002, Jugabilidad 6: the banker may withdraw after any coup won."""
+    table = open_chemin_de_fer()
+    table.bet("ana", "player", 30)
+    table.lock()
+    deal(table, "3H 9C 5D KS")
+    events = table.pass_bank()
+    assert [(e.from_banker, e.to_banker) for e in events if isinstance(e, BankPassed)] == [
+        ("bea", "ana")
+    ]
+    assert table.state.bankrolls["bea"] == 530
+    table.announce_bank(200)
+    refused(table, lambda: table.bet("ben", "player", 201), "the bank holds 200")
+
+
+def test_002_three_to_twelve_seats() -> None:
+    """002, Jugadores: at least 3 (a banker and two representatives), at most 12."""
+    table = BaccaratTable("t1", "chemin-de-fer")
+    table.seat("bea", 100)
+    table.seat("ana", 100)
+    refused(table, table.new_shoe, "at least 3 seated")
+    for number in range(10):
+        table.seat(f"p{number}", 100)
+    refused(table, lambda: table.seat("late", 100), "all 12 seats")
+
+
+def test_002_in_chemin_de_fer_punters_stake_only_against_the_bank() -> None:
+    table = open_chemin_de_fer()
+    refused(table, lambda: table.bet("ana", "banker", 10), "stake against the bank")
+    refused(table, lambda: table.bet("ana", "tie", 10), "unknown side 'tie'")
+    refused(table, lambda: table.bet("ana", "player", 101), "the bank holds 100")
+    refused(table, lambda: table.lock(), "nobody has faded the bank")
+
+
+# --- 002: Baccarat Banque and Macao -----------------------------------------------------
+
+
+def test_002_banque_two_player_hands_against_one_banker() -> None:
+    """002, Variantes, Baccarat Banque: the banker deals two player hands and plays both."""
+    table = open_chemin_de_fer(game="banque", bank=200)
+    table.bet("ana", "right", 20)
+    table.bet("ben", "left", 30)
+    table.lock()
+    order = [table.state.next_card().hand]
+    for card in ["9S", "2H", "3C", "KD", "4H"]:
+        table.deal(card)
+        order.append(table.state.next_card().hand)
+    assert order == ["right", "left", "banker", "right", "left", "banker"]
+    events = table.deal("4C")  # right 9 natural, left 6 stands, banker 7 chooses
+    assert table.state.next_card() == NextCard("banker", Draw.MAY, False)
+    events = table.stand()
+    coup = result(events)
+    assert coup.winners == {"right": "player", "left": "banker"}
+    assert coup.holders == {"right": "ana", "left": "ben", "banker": "bea"}
+    assert settlements(events) == [("ana", "right", "win", 20), ("ben", "left", "lose", -30)]
+    assert table.state.bank == 210 and table.state.banker == "bea"
+
+
+def test_002_banque_the_bank_lasts_until_it_is_exhausted() -> None:
+    """002: the Banque seat is semi-permanent; it lasts until the bank is spent."""
+    table = open_chemin_de_fer(game="banque", bank=50)
+    table.bet("ana", "right", 20)
+    table.lock()
+    deal(table, "9S 2H 3C KD 4H 4C stand")
+    assert table.state.banker == "bea" and table.state.bank == 30  # lost, but kept
+    table.bet("ana", "right", 30)
+    table.lock()
+    events = deal(table, "9S 2H 3C KD 4H 4C stand")
+    assert [(e.from_banker, e.to_banker) for e in events if isinstance(e, BankPassed)] == [
+        ("bea", "ana")
+    ]
+
+
+def test_002_macao_one_card_each_closest_to_nine() -> None:
+    """002, Variantes, Macao: 'cada jugador recibe solo una carta e intenta acercarse lo
+    más posible a 9'."""
+    table = open_chemin_de_fer(game="macao")
+    table.bet("ana", "player", 10)
+    table.lock()
+    assert table.state.next_card() == NextCard("player", Draw.MUST)
+    events = deal(table, "7S 5H")
+    coup = result(events)
+    assert coup.hands == {"player": (Card.parse("7S"),), "banker": (Card.parse("5H"),)}
+    assert coup.winner == "player"
+    assert settlements(events) == [("ana", "player", "win", 10)]
+    assert table.state.banker == "ana"  # the bank lost and passed
+
+
+# --- the table language --------------------------------------------------------------------
+
+
+def test_a_written_chemin_de_fer_coup_replays_line_by_line() -> None:
+    record = """
+    game chemin-de-fer
+    rules standard burn=none
+    punter bea 500
+    punter ana 500
+    punter ben 500
+    shuffle
+    bank 100
+    bet ana player 30
+    banco ben
+    lock
+    card 2H
+    card 3C
+    card 3D
+    card JC
+    stand          # the representative stands at 5
+    card 4S        # the banker draws: 7
+    bet ana banker 5
+    """.splitlines()
+    replay = replay_lines(record)
+    assert [error.line_number for error in replay.errors] == [18]
+    assert "stake against the bank" in replay.errors[0].message
+    assert settlements(replay.events) == [("ben", "banco", "lose", -100)]
+    table = replay.game
+    assert isinstance(table, BaccaratTable)
+    assert BaccaratTable.replay(replay.events).state == table.state
+
+
+def test_rules_change_only_between_shoes_and_unknown_options_are_named() -> None:
+    table = open_punto_banco()
+    refused(table, lambda: table.choose_rules("standard", {"tie_pays": "9"}), "between shoes")
+    with pytest.raises(RulesError, match="unknown punto-banco option 'dragon'"):
+        BaccaratTable("t", "punto-banco", options={"dragon": "1"})
+    with pytest.raises(RulesError, match="a shoe holds 1 to 8 decks"):
+        BaccaratTable("t", "punto-banco", options={"decks": "9"})
+    with pytest.raises(IllegalCommandError, match="this table deals punto-banco"):
+        table.apply(GameCmd("macao"))
+
+
+def test_002_both_naturals_the_higher_wins_and_equal_naturals_tie() -> None:
+    """002, Preparación 4: 'si ambos anuncian, gana el más alto y los empates se anulan'."""
+    table = open_chemin_de_fer()
+    table.bet("ana", "player", 40)
+    table.lock()
+    events = deal(table, "8H 9C KD KS")  # player natural 8, banker natural 9
+    coup = result(events)
+    assert (coup.naturals, coup.winner) == (("player", "banker"), "banker")
+    table.bet("ben", "player", 40)
+    table.lock()
+    events = deal(table, "8H 8C KD KS")  # 8 against 8: a tie, the stakes stay
+    assert (result(events).winner, settlements(events)) == ("tie", [("ben", "player", "push", 0)])
+
+
+def test_002_a_winning_stake_of_100_receives_100_and_keeps_its_100() -> None:
+    """002, Puntuación 1: 'recibe 100 fichas de ganancia y conserva las 100 originales'."""
+    table = open_chemin_de_fer(bank=100)
+    table.bet("ana", "player", 100)
+    table.lock()
+    events = deal(table, "9H 2C KD 5S")
+    assert settlements(events) == [("ana", "player", "win", 100)]
+    assert table.state.bankrolls["ana"] == 600
+    assert table.state.bankrolls["bea"] == 400
+
+
+def test_002_the_winning_banker_keeps_the_bank_and_every_stake() -> None:
+    """002, Puntuación 2: 'el banquero ganador conserva la banca y todas las apuestas'."""
+    table = open_chemin_de_fer(bank=100)
+    table.bet("ana", "player", 30)
+    table.bet("ben", "player", 70)
+    table.lock()
+    deal(table, "3H 9C 5D KS")
+    assert (table.state.banker, table.state.bank) == ("bea", 200)
+    assert table.state.bankrolls["bea"] == 600
+    refused(table, lambda: table.announce_bank(50), "grows by its winnings")
+    table.bet("cy", "player", 200)  # the grown bank can now be faded for 200
+    assert table.state.staked == 200
+
+
+def test_the_next_card_is_known_at_every_moment_of_a_coup() -> None:
+    """004 and 002: where the next card goes, and whether the tableau makes it a must."""
+    table = open_punto_banco()
+    assert table.state.next_card() == NextCard(None, Draw.MUST_NOT)  # bets are open
+    table.lock()
+    seen = []
+    for card in ["2H", "4C", "3D", "KC", "5S", "4D"]:
+        seen.append(table.state.next_card())
+        table.deal(card)
+    assert seen == [
+        NextCard("player", Draw.MUST),
+        NextCard("banker", Draw.MUST),
+        NextCard("player", Draw.MUST),
+        NextCard("banker", Draw.MUST),
+        NextCard("player", Draw.MUST),  # player 5 draws
+        NextCard("banker", Draw.MUST),  # banker 4 draws on a third 5
+    ]
+    assert table.state.next_card() == NextCard(None, Draw.MUST_NOT)  # the coup is over
+
+
+def test_a_voided_draw_takes_its_choice_with_it() -> None:
+    """A banker's draw read from a misread card: voiding the card undoes the choice too."""
+    table = open_chemin_de_fer()
+    table.bet("ana", "player", 40)
+    table.lock()
+    deal(table, "2H 3C 2D JC 8S")
+    table.deal("5S")  # the banker draws against the table: one deviation
+    assert table.state.deviations == 1
+    table.void_card()
+    assert table.state.deviations == 0
+    assert table.state.next_card() == NextCard("banker", Draw.MAY, False)
+    events = table.stand()
+    assert [e.deviation for e in events if isinstance(e, ThirdCardChoice)] == [False]
+    assert settlements(events) == [("ana", "player", "lose", -40)]  # 3 beats 2
+
+
+def test_002_among_equal_stakes_the_first_in_turn_holds_the_cards() -> None:
+    """002, Preparación 2: punters fade in turn counter-clockwise; the largest stake
+    holds the cards, and of two equal stakes the one earlier in turn."""
+    table = open_chemin_de_fer(bank=100)
+    table.bet("cy", "player", 30)  # cy sits third after the banker
+    table.bet("ana", "player", 30)  # ana sits right after the banker
+    assert table.state.holder("player") == "ana"
+    table.bet("cy", "player", 10)
+    assert table.state.holder("player") == "cy"
+
+
+# --- every cell of the drawing tables, through the engine ---------------------------------
+
+_VALUE_CARD = {v: f"{'K' if v == 0 else 'A' if v == 1 else v}" for v in range(10)}
+
+
+def _coup_to_the_banker(table: BaccaratTable, banker: int, third: int | None) -> None:
+    """Deal a coup up to the banker's decision: the banker holds ``banker`` in two cards
+    (never a natural), the player draws a third card of value ``third`` (from 0) or
+    stands on 6 (None)."""
+    table.lock()
+    first, second = ("KS", "KH") if third is not None else ("KS", "6H")
+    deal(table, f"{first} {_VALUE_CARD[banker]}D {second} QD")
+    if third is not None:
+        table.deal(f"{_VALUE_CARD[third]}C")
+
+
+@pytest.mark.parametrize("banker", range(8))
+@pytest.mark.parametrize("third", [*range(10), None])
+def test_004_every_cell_of_the_banker_tableau_through_the_engine(
+    banker: int, third: int | None
+) -> None:
+    """004, Mano de la Banca, 88 cells: a must draw, or the coup ends with the banker's two
+    cards."""
+    expected = {
+        0: set(range(10)),
+        1: set(range(10)),
+        2: set(range(10)),
+        3: {0, 1, 2, 3, 4, 5, 6, 7, 9},
+        4: {2, 3, 4, 5, 6, 7},
+        5: {4, 5, 6, 7},
+        6: {6, 7},
+        7: set(),
+    }[banker]
+    draws = banker <= 5 if third is None else third in expected
+    table = open_punto_banco()
+    _coup_to_the_banker(table, banker, third)
+    following = table.state.next_card()
+    assert following == (NextCard("banker", Draw.MUST) if draws else NextCard(None, Draw.MUST_NOT))
+
+
+@pytest.mark.parametrize("banker", range(8))
+@pytest.mark.parametrize("third", [*range(10), None])
+def test_002_every_cell_of_the_bankers_table_is_the_advice_to_a_free_banker(
+    banker: int, third: int | None
+) -> None:
+    """002, Jugabilidad 2-4: the same table, as advice; the banker may choose either way."""
+    table = open_chemin_de_fer()
+    table.bet("ana", "player", 10)
+    _coup_to_the_banker(table, banker, third)
+    advice = banker_draws(banker, None if third is None else Card.parse(f"{_VALUE_CARD[third]}C"))
+    assert table.state.next_card() == NextCard("banker", Draw.MAY, advice)
+
+
+@pytest.mark.parametrize("player", range(8))
+@pytest.mark.parametrize("rules", ["standard", "strict"])
+def test_002_every_cell_of_the_representative_rule_through_the_engine(
+    player: int, rules: str
+) -> None:
+    """002, Jugabilidad 1: draw on 0-4, choose at 5 (strict: stand), stand on 6 and 7."""
+    table = open_chemin_de_fer(rules=rules)
+    table.bet("ana", "player", 10)
+    table.lock()
+    deal(table, f"{_VALUE_CARD[player]}S KD KH QD")  # the banker holds 0
+    following = table.state.next_card()
+    if player <= 4:
+        assert following == NextCard("player", Draw.MUST)
+    elif player == 5 and rules == "standard":
+        assert following == NextCard("player", Draw.MAY)
+    else:
+        assert following.hand == "banker"  # the player stood: the banker is next
+
+
+def test_a_card_followed_by_a_stand_can_no_longer_be_voided() -> None:
+    table = open_chemin_de_fer()
+    table.bet("ana", "player", 40)
+    table.lock()
+    deal(table, "2H 3C 3D JC stand")
+    refused(table, table.void_card, "play went on after the last card")
+    table.void_coup()
+    assert table.state.bankrolls["ana"] == 500 and not table.state.bets
+
+
+def test_002_banque_stakes_on_both_hands_together_stay_within_the_bank() -> None:
+    """002: the bank can lose only what is in it, on the right and the left together."""
+    table = open_chemin_de_fer(game="banque", bank=100)
+    table.bet("ana", "right", 60)
+    refused(table, lambda: table.bet("ben", "left", 41), "at most 40 more")
+    table.bet("ben", "left", 40)
+    refused(table, lambda: table.bet("ana", "player", 1), "unknown side 'player'")
+    refused(table, lambda: table.banco("cy"), "banco is called at Chemin de Fer")
+
+
+def test_faro_lines_at_a_baccarat_table_are_refused_by_name() -> None:
+    replay = replay_lines(
+        [
+            "game punto-banco",
+            "bank 100",
+            "punter ana 50",
+            "shuffle",
+            "call ana 7 J 3 2",
+            "move ana 9 10",
+            "bet ana banker 5 copper",
+            "withdraw ana banker copper",
+        ]
+    )
+    messages = [error.message for error in replay.errors]
+    assert [error.line_number for error in replay.errors] == [5, 6, 7, 8]
+    assert "calling the turn is Faro's" in messages[0]
+    assert "withdrawn and placed again, not moved" in messages[1]
+    assert "coppers, marks and progressions are Faro's" in messages[2]
+    assert "coppers are Faro's" in messages[3]

@@ -1,0 +1,251 @@
+"""Invariants of the baccarat engine for any card order and any commands (hypothesis)."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from table.baccarat import BaccaratTable, Draw, Family, Phase
+from table.baccarat.tableau import total
+from table.cards import STANDARD_52, Card
+from table.errors import TableError
+from table.events import (
+    AlarmCleared,
+    AlarmKind,
+    AlarmRaised,
+    BetSettled,
+    CoupResult,
+    Event,
+    Outcome,
+    event_from_json,
+    event_to_json,
+)
+
+PUNTERS = ("bea", "ana", "ben", "cy")
+SIDES = ("player", "banker", "tie", "player-pair", "bp", "right", "left", "punto", "nowhere")
+VERBS = ("bet",) * 6 + (
+    "banco",
+    "withdraw",
+    "pass",
+    "bank",
+    "void",
+    "correct",
+    "cut",
+    "stand",
+    "card",
+    "void-coup",
+)
+
+commands = st.tuples(
+    st.sampled_from(VERBS),
+    st.sampled_from((*PUNTERS, "zoe")),
+    st.sampled_from(SIDES),
+    st.integers(min_value=-1, max_value=120),
+    st.sampled_from(STANDARD_52.cards),
+)
+
+
+def run(table: BaccaratTable, command: tuple[str, str, str, int, Card]) -> list[Event]:
+    verb, punter, side, amount, card = command
+    if verb == "bet":
+        return table.bet(punter, side, amount)
+    if verb == "banco":
+        return table.banco(punter)
+    if verb == "withdraw":
+        return table.withdraw(punter, side)
+    if verb == "pass":
+        return table.pass_bank()
+    if verb == "bank":
+        return table.fund_bank(amount)
+    if verb == "void":
+        return table.void_card()
+    if verb == "cut":
+        return table.cut()
+    if verb == "stand":
+        return table.stand()
+    if verb == "card":
+        return table.deal(card)  # while bets are open: an alarm
+    if verb == "void-coup":
+        return table.void_coup()
+    return table.correct(card)
+
+
+def lock_or_pass(table: BaccaratTable) -> list[Event]:
+    """Close the coup; a player-held bank needs a stake first, or the bank passes on."""
+    try:
+        return table.lock()
+    except TableError:
+        pass
+    side = "left" if table.state.family is Family.BANQUE else "player"
+    for punter in PUNTERS:
+        try:
+            placed = table.bet(punter, side, 1)
+        except TableError:
+            continue
+        return placed + table.lock()
+    return table.pass_bank()
+
+
+def _dealing(table: BaccaratTable) -> bool:
+    return table.state.phase is Phase.DEALING
+
+
+def check_result(result: CoupResult, family: Family) -> None:
+    sizes = {len(cards) for cards in result.hands.values()}
+    assert sizes <= ({1} if family is Family.MACAO else {2, 3})
+    for hand, cards in result.hands.items():
+        assert result.totals[hand] == total(cards)
+    banker = result.totals["banker"]
+    for hand, winner in result.winners.items():
+        if hand in result.naturals or "banker" in result.naturals:
+            continue
+        mine = result.totals[hand]
+        assert winner == ("player" if mine > banker else "banker" if mine < banker else "tie")
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    game=st.sampled_from(["punto-banco", "mini-baccarat", "chemin-de-fer", "banque", "macao"]),
+    burn=st.sampled_from(["value", "one", "none"]),
+    deck=st.permutations(STANDARD_52.cards),
+    data=st.data(),
+)
+def test_chips_conserved_coups_valid_replay_same_refusals_change_nothing(
+    game: str, burn: str, deck: list[Card], data: st.DataObject
+) -> None:
+    table = BaccaratTable("prop", game, options={"decks": "1", "cut_card": "8", "burn": burn})
+    events = list(table.opening)
+    family = table.state.family
+    if family is Family.PUNTO_BANCO:
+        events += table.fund_bank(800)
+    for name in PUNTERS:
+        events += table.seat(name, 150)
+    events += table.new_shoe()
+    chips = table.state.total_chips()
+    cards = iter(deck)
+    shoes = 1
+    for _ in range(2 * len(deck) + 80):
+        state = table.state
+        if state.alarm is not None:
+            events += table.void_card() if data.draw(st.booleans()) else table.void_coup()
+            continue
+        if state.phase is Phase.NO_SHOE:
+            if shoes == 2:
+                break
+            # 002: a new shoe, and the same banker goes on.
+            banker = state.banker
+            events += table.new_shoe()
+            assert table.state.banker == banker
+            shoes += 1
+            cards = iter(deck)
+            continue
+        if state.bets_open:
+            if family is not Family.PUNTO_BANCO and not state.bank:
+                try:
+                    events += table.announce_bank(data.draw(st.integers(1, 120)))
+                except TableError:
+                    events += table.pass_bank()
+                continue
+            for command in data.draw(st.lists(commands, max_size=4)):
+                before = table.state.copy()
+                try:
+                    events += run(table, command)
+                except TableError as refused:
+                    refusal = str(refused)
+                else:
+                    if command[0] == "bank" and family is Family.PUNTO_BANCO:
+                        chips = table.state.total_chips()  # the house brought more chips
+                    continue
+                assert refusal, f"{command} was refused without a reason"
+                assert table.state == before, f"{command} was refused but changed the state"
+            if table.state.bets_open:
+                events += lock_or_pass(table)
+            continue
+        following = state.next_card()
+        # Every coup in play knows where its next card goes until it is over.
+        assert following.hand is not None, f"coup {state.coup} is stuck"
+        if following.draw is Draw.MAY and data.draw(st.booleans()):
+            events += table.stand()
+            continue
+        card = next(cards, None)
+        if card is None:
+            events += table.shoe_empty()
+            if table.state.alarm is not None:
+                events += table.void_coup()
+            continue
+        events += table.deal(card)
+        assert table.state.total_chips() == chips
+        assert all(roll >= 0 for roll in table.state.bankrolls.values())
+        assert table.state.bank >= 0
+        if not table.state.rules.house_banks and table.state.banker:
+            assert table.state.bank <= table.state.bankrolls[table.state.banker]
+    assert table.state.total_chips() == chips
+    for event in events:
+        if isinstance(event, CoupResult):
+            check_result(event, family)
+    assert [event.seq for event in events] == list(range(1, len(events) + 1))
+    assert BaccaratTable.replay(events).state == table.state
+    through_json = [event_from_json(json.loads(json.dumps(event_to_json(e)))) for e in events]
+    assert BaccaratTable.replay(through_json).state == table.state
+    alarmed = False
+    for event in events:
+        if isinstance(event, AlarmRaised):
+            alarmed = True
+        elif isinstance(event, AlarmCleared):
+            alarmed = False
+        elif alarmed and isinstance(event, BetSettled):
+            assert event.outcome is Outcome.RETURNED, "settled from a misdeal"
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    game=st.sampled_from(["punto-banco", "chemin-de-fer", "banque", "macao"]),
+    cards=st.lists(st.sampled_from(STANDARD_52.cards), min_size=30, max_size=80),
+    stands=st.lists(st.booleans(), min_size=80, max_size=80),
+)
+def test_any_card_sequence_from_a_two_deck_shoe_leaves_every_coup_valid(
+    game: str, cards: list[Card], stands: list[bool]
+) -> None:
+    """Cards drawn with repeats: a third copy in a two-deck shoe is an alarm, voided; every
+    coup that ends is valid and the chips are all still there."""
+    table = BaccaratTable("prop", game, options={"decks": "2", "burn": "none"})
+    events = list(table.opening)
+    family = table.state.family
+    if family is Family.PUNTO_BANCO:
+        events += table.fund_bank(1000)
+    for name in PUNTERS:
+        events += table.seat(name, 200)
+    events += table.new_shoe()
+    chips = table.state.total_chips()
+    side = "left" if family is Family.BANQUE else "player"
+    for card, stand in zip(cards, stands, strict=False):
+        state = table.state
+        if state.bets_open:
+            if not state.rules.house_banks and not state.bank:
+                banker = state.banker or PUNTERS[0]
+                if state.bankrolls[banker] < 50:
+                    events += table.pass_bank()
+                    continue
+                events += table.announce_bank(50)
+            punter = next(
+                (p for p in PUNTERS if p != state.banker and state.available(p) >= 10), None
+            )
+            if punter is not None:
+                events += table.bet(punter, side, 10)
+            events += lock_or_pass(table)
+            if not _dealing(table):
+                continue
+        if state.next_card().draw is Draw.MAY and stand:
+            events += table.stand()
+            continue
+        events += table.deal(card)
+        if table.state.alarm is not None:
+            assert table.state.alarm.kind is AlarmKind.DUPLICATE_CARD
+            events += table.void_card()
+        assert table.state.total_chips() == chips
+    for event in events:
+        if isinstance(event, CoupResult):
+            check_result(event, family)
+    assert BaccaratTable.replay(events).state == table.state

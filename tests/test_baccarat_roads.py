@@ -1,0 +1,133 @@
+"""The scoreboards against roads drawn by hand for one sequence of coups.
+
+The sequence: B B P P P B T B P, seven bankers in a row, then P. Columns are streaks;
+the seventh banker turns right along the bottom row (the dragon tail)."""
+
+from __future__ import annotations
+
+from table.baccarat.roads import (
+    Coup,
+    Scoreboard,
+    bead_plate,
+    big_eye_boy,
+    big_road,
+    cockroach_pig,
+    coups_of,
+    derived_colours,
+    small_road,
+)
+from table.events import CoupResult
+
+WINNERS = {"B": "banker", "P": "player", "T": "tie"}
+SEQUENCE = [Coup(WINNERS[letter]) for letter in "BBPPPBTBP" + "B" * 7 + "P"]
+
+
+def test_bead_plate_goes_down_six_then_on_ties_included() -> None:
+    assert bead_plate(SEQUENCE).text(".") == [
+        "BTB",
+        "BBB",
+        "PPB",
+        "PBB",
+        "PBP",
+        "BB.",
+    ]
+
+
+def test_big_road_streaks_ties_on_the_last_cell_and_the_dragon_tail() -> None:
+    road = big_road(SEQUENCE)
+    assert road.text(".") == [
+        "BPBPBP",
+        "BPB.B.",
+        ".P..B.",
+        "....B.",
+        "....B.",
+        "....BB",
+    ]
+    assert [len(streak) for streak in road.streaks] == [2, 3, 2, 1, 7, 1]
+    assert {position: cell.ties for position, cell in road.cells.items() if cell.ties} == {
+        (2, 0): 1
+    }
+
+
+def test_big_eye_boy_reads_one_column_back() -> None:
+    big = big_road(SEQUENCE)
+    assert "".join(c[0] for c in derived_colours(big, 1)) == "rbbrbbbrrrrrb"
+    assert big_eye_boy(big).text(".") == [
+        "RBRBRB",
+        ".B.BR.",
+        "...BR.",
+        "....R.",
+        "....R.",
+    ]
+
+
+def test_small_road_reads_two_columns_back() -> None:
+    big = big_road(SEQUENCE)
+    assert "".join(c[0] for c in derived_colours(big, 2)) == "rrbrbrrrrb"
+    assert small_road(big).text(".") == [
+        "RBRBRB",
+        "R...R.",
+        "....R.",
+        "....R.",
+    ]
+
+
+def test_cockroach_pig_reads_three_columns_back() -> None:
+    big = big_road(SEQUENCE)
+    assert "".join(c[0] for c in derived_colours(big, 3)) == "brrbrrrb"
+    assert cockroach_pig(big).text(".") == [
+        "BRBRB",
+        ".R.R.",
+        "...R.",
+    ]
+
+
+def test_ties_before_the_first_win_mark_the_first_cell_and_pairs_their_cell() -> None:
+    coups = [
+        Coup("tie"),
+        Coup("tie", banker_pair=True),
+        Coup("player", player_pair=True),
+        Coup("tie"),
+        Coup("banker", banker_pair=True),
+    ]
+    road = big_road(coups)
+    assert road.text(".") == ["PB"]
+    first, second = road.cells[(0, 0)], road.cells[(1, 0)]
+    assert (first.ties, first.player_pair, first.banker_pair) == (3, True, False)
+    assert (second.ties, second.player_pair, second.banker_pair) == (0, False, True)
+    plate = bead_plate(coups)
+    assert plate.text(".") == ["T", "T", "P", "T", "B"]
+    assert plate.cells[(0, 1)].banker_pair
+
+
+def test_a_tail_blocked_below_turns_right_early() -> None:
+    """A second long streak runs into the first one's tail and turns right above it."""
+    coups = [Coup(WINNERS[letter]) for letter in "B" * 8 + "P" * 7]
+    assert big_road(coups).text(".") == [
+        "BP..",
+        "BP..",
+        "BP..",
+        "BP..",
+        "BPPP",
+        "BBB.",
+    ]
+
+
+def test_the_scoreboard_reads_coup_results() -> None:
+    result = CoupResult(
+        table="t",
+        seq=1,
+        at=0.0,
+        deal=1,
+        coup=1,
+        hands={},
+        totals={},
+        winner="banker",
+        winners={"player": "banker"},
+        naturals=(),
+        pairs=("player",),
+    )
+    board = Scoreboard.of(coups_of([result, result]))
+    assert board.big_road.text() == ["B", "B"]
+    assert board.big_road.cells[(0, 0)].player_pair
+    assert board.big_eye_boy.cells == {}
