@@ -13,6 +13,7 @@ from table.cards import Rank
 from table.events import CardRole
 from table.faro.engine import FaroState, Phase
 from table.faro.spots import SpotKind
+from table.odds.advisor import advice_for
 
 
 class BeadState(enum.Enum):
@@ -173,9 +174,10 @@ def turn_history(state: FaroState) -> list[dict[str, object]]:
     return history
 
 
-def table_view(state: FaroState) -> dict[str, object]:
+def table_view(state: FaroState, advisor: bool = False) -> dict[str, object]:
     """Everything a screen draws, as JSON: the layout, the abacus, the last turn, the history,
-    the bankrolls. Only cards that are out of the box."""
+    the bankrolls, and with the advisor on each live rank's split risk and edge. Only cards
+    that are out of the box."""
     casekeep = casekeep_frame(state)
     layout = layout_frame(state)
     soda = next(
@@ -241,4 +243,10 @@ def table_view(state: FaroState) -> dict[str, object]:
             for name in state.seats
             if name != state.banker
         ],
+        "advice": _advice(state) if advisor else None,
     }
+
+
+def _advice(state: FaroState) -> dict[str, object] | None:
+    advice = advice_for(state, enabled=True)
+    return None if advice is None else dict(advice.to_json())

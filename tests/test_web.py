@@ -166,6 +166,23 @@ def test_an_unknown_language_shows_english_with_a_notice(
     assert browser.find_element(By.ID, "history-title").text.lower() == "история"
 
 
+def test_with_the_advisor_on_each_live_rank_shows_its_edge(
+    browser: webdriver.Chrome, live_table: Any
+) -> None:
+    service, simulated, server, view = live_table
+    view.advisor = True
+    for _ in range(6):
+        simulated.step()
+    browser.get(server.url)
+    assert shows(browser, service)
+    texts = {
+        spade.get_attribute("data-rank"): spade.find_element(By.CSS_SELECTOR, ".advice").text
+        for spade in browser.find_elements(By.CSS_SELECTOR, ".spade")
+    }
+    for rank in service.state.casekeep.live_ranks():
+        assert texts[rank.label].startswith(f"{service.state.casekeep.left(rank)} left · edge ")
+
+
 def test_dealtable_web_follows_a_journal_another_process_writes(tmp_path: Path) -> None:
     config = Config(table=TableConfig(id="w2", journal=str(tmp_path / "j.sqlite")))
     journal = Journal(config.table.journal, "w2")

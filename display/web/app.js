@@ -7,19 +7,20 @@ const WORDS = {
         loses: "loses", wins: "wins", split: "split", bank: "bank", locked: "bets locked", over: "deal over, hoc",
         noDeck: "waiting for a new deck", awaitingSoda: "waiting for the soda", connecting: "connecting…",
         live: "live", lost: "connection lost, reconnecting…", unknownLanguage: "Language not known here: English.",
-        coppered: "coppered", calls: "calls", alarm: "ALARM" },
+        coppered: "coppered", calls: "calls", alarm: "ALARM", cardsLeft: "left", edge: "edge" },
   es: { title: "Faro", deal: "mano", turn: "turno", soda: "soda fuera, apuestas abiertas", left: "cartas en la caja",
         splits: "splits", lastTurn: "Último turno", casekeep: "Casekeep", bankrolls: "Fichas", history: "Historial",
         loses: "pierde", wins: "gana", split: "split", bank: "banca", locked: "apuestas cerradas", over: "mano terminada, hoc",
         noDeck: "esperando un mazo nuevo", awaitingSoda: "esperando la soda", connecting: "conectando…",
         live: "en directo", lost: "conexión perdida, reconectando…", unknownLanguage: "",
-        coppered: "con copper", calls: "declara", alarm: "ALARMA" },
+        coppered: "con copper", calls: "declara", alarm: "ALARMA", cardsLeft: "quedan", edge: "ventaja" },
   ru: { title: "Фаро", deal: "талия", turn: "абцуг", soda: "сода открыта, ставки принимаются", left: "карт в ящике",
         splits: "плие", lastTurn: "Последний абцуг", casekeep: "Кейскипер", bankrolls: "Фишки", history: "История",
         loses: "проигрывает", wins: "выигрывает", split: "плие", bank: "банк", locked: "ставки закрыты", over: "талия окончена, гок",
         noDeck: "ждём новую колоду", awaitingSoda: "ждём соду", connecting: "подключение…",
         live: "в эфире", lost: "связь потеряна, переподключение…", unknownLanguage: "",
-        coppered: "копперированная", calls: "объявляет", alarm: "ТРЕВОГА" },
+        coppered: "копперированная", calls: "объявляет", alarm: "ТРЕВОГА", cardsLeft: "осталось",
+        edge: "преимущество банка" },
 };
 
 const TOP = ["A", "2", "3", "4", "5", "6"];
@@ -64,7 +65,8 @@ function buildLayout() {
     spade.className = "spade" + (rank === "7" ? " seven" : "");
     spade.dataset.rank = rank;
     if (rank !== "7") { spade.style.gridRow = row; spade.style.gridColumn = column; }
-    spade.innerHTML = `<span class="label">${rank}</span><span class="suit">♠</span><div class="chips"></div>`;
+    spade.innerHTML = `<span class="label">${rank}</span><span class="suit">♠</span>` +
+      '<span class="advice"></span><div class="chips"></div>';
     layout.appendChild(spade);
   }
   const abacus = document.getElementById("abacus");
@@ -133,6 +135,13 @@ function render(view) {
     }));
   }
   document.getElementById("standing").textContent = standing.join("   ·   ");
+  const advice = {};
+  for (const entry of (view.advice ? view.advice.ranks : [])) advice[entry.rank] = entry;
+  for (const spade of document.querySelectorAll(".spade")) {
+    const entry = advice[spade.dataset.rank];
+    spade.querySelector(".advice").textContent = entry
+      ? `${entry.left} ${t.cardsLeft} · ${t.edge} ${entry.edge_percent}` : "";
+  }
 
   for (const spindle of view.abacus) {
     const element = document.querySelector(`.spindle[data-rank="${spindle.rank}"]`);

@@ -226,7 +226,7 @@ def _web(args: argparse.Namespace) -> int:
     from table.service.web import JournalFollower, LiveView, WebServer
 
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(name)s: %(message)s")
-    view = LiveView()
+    view = LiveView(advisor=args.advisor)
     follower = JournalFollower(args.journal, view)
     follower.start()
     server = WebServer(view, args.host, args.port, args.lang)
@@ -295,6 +295,7 @@ def build_parser() -> argparse.ArgumentParser:
     web.add_argument("--host", default="0.0.0.0")
     web.add_argument("--port", type=int, default=8080)
     web.add_argument("--lang", default="en", choices=("en", "es", "ru"))
+    web.add_argument("--advisor", action="store_true", help="show each rank's split risk and edge")
     web.set_defaults(handler=_web)
 
     verify = commands.add_parser("verify", help="check the journal's hash chain")

@@ -202,7 +202,7 @@ def run(
     if config.web is not None:
         from table.service.web import LiveView, ServiceFeed, WebServer
 
-        view = LiveView()
+        view = LiveView(advisor=config.table.advisor)
         ServiceFeed(service, view)
         web = WebServer(view, config.web.host, config.web.port, config.web.language)
         web.start()

@@ -37,13 +37,14 @@ KEEPALIVE_SECONDS = 15.0
 class LiveView:
     """The latest view of the table, and a way to wait for the next one."""
 
-    def __init__(self) -> None:
+    def __init__(self, advisor: bool = False) -> None:
+        self.advisor = advisor
         self._changed = threading.Condition()
         self._seq = -1
         self._payload = b"{}"
 
     def publish(self, state: FaroState) -> None:
-        payload = json.dumps(table_view(state), ensure_ascii=False).encode()
+        payload = json.dumps(table_view(state, self.advisor), ensure_ascii=False).encode()
         with self._changed:
             self._seq = state.last_seq
             self._payload = payload
