@@ -242,6 +242,40 @@ def _web(args: argparse.Namespace) -> int:
     return 0
 
 
+def _snapshot(args: argparse.Namespace) -> int:
+    import random
+
+    from display.snapshot import draw_snapshot
+    from table.faro.engine import FaroTable
+    from table.faro.punters import DEMO_PUNTERS
+    from table.shoe import Shoe
+
+    if args.journal:
+        with _open_journal(args.journal) as journal:
+            events = [e for e in journal.events() if args.seq is None or e.seq <= args.seq]
+        table = FaroTable.replay(events)
+    else:
+        # A seeded simulated deal stopped after --cards cards, as the demo deals it.
+        table = FaroTable("snapshot", args.rules)
+        table.fund_bank(2000)
+        for punter in DEMO_PUNTERS:
+            table.seat(punter.name, punter.bankroll)
+        table.new_deck()
+        rng = random.Random(args.seed)
+        for card in list(Shoe(table.state.rules.deck_spec, rng=random.Random(args.seed)))[
+            : args.cards
+        ]:
+            if table.state.bets_open:
+                for punter in DEMO_PUNTERS:
+                    for command in punter.propose(table.state, rng):
+                        with contextlib.suppress(TableError):
+                            table.apply(command)
+            table.deal(card)
+    path = draw_snapshot(table.state, args.out)
+    print(f"dealtable snapshot: {path}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="dealtable", description="Run a Faro or baccarat table from a Raspberry Pi."
@@ -297,6 +331,15 @@ def build_parser() -> argparse.ArgumentParser:
     web.add_argument("--lang", default="en", choices=("en", "es", "ru"))
     web.add_argument("--advisor", action="store_true", help="show each rank's split risk and edge")
     web.set_defaults(handler=_web)
+
+    snapshot = commands.add_parser("snapshot", help="a PNG of the layout and the abacus")
+    snapshot.add_argument("--out", default="table.png")
+    snapshot.add_argument("--journal", help="draw this journal's table (default: a seeded deal)")
+    snapshot.add_argument("--seq", type=int, help="as it was at this event of the journal")
+    snapshot.add_argument("--seed", type=int, default=1)
+    snapshot.add_argument("--cards", type=int, default=23, help="cards out of the box")
+    snapshot.add_argument("--rules", default="classic", choices=sorted(RULE_SETS))
+    snapshot.set_defaults(handler=_snapshot)
 
     verify = commands.add_parser("verify", help="check the journal's hash chain")
     verify.add_argument("journal")

@@ -1,0 +1,162 @@
+"""A picture of the table at one moment: the green layout with its chips, the casekeep
+abacus and the last turn, drawn with matplotlib into a PNG (``dealtable snapshot``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # no screen on a Pi service, nor in the tests
+
+import matplotlib.pyplot as plt
+from matplotlib.patches import Circle, FancyBboxPatch, RegularPolygon
+
+from display.frames import BeadState, casekeep_frame, layout_frame
+from table.cards import Rank
+from table.faro.engine import FaroState
+from table.faro.layout import BOTTOM_ROW, TOP_ROW
+from table.faro.spots import SpotKind
+
+FELT = "#0b5d2a"
+CARD = "#fbf8ef"
+INK = "#141414"
+RED = "#c8102e"
+GREEN = "#1fa84f"
+GOLD = "#e8c14a"
+CHIP_COLOURS = ["#1f5fbf", "#b8262e", "#6b2fa0", "#c77a00", "#0f7f6f", "#444444"]
+BEAD_COLOURS = {
+    BeadState.IN_BOX: "#2b2b2b",
+    BeadState.LOSER: RED,
+    BeadState.WINNER: GREEN,
+    BeadState.SODA: "#9a9a9a",
+    BeadState.HOC: "#9a9a9a",
+}
+
+
+def _spade_positions() -> dict[Rank, tuple[float, float]]:
+    positions = {rank: (1.0 + 1.6 * column, 5.4) for column, rank in enumerate(TOP_ROW)}
+    positions.update({rank: (1.0 + 1.6 * column, 2.9) for column, rank in enumerate(BOTTOM_ROW)})
+    positions[Rank.SEVEN] = (1.0 + 1.6 * 6, 4.15)
+    return positions
+
+
+def draw_snapshot(state: FaroState, path: str | Path, title: str = "") -> Path:
+    """Draw the table as it is in ``state`` into a PNG at ``path``."""
+    figure = plt.figure(figsize=(16, 9), dpi=100, facecolor="#06401c")
+    axes = figure.add_axes((0, 0, 1, 1))
+    axes.set_xlim(0, 16)
+    axes.set_ylim(0, 9)
+    axes.axis("off")
+    axes.add_patch(
+        FancyBboxPatch((0.3, 0.6), 11.0, 7.6, boxstyle="round,pad=0.1", fc=FELT, ec="#5a3a1a", lw=8)
+    )
+    layout = layout_frame(state)
+    positions = _spade_positions()
+    colours: dict[str, str] = {}
+    chips: dict[Rank, list[tuple[str, int, bool]]] = {}
+    for bet in sorted(state.bets.values(), key=lambda bet: bet.bet_id):
+        if bet.spot.ranks and bet.spot.kind in (SpotKind.RANK, SpotKind.GROUP, SpotKind.WIN_LOSE):
+            chips.setdefault(bet.spot.ranks[0], []).append((bet.punter, bet.stake, bet.coppered))
+    for lamp in layout.lamps:
+        if not lamp.in_deck:
+            continue
+        x, y = positions[lamp.rank]
+        edge = {"loser": RED, "winner": GREEN, "split": "#a020a0"}.get(
+            lamp.last_turn.value if lamp.last_turn else "", "none"
+        )
+        axes.add_patch(
+            FancyBboxPatch(
+                (x - 0.6, y - 0.95),
+                1.2,
+                1.9,
+                boxstyle="round,pad=0.05",
+                fc=CARD,
+                ec=edge,
+                lw=5,
+                alpha=0.4 if lamp.dead else 1.0,
+            )
+        )
+        axes.text(
+            x,
+            y + 0.45,
+            lamp.rank.label,
+            ha="center",
+            va="center",
+            fontsize=26,
+            fontweight="bold",
+            color=INK,
+            alpha=0.4 if lamp.dead else 1.0,
+        )
+        axes.text(x, y - 0.05, "♠", ha="center", va="center", fontsize=22, color=INK)
+        for index, (punter, stake, coppered) in enumerate(chips.get(lamp.rank, [])[:4]):
+            colour = colours.setdefault(punter, CHIP_COLOURS[len(colours) % len(CHIP_COLOURS)])
+            cx, cy = x - 0.3 + 0.6 * (index % 2), y - 0.55 - 0.55 * (index // 2)
+            shape = (
+                RegularPolygon((cx, cy), 6, radius=0.3, fc=colour, ec="#b8632f", lw=3)
+                if coppered
+                else Circle((cx, cy), 0.27, fc=colour, ec="white", lw=2, ls="--")
+            )
+            axes.add_patch(shape)
+            axes.text(
+                cx,
+                cy,
+                f"{punter[0].upper()}{stake}",
+                ha="center",
+                va="center",
+                fontsize=10,
+                fontweight="bold",
+                color="white",
+            )
+    # The abacus.
+    axes.text(12.0, 8.3, "CASEKEEP", fontsize=16, fontweight="bold", color=GOLD)
+    for column, spindle in enumerate(casekeep_frame(state).spindles):
+        x = 12.1 + 0.29 * column
+        axes.text(x, 7.85, spindle.rank.label, ha="center", fontsize=10, color="white")
+        for row, bead in enumerate(spindle.beads):
+            axes.add_patch(
+                Circle(
+                    (x, 7.45 - 0.33 * row),
+                    0.12,
+                    fc=BEAD_COLOURS[bead],
+                    ec=GOLD if spindle.finished else "#777777",
+                    lw=1.5,
+                )
+            )
+    # The last turn and the bankrolls.
+    axes.text(12.0, 5.7, "LAST TURN", fontsize=16, fontweight="bold", color=GOLD)
+    if state.last_turn:
+        for offset, card in enumerate(state.last_turn):
+            axes.add_patch(
+                FancyBboxPatch(
+                    (12.1 + 1.4 * offset, 4.3), 1.1, 1.1, boxstyle="round,pad=0.05", fc=CARD
+                )
+            )
+            axes.text(
+                12.65 + 1.4 * offset,
+                4.85,
+                card.pretty,
+                ha="center",
+                va="center",
+                fontsize=22,
+                fontweight="bold",
+                color=RED if card.colour.value == "red" else INK,
+            )
+    rolls = [f"bank {state.bank_bankroll}"] + [
+        f"{name} {state.bankrolls[name]}" for name in state.seats
+    ]
+    axes.text(12.0, 3.7, "BANKROLLS", fontsize=16, fontweight="bold", color=GOLD)
+    for index, line in enumerate(rolls[:9]):
+        axes.text(
+            12.1 + 2.0 * (index % 2), 3.25 - 0.38 * (index // 2), line, fontsize=12, color="white"
+        )
+    splits = f"{state.splits} split" + ("" if state.splits == 1 else "s")
+    heading = title or (
+        f"Faro · {state.rules.name} · deal {state.deal} · turn {state.turn} · "
+        f"{state.cards_left} in the box · {splits}"
+    )
+    axes.text(0.4, 8.55, heading, fontsize=16, color="white")
+    path = Path(path)
+    figure.savefig(path, facecolor=figure.get_facecolor())
+    plt.close(figure)
+    return path

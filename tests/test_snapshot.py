@@ -1,0 +1,38 @@
+"""`dealtable snapshot`: a PNG of the table at a chosen moment."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib.image
+
+from display.snapshot import draw_snapshot
+from tests.conftest import deal, open_table
+from tests.test_cli import run
+
+
+def test_the_snapshot_shows_the_felt_the_chips_and_the_last_turn(tmp_path: Path) -> None:
+    table = open_table()
+    table.bet("dan", "9", 4)
+    deal(table, "KD 9C")
+    table.bet("anna", "K", 2, copper=True)
+    path = draw_snapshot(table.state, tmp_path / "table.png")
+    pixels = matplotlib.image.imread(path)
+    assert pixels.shape[:2] == (900, 1600)
+    felt = pixels[820, 600][:3]  # low on the layout, below the cards: bare felt
+    assert felt[1] > 1.5 * felt[0] and felt[1] > 1.5 * felt[2]
+    red = (pixels[..., 0] > 0.7) & (pixels[..., 1] < 0.2) & (pixels[..., 2] < 0.3)
+    assert red.sum() > 500  # the losing king's red border and the red beads
+
+
+def test_dealtable_snapshot_from_a_journal_and_from_a_seeded_deal(tmp_path: Path) -> None:
+    journal = tmp_path / "j.sqlite"
+    assert run("run", "--deals", "1", "--speed", "0", "--journal", str(journal)).returncode == 0
+    drawn = run(
+        "snapshot", "--journal", str(journal), "--seq", "40", "--out", str(tmp_path / "a.png")
+    )
+    assert drawn.returncode == 0, drawn.stderr
+    assert matplotlib.image.imread(tmp_path / "a.png").shape[:2] == (900, 1600)
+    seeded = run("snapshot", "--seed", "3", "--cards", "15", "--out", str(tmp_path / "b.png"))
+    assert seeded.returncode == 0, seeded.stderr
+    assert (tmp_path / "b.png").stat().st_size > 10_000
