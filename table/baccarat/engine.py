@@ -31,6 +31,7 @@ from table.baccarat.tableau import (
     representative_rule,
 )
 from table.cards import Card
+from table.dealer import DealerDesk, check_amount, check_name, last_card_index
 from table.errors import BetRefusedError, CardRefusedError, IllegalCommandError, RulesError
 from table.events import (
     AlarmCleared,
@@ -543,7 +544,7 @@ class BaccaratState:
             return
         if self.snapshot is None:
             raise IllegalCommandError("no coup to correct")
-        index = _last_card_index(self.log)
+        index = last_card_index(self.log)
         before = self.log[index - 1] if index > 0 else None
         if isinstance(before, ThirdCardChoice) and before.draws:
             index -= 1  # the choice to draw goes with the card that showed it
@@ -556,13 +557,6 @@ class BaccaratState:
         for item in dataclasses.fields(self):
             setattr(self, item.name, getattr(rebuilt, item.name))
         self.geometry = rebuilt.geometry
-
-
-def _last_card_index(log: Sequence[Event]) -> int:
-    for index in range(len(log) - 1, -1, -1):
-        if isinstance(log[index], CardDealt):
-            return index
-    return -1
 
 
 _FOLDS: dict[type[Event], Callable[[BaccaratState, Any], None]] = {
@@ -598,7 +592,7 @@ def _game_of(game: str) -> str:
     return game
 
 
-class BaccaratTable:
+class BaccaratTable(DealerDesk):
     """One baccarat table of any game of the family.
 
     >>> table = BaccaratTable("t1", "punto-banco")
@@ -606,6 +600,10 @@ class BaccaratTable:
     >>> table.state.next_card()
     NextCard(hand='burn', draw=<Draw.MUST: 'must'>, advice=None)
     """
+
+    consequences = _CONSEQUENCES
+    unit = "coup"
+    state: BaccaratState
 
     def __init__(
         self,
@@ -622,6 +620,20 @@ class BaccaratTable:
         )
         self._at = at
         self.opening: list[Event] = self.choose_rules(rules, options)
+
+    def _undo_log(self, what: str) -> list[Event]:
+        if self.state.snapshot is None:
+            raise IllegalCommandError(f"{what}: no card has been dealt")
+        return self.state.log
+
+    def _trial_copy(self) -> BaccaratTable:
+        trial = BaccaratTable.__new__(BaccaratTable)
+        trial.game = self.game
+        trial.state = self.state.copy()
+        trial.state.snapshot = self.state.snapshot
+        trial._at = self._at
+        trial.opening = []
+        return trial
 
     @classmethod
     def replay(cls, events: Iterable[Event], table_id: str | None = None) -> BaccaratTable:
@@ -660,19 +672,6 @@ class BaccaratTable:
         state.last_seq = event.seq
         out.append(event)
 
-    def _begin(self, at: float | None) -> list[Event]:
-        if at is not None:
-            self._at = at
-        return []
-
-    def _refuse_during_alarm(self, what: str) -> None:
-        alarm = self.state.alarm
-        if alarm is not None:
-            raise IllegalCommandError(
-                f"{what}: alarm {alarm.alarm_id} waits for the dealer ({alarm.message}); "
-                "void the card, correct it, or void the coup first"
-            )
-
     def _between_coups(self, what: str) -> None:
         state = self.state
         self._refuse_during_alarm(what)
@@ -700,7 +699,7 @@ class BaccaratTable:
 
     def fund_bank(self, amount: int, *, at: float | None = None) -> list[Event]:
         """Punto Banco: chips into the house's bank. Elsewhere: the banker announces the bank."""
-        _check_amount(f"bank {amount}", amount)
+        check_amount(f"bank {amount}", amount)
         state = self.state
         if not state.rules.house_banks:
             return self.announce_bank(amount, at=at)
@@ -713,7 +712,7 @@ class BaccaratTable:
         """002: the banker announces the bank, what it will pay if it loses."""
         state = self.state
         what = f"bank {amount}"
-        _check_amount(what, amount)
+        check_amount(what, amount)
         if state.rules.house_banks:
             raise IllegalCommandError(f"{what}: in {self.game} the house is the bank; fund it")
         self._between_coups(what)
@@ -736,8 +735,8 @@ class BaccaratTable:
         return out
 
     def seat(self, punter: str, bankroll: int, *, at: float | None = None) -> list[Event]:
-        _check_name(punter)
-        _check_amount(f"punter {punter} {bankroll}", bankroll)
+        check_name(punter)
+        check_amount(f"punter {punter} {bankroll}", bankroll)
         state = self.state
         if punter in state.bankrolls:
             raise IllegalCommandError(f"punter {punter}: already seated")
@@ -799,11 +798,6 @@ class BaccaratTable:
         for bet_id in sorted(state.bets):
             self._return(out, state.bets[bet_id], "the bank passed")
         self._emit(out, BankPassed, from_banker=banker, to_banker=following)
-
-    def _check_seated(self, punter: str, what: str) -> None:
-        if punter not in self.state.bankrolls:
-            seated = ", ".join(self.state.seats) or "nobody"
-            raise IllegalCommandError(f"{what}: {punter} is not seated (seated: {seated})")
 
     # --- the shoe -------------------------------------------------------------------------
 
@@ -945,7 +939,7 @@ class BaccaratTable:
                 )
                 return out
         what = f"bet {punter} {spot} {amount}"
-        _check_amount(what, amount)
+        check_amount(what, amount)
         side = self._spot(what, spot)
         self._check_open(what)
         if punter not in state.bankrolls:
@@ -1035,7 +1029,7 @@ class BaccaratTable:
             raise BetRefusedError(f"{what}: {punter} has no stake on {side} ({state.where()})")
         bet = state.bets[bet_id]
         taken = bet.stake if amount is None else amount
-        _check_amount(what, taken)
+        check_amount(what, taken)
         if taken > bet.stake:
             raise BetRefusedError(f"{what}: only {bet.stake} lies there")
         if 0 < bet.stake - taken < state.rules.min_bet:
@@ -1234,13 +1228,6 @@ class BaccaratTable:
             + " or ".join(f"{hand} on {result.totals[hand]}" for hand in short)
         )
         return AlarmKind.FORBIDDEN_DRAW, f"{over}: {why}"
-
-    def _raise_alarm(
-        self, out: list[Event], kind: AlarmKind, message: str, card: Card | None
-    ) -> None:
-        self._emit(
-            out, AlarmRaised, alarm=self.state.next_alarm_id, kind=kind, message=message, card=card
-        )
 
     def _take_card(self, out: list[Event], card: Card) -> None:
         state = self.state
@@ -1448,93 +1435,6 @@ class BaccaratTable:
 
     # --- the dealer's corrections ---------------------------------------------------------
 
-    def void_card(self, *, at: float | None = None) -> list[Event]:
-        """The dealer voids the card an alarm stopped, or the last card taken (a misread)."""
-        state = self.state
-        out = self._begin(at)
-        alarm = state.alarm
-        if alarm is not None:
-            if alarm.card is not None:
-                self._emit(
-                    out,
-                    DealerCorrection,
-                    action="void",
-                    card=alarm.card,
-                    replacement=None,
-                    undone=False,
-                )
-            self._emit(out, AlarmCleared, alarm=alarm.alarm_id, resolution="voided by the dealer")
-            return out
-        last = self._last_card("void")
-        self._emit(out, DealerCorrection, action="void", card=last, replacement=None, undone=True)
-        return out
-
-    def correct(self, card: Card | str, *, at: float | None = None) -> list[Event]:
-        """The dealer says the last card (or the alarmed one) was really ``card``."""
-        card = Card.parse(card) if isinstance(card, str) else card
-        state = self.state
-        alarm = state.alarm
-        if alarm is not None and alarm.card is None:
-            raise IllegalCommandError(f"correct {card}: alarm {alarm.alarm_id} is not about a card")
-        trial = BaccaratTable.__new__(BaccaratTable)
-        trial.game = self.game
-        trial.state = state.copy()
-        trial.state.snapshot = state.snapshot
-        trial._at = self._at
-        trial.opening = []
-        events = trial._correction_events(card, at)
-        out = self._begin(at)
-        for event in events:
-            state.apply(event)
-            out.append(event)
-        return out
-
-    def _correction_events(self, card: Card, at: float | None) -> list[Event]:
-        state = self.state
-        out = self._begin(at)
-        alarm = state.alarm
-        if alarm is not None:
-            assert alarm.card is not None
-            self._emit(
-                out,
-                DealerCorrection,
-                action="correct",
-                card=alarm.card,
-                replacement=card,
-                undone=False,
-            )
-            self._emit(out, AlarmCleared, alarm=alarm.alarm_id, resolution=f"corrected to {card}")
-        else:
-            last = self._last_card(f"correct {card}")
-            self._emit(
-                out, DealerCorrection, action="correct", card=last, replacement=card, undone=True
-            )
-        problem = self._card_problem(card)
-        if problem is not None:
-            raise CardRefusedError(f"correct {card}: {problem[1]}")
-        self._take_card(out, card)
-        return out
-
-    def _last_card(self, what: str) -> Card:
-        state = self.state
-        if state.snapshot is None:
-            raise IllegalCommandError(f"{what}: no card has been dealt")
-        index = _last_card_index(state.log)
-        if index < 0:
-            raise IllegalCommandError(f"{what}: no card has been dealt since {state.where()}")
-        for event in state.log[index + 1 :]:
-            if not isinstance(event, _CONSEQUENCES) and not (
-                isinstance(event, DealerCorrection) and not event.undone
-            ):
-                raise IllegalCommandError(
-                    f"{what}: play went on after the last card "
-                    f"({event.type_name.replace('_', ' ')}); "
-                    "it can no longer be voided"
-                )
-        card_event = state.log[index]
-        assert isinstance(card_event, CardDealt)
-        return card_event.card
-
     def void_coup(
         self, reason: str = "voided by the dealer", *, at: float | None = None
     ) -> list[Event]:
@@ -1578,17 +1478,3 @@ def _two_card_total(cards: Sequence[Card]) -> int:
 def _total(cards: Sequence[Card]) -> int:
     value = POINTS
     return sum(value[card.rank] for card in cards) % 10
-
-
-def _check_amount(what: str, amount: object) -> None:
-    if isinstance(amount, bool) or not isinstance(amount, int):
-        raise BetRefusedError(f"{what}: the amount must be a whole number of chips, not {amount!r}")
-    if amount <= 0:
-        raise BetRefusedError(f"{what}: the amount must be positive, not {amount}")
-
-
-def _check_name(name: str) -> None:
-    if not name or not name.replace("-", "").replace("_", "").replace(".", "").isalnum():
-        raise IllegalCommandError(
-            f"punter {name!r}: a name is letters, digits, '-', '_' or '.' with no spaces"
-        )

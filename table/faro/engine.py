@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from table.cards import Card, Rank, Suit
+from table.dealer import DealerDesk, check_amount, check_name, last_card_index
 from table.errors import BetRefusedError, CardRefusedError, IllegalCommandError, RulesError
 from table.events import (
     AlarmCleared,
@@ -384,7 +385,7 @@ class FaroState:
             return
         if self.deal_start is None:
             raise IllegalCommandError("no deal to correct")
-        index = _last_card_index(self.deal_log)
+        index = last_card_index(self.deal_log)
         kept = self.deal_log[:index]
         rebuilt = self.deal_start.copy()
         rebuilt.deal_start = self.deal_start
@@ -403,13 +404,6 @@ StackKey = tuple[str, str, bool, bool, "Instruction | None"]
 def stack_key(bet: Bet) -> StackKey:
     """Bets with the same key lie in one stack: a second bet adds to the first."""
     return (bet.punter, bet.spot.text, bet.coppered, bet.mark, bet.instruction)
-
-
-def _last_card_index(log: Sequence[Event]) -> int:
-    for index in range(len(log) - 1, -1, -1):
-        if isinstance(log[index], CardDealt):
-            return index
-    return -1
 
 
 _FOLDS: dict[type[Event], Callable[[FaroState, Any], None]] = {
@@ -435,7 +429,7 @@ _FOLDS: dict[type[Event], Callable[[FaroState, Any], None]] = {
 }
 
 
-class FaroTable:
+class FaroTable(DealerDesk):
     """One Faro table: its rules, bank, punters and the deal in progress.
 
     >>> table = FaroTable(rules="classic")
@@ -444,6 +438,9 @@ class FaroTable:
     """
 
     game = GAME
+    consequences = _CONSEQUENCES
+    unit = "deal"
+    state: FaroState
 
     def __init__(
         self,
@@ -471,6 +468,19 @@ class FaroTable:
             table.state.apply(event)
         return table
 
+    def _undo_log(self, what: str) -> list[Event]:
+        state = self.state
+        if state.deal_start is None or state.phase is Phase.NO_DECK:
+            raise IllegalCommandError(f"{what}: no deal is running")
+        return state.deal_log
+
+    def _trial_copy(self) -> FaroTable:
+        trial = FaroTable.__new__(FaroTable)
+        trial.state = self.state.copy()
+        trial._at = self._at
+        trial.opening = []
+        return trial
+
     # --- emitting -------------------------------------------------------------------------
 
     def _emit(
@@ -485,19 +495,6 @@ class FaroTable:
         state.apply(event)
         out.append(event)
         return event
-
-    def _begin(self, at: float | None) -> list[Event]:
-        if at is not None:
-            self._at = at
-        return []
-
-    def _refuse_during_alarm(self, what: str) -> None:
-        alarm = self.state.alarm
-        if alarm is not None:
-            raise IllegalCommandError(
-                f"{what}: alarm {alarm.alarm_id} waits for the dealer ({alarm.message}); "
-                "void the card, correct it, or void the deal first"
-            )
 
     # --- the table and its people ---------------------------------------------------------
 
@@ -516,7 +513,7 @@ class FaroTable:
 
     def fund_bank(self, amount: int, *, at: float | None = None) -> list[Event]:
         """Put ``amount`` more chips in the bank (a casino bank; a home bank is the banker's)."""
-        _check_amount(f"bank {amount}", amount)
+        check_amount(f"bank {amount}", amount)
         if self.state.rules.bank_passes:
             raise IllegalCommandError(
                 f"bank {amount}: under {self.state.rules.name} rules the bank is the banker's "
@@ -527,8 +524,8 @@ class FaroTable:
         return out
 
     def seat(self, punter: str, bankroll: int, *, at: float | None = None) -> list[Event]:
-        _check_name(punter)
-        _check_amount(f"punter {punter} {bankroll}", bankroll)
+        check_name(punter)
+        check_amount(f"punter {punter} {bankroll}", bankroll)
         if punter in self.state.bankrolls:
             raise IllegalCommandError(f"punter {punter}: already seated")
         if punter == "bank":
@@ -562,11 +559,6 @@ class FaroTable:
         out = self._begin(at)
         self._emit(out, BankerChosen, banker=banker)
         return out
-
-    def _check_seated(self, punter: str, what: str) -> None:
-        if punter not in self.state.bankrolls:
-            seated = ", ".join(self.state.seats) or "nobody"
-            raise IllegalCommandError(f"{what}: {punter} is not seated (seated: {seated})")
 
     # --- the deal -------------------------------------------------------------------------
 
@@ -655,13 +647,6 @@ class FaroTable:
             )
             return AlarmKind.DUPLICATE_CARD, f"card {card} was already dealt {seen}"
         return None
-
-    def _raise_alarm(
-        self, out: list[Event], kind: AlarmKind, message: str, card: Card | None
-    ) -> None:
-        self._emit(
-            out, AlarmRaised, alarm=self.state.next_alarm_id, kind=kind, message=message, card=card
-        )
 
     def _take_card(self, out: list[Event], card: Card) -> None:
         state = self.state
@@ -925,7 +910,7 @@ class FaroTable:
         state = self.state
         rules = state.rules
         if type(amount) is not int or amount <= 0:
-            _check_amount(what, amount)
+            check_amount(what, amount)
         self._check_open(what)
         if punter not in state.bankrolls:
             self._check_seated(punter, what)
@@ -1082,7 +1067,7 @@ class FaroTable:
         self._check_seated(punter, what)
         stacks = self._stacks_on(punter, parsed, copper)
         if amount is not None:
-            _check_amount(what, amount)
+            check_amount(what, amount)
             if len(stacks) > 1:
                 raise BetRefusedError(f"{what}: {punter} has several bets there; say copper or not")
             stake = stacks[0].stake
@@ -1177,7 +1162,7 @@ class FaroTable:
         state = self.state
         words = tuple(word.strip() for word in order)
         what = f"call {punter} {' '.join(words)}"
-        _check_amount(what, amount)
+        check_amount(what, amount)
         self._refuse_during_alarm(what)
         if not state.rules.rank_bets:
             raise BetRefusedError(f"{what}: {state.rules.name} rules take only red or black")
@@ -1258,95 +1243,6 @@ class FaroTable:
 
     # --- the dealer's corrections ---------------------------------------------------------
 
-    def void_card(self, *, at: float | None = None) -> list[Event]:
-        """The dealer voids the last card: a misread, or the card an alarm stopped."""
-        state = self.state
-        out = self._begin(at)
-        alarm = state.alarm
-        if alarm is not None:
-            if alarm.card is not None:
-                self._emit(
-                    out,
-                    DealerCorrection,
-                    action="void",
-                    card=alarm.card,
-                    replacement=None,
-                    undone=False,
-                )
-            self._emit(out, AlarmCleared, alarm=alarm.alarm_id, resolution="voided by the dealer")
-            return out
-        last = self._last_card("void")
-        self._emit(out, DealerCorrection, action="void", card=last, replacement=None, undone=True)
-        return out
-
-    def correct(self, card: Card | str, *, at: float | None = None) -> list[Event]:
-        """The dealer says the last card (or the alarmed one) was really ``card``."""
-        card = Card.parse(card) if isinstance(card, str) else card
-        state = self.state
-        alarm = state.alarm
-        if alarm is not None and alarm.card is None:
-            raise IllegalCommandError(
-                f"correct {card}: alarm {alarm.alarm_id} is not about a card ({alarm.message})"
-            )
-        trial = FaroTable.__new__(FaroTable)
-        trial.state = state.copy()
-        trial._at = self._at
-        trial.opening = []
-        trial_events = trial._correction_events(card, at)
-        out = self._begin(at)
-        for event in trial_events:
-            state.apply(event)
-            out.append(event)
-        return out
-
-    def _correction_events(self, card: Card, at: float | None) -> list[Event]:
-        """Run the correction on this (throw-away) table; refuse if the new card is no better."""
-        state = self.state
-        out = self._begin(at)
-        alarm = state.alarm
-        if alarm is not None:
-            assert alarm.card is not None
-            self._emit(
-                out,
-                DealerCorrection,
-                action="correct",
-                card=alarm.card,
-                replacement=card,
-                undone=False,
-            )
-            self._emit(out, AlarmCleared, alarm=alarm.alarm_id, resolution=f"corrected to {card}")
-        else:
-            last = self._last_card(f"correct {card}")
-            self._emit(
-                out, DealerCorrection, action="correct", card=last, replacement=card, undone=True
-            )
-        problem = self._card_problem(card)
-        if problem is not None:
-            raise CardRefusedError(f"correct {card}: {problem[1]}")
-        self._take_card(out, card)
-        return out
-
-    def _last_card(self, what: str) -> Card:
-        state = self.state
-        if state.deal_start is None or state.phase is Phase.NO_DECK:
-            raise IllegalCommandError(f"{what}: no deal is running")
-        index = _last_card_index(state.deal_log)
-        if index < 0:
-            raise IllegalCommandError(f"{what}: no card has been dealt in deal {state.deal}")
-        later = state.deal_log[index + 1 :]
-        for event in later:
-            if not isinstance(event, _CONSEQUENCES) and not (
-                isinstance(event, DealerCorrection) and not event.undone
-            ):
-                raise IllegalCommandError(
-                    f"{what}: play went on after the last card "
-                    f"({event.type_name.replace('_', ' ')}); "
-                    "it can no longer be voided"
-                )
-        card_event = state.deal_log[index]
-        assert isinstance(card_event, CardDealt)
-        return card_event.card
-
     def void_deal(
         self, reason: str = "voided by the dealer", *, at: float | None = None
     ) -> list[Event]:
@@ -1390,20 +1286,6 @@ def _bank_pays(bets: Sequence[Bet], loser_rank: Rank, winner_rank: Rank, rules: 
 
 
 _ANY_SUIT = Suit.SPADES
-
-
-def _check_amount(what: str, amount: object) -> None:
-    if isinstance(amount, bool) or not isinstance(amount, int):
-        raise BetRefusedError(f"{what}: the amount must be a whole number of chips, not {amount!r}")
-    if amount <= 0:
-        raise BetRefusedError(f"{what}: the amount must be positive, not {amount}")
-
-
-def _check_name(name: str) -> None:
-    if not name or not name.replace("-", "").replace("_", "").replace(".", "").isalnum():
-        raise IllegalCommandError(
-            f"punter {name!r}: a name is letters, digits, '-', '_' or '.' with no spaces"
-        )
 
 
 def _call_words(order: tuple[str, str, str], loser: Card, winner: Card, hoc: Card) -> str:

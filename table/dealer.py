@@ -1,0 +1,184 @@
+"""What every game engine shares: emitting events, alarms, and the dealer's corrections.
+
+A card that cannot be (not in the deck, seen too often, out of turn) raises an alarm, and
+nothing more is settled until the dealer voids it or corrects it. The dealer can also void
+or correct the last card taken while only its own consequences followed it. The engines
+(Faro, the baccarat family) inherit this from :class:`DealerDesk` and provide the hooks it
+names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from table.cards import Card
+from table.errors import BetRefusedError, CardRefusedError, IllegalCommandError
+from table.events import (
+    AlarmCleared,
+    AlarmKind,
+    AlarmRaised,
+    CardDealt,
+    DealerCorrection,
+    Event,
+)
+
+
+def check_amount(what: str, amount: object) -> None:
+    if isinstance(amount, bool) or not isinstance(amount, int):
+        raise BetRefusedError(f"{what}: the amount must be a whole number of chips, not {amount!r}")
+    if amount <= 0:
+        raise BetRefusedError(f"{what}: the amount must be positive, not {amount}")
+
+
+def check_name(name: str) -> None:
+    if not name or not name.replace("-", "").replace("_", "").replace(".", "").isalnum():
+        raise IllegalCommandError(
+            f"punter {name!r}: a name is letters, digits, '-', '_' or '.' with no spaces"
+        )
+
+
+def last_card_index(log: Sequence[Event]) -> int:
+    """Where the last card taken stands in a log of events; -1 if none was."""
+    for index in range(len(log) - 1, -1, -1):
+        if isinstance(log[index], CardDealt):
+            return index
+    return -1
+
+
+class DealerDesk:
+    """Alarms and the dealer's voids and corrections, for a game engine.
+
+    The engine has ``state`` (with ``alarm``, ``next_alarm_id``, ``bankrolls``, ``seats``),
+    ``_emit``, ``_card_problem(card)`` (the alarm a card would raise, or None) and
+    ``_take_card(out, card)``, and answers :meth:`_undo_log` and :meth:`_trial_copy`.
+    """
+
+    state: Any
+    _at: float
+    # Events that follow a card as its own consequences: the card may still be voided.
+    consequences: ClassVar[tuple[type[Event], ...]] = ()
+    # What the dealer voids whole: "deal" at Faro, "coup" at baccarat.
+    unit: ClassVar[str] = "deal"
+
+    def _emit(self, out: list[Event], cls: type[Event], **fields: Any) -> Any:
+        raise NotImplementedError
+
+    def _card_problem(self, card: Card) -> tuple[AlarmKind, str] | None:
+        raise NotImplementedError
+
+    def _take_card(self, out: list[Event], card: Card) -> None:
+        raise NotImplementedError
+
+    def _undo_log(self, what: str) -> list[Event]:
+        """The events since the state a void goes back to; raise if there is nothing to void."""
+        raise NotImplementedError
+
+    def _trial_copy(self) -> DealerDesk:
+        """A throw-away twin of this table, to try a correction on."""
+        raise NotImplementedError
+
+    def _begin(self, at: float | None) -> list[Event]:
+        if at is not None:
+            self._at = at
+        return []
+
+    def _check_seated(self, punter: str, what: str) -> None:
+        if punter not in self.state.bankrolls:
+            seated = ", ".join(self.state.seats) or "nobody"
+            raise IllegalCommandError(f"{what}: {punter} is not seated (seated: {seated})")
+
+    def _refuse_during_alarm(self, what: str) -> None:
+        alarm = self.state.alarm
+        if alarm is not None:
+            raise IllegalCommandError(
+                f"{what}: alarm {alarm.alarm_id} waits for the dealer ({alarm.message}); "
+                f"void the card, correct it, or void the {self.unit} first"
+            )
+
+    def _raise_alarm(
+        self, out: list[Event], kind: AlarmKind, message: str, card: Card | None
+    ) -> None:
+        self._emit(
+            out, AlarmRaised, alarm=self.state.next_alarm_id, kind=kind, message=message, card=card
+        )
+
+    def void_card(self, *, at: float | None = None) -> list[Event]:
+        """The dealer voids the card an alarm stopped, or the last card taken (a misread)."""
+        state = self.state
+        out = self._begin(at)
+        alarm = state.alarm
+        if alarm is not None:
+            if alarm.card is not None:
+                self._emit(
+                    out,
+                    DealerCorrection,
+                    action="void",
+                    card=alarm.card,
+                    replacement=None,
+                    undone=False,
+                )
+            self._emit(out, AlarmCleared, alarm=alarm.alarm_id, resolution="voided by the dealer")
+            return out
+        last = self._last_card("void")
+        self._emit(out, DealerCorrection, action="void", card=last, replacement=None, undone=True)
+        return out
+
+    def correct(self, card: Card | str, *, at: float | None = None) -> list[Event]:
+        """The dealer says the last card (or the alarmed one) was really ``card``."""
+        card = Card.parse(card) if isinstance(card, str) else card
+        state = self.state
+        alarm = state.alarm
+        if alarm is not None and alarm.card is None:
+            raise IllegalCommandError(
+                f"correct {card}: alarm {alarm.alarm_id} is not about a card ({alarm.message})"
+            )
+        # Tried on a twin first: a correction to a card that is no better changes nothing.
+        trial_events = self._trial_copy()._correction_events(card, at)
+        out = self._begin(at)
+        for event in trial_events:
+            state.apply(event)
+            out.append(event)
+        return out
+
+    def _correction_events(self, card: Card, at: float | None) -> list[Event]:
+        out = self._begin(at)
+        alarm = self.state.alarm
+        if alarm is not None:
+            self._emit(
+                out,
+                DealerCorrection,
+                action="correct",
+                card=alarm.card,
+                replacement=card,
+                undone=False,
+            )
+            self._emit(out, AlarmCleared, alarm=alarm.alarm_id, resolution=f"corrected to {card}")
+        else:
+            last = self._last_card(f"correct {card}")
+            self._emit(
+                out, DealerCorrection, action="correct", card=last, replacement=card, undone=True
+            )
+        problem = self._card_problem(card)
+        if problem is not None:
+            raise CardRefusedError(f"correct {card}: {problem[1]}")
+        self._take_card(out, card)
+        return out
+
+    def _last_card(self, what: str) -> Card:
+        """The last card taken, while only its consequences have followed it."""
+        log = self._undo_log(what)
+        index = last_card_index(log)
+        if index < 0:
+            raise IllegalCommandError(f"{what}: no card has been dealt in this {self.unit}")
+        for event in log[index + 1 :]:
+            if not isinstance(event, self.consequences) and not (
+                isinstance(event, DealerCorrection) and not event.undone
+            ):
+                raise IllegalCommandError(
+                    f"{what}: play went on after the last card "
+                    f"({event.type_name.replace('_', ' ')}); it can no longer be voided"
+                )
+        card_event = log[index]
+        assert isinstance(card_event, CardDealt)
+        return card_event.card
