@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
 
 from table.cards import Card
 from table.events import BetSettled, Event
@@ -74,3 +79,59 @@ def broker(tmp_path: Path) -> Iterator[Broker]:
     running.start()
     yield running
     running.stop()
+
+
+# --- a real Mosquitto with hw/mosquitto's ACL -----------------------------------------
+
+HW = Path(__file__).resolve().parent.parent / "hw" / "mosquitto"
+ACCOUNTS = {
+    "table-faro-1": "t4ble",
+    "dealer": "d3aler",
+    "terminal": "t3rminal",
+    "display": "d1splay",
+}
+
+
+def make_password_file(path: Path) -> None:
+    tool = shutil.which("mosquitto_passwd") or "/usr/bin/mosquitto_passwd"
+    for user, password in ACCOUNTS.items():
+        subprocess.run([tool, "-b", str(path), user, password], check=True, capture_output=True)
+
+
+@pytest.fixture
+def secured_broker(tmp_path: Path) -> Iterator[Broker]:
+    directory = tmp_path / "broker"
+    directory.mkdir()
+    passwords = directory / "passwd"
+    passwords.touch()
+    make_password_file(passwords)
+    shutil.copy(HW / "acl", directory / "acl")
+    broker = Broker(
+        directory,
+        extra_config=(
+            f"allow_anonymous false\npassword_file {passwords}\nacl_file {directory / 'acl'}\n"
+        ),
+    )
+    broker.start()
+    yield broker
+    broker.stop()
+
+
+# --- a real headless Chromium ---------------------------------------------------------
+
+CHROMIUM_FLAGS = [
+    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--no-first-run", "--window-size=1920,1080",
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[webdriver.Chrome]:
+    options = Options()
+    options.binary_location = "/usr/bin/chromium"
+    for flag in CHROMIUM_FLAGS:
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    yield driver
+    driver.quit()

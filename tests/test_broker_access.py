@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -18,40 +17,8 @@ from table.service.config import Config, MqttConfig, ReaderConfig, TableConfig, 
 from table.service.journal import Journal
 from table.service.mqtt import MqttLink
 from table.service.table_service import TableService
+from tests.conftest import ACCOUNTS, HW, make_password_file
 from tests.mosquitto import Broker, free_port, wait_until
-
-HW = Path(__file__).resolve().parent.parent / "hw" / "mosquitto"
-ACCOUNTS = {
-    "table-faro-1": "t4ble",
-    "dealer": "d3aler",
-    "terminal": "t3rminal",
-    "display": "d1splay",
-}
-
-
-def make_password_file(path: Path) -> None:
-    tool = shutil.which("mosquitto_passwd") or "/usr/bin/mosquitto_passwd"
-    for user, password in ACCOUNTS.items():
-        subprocess.run([tool, "-b", str(path), user, password], check=True, capture_output=True)
-
-
-@pytest.fixture
-def secured_broker(tmp_path: Path) -> Iterator[Broker]:
-    directory = tmp_path / "broker"
-    directory.mkdir()
-    passwords = directory / "passwd"
-    passwords.touch()
-    make_password_file(passwords)
-    shutil.copy(HW / "acl", directory / "acl")
-    broker = Broker(
-        directory,
-        extra_config=(
-            f"allow_anonymous false\npassword_file {passwords}\nacl_file {directory / 'acl'}\n"
-        ),
-    )
-    broker.start()
-    yield broker
-    broker.stop()
 
 
 class Client:

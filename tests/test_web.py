@@ -13,8 +13,6 @@ from typing import Any
 import matplotlib.image
 import pytest
 from selenium import webdriver
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
 from display.frames import casekeep_frame
@@ -24,23 +22,6 @@ from table.service.run import SimulatedTable
 from table.service.table_service import TableService
 from table.service.web import JournalFollower, LiveView, ServiceFeed, WebServer
 from tests.mosquitto import free_port, wait_until
-
-CHROMIUM_FLAGS = [
-    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    "--no-first-run", "--window-size=1920,1080",
-]  # fmt: skip
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[webdriver.Chrome]:
-    options = Options()
-    options.binary_location = "/usr/bin/chromium"
-    for flag in CHROMIUM_FLAGS:
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-    yield driver
-    driver.quit()
 
 
 @pytest.fixture

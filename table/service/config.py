@@ -107,6 +107,9 @@ class WebConfig:
     host: str = "0.0.0.0"
     port: int = 8080
     language: str = "en"
+    # The croupier page sends its commands through the broker with a betting account.
+    croupier_username: str = ""
+    croupier_password: str = ""
 
 
 @dataclass(frozen=True)
@@ -209,10 +212,20 @@ def parse_config(text: str, source: str = "(text)") -> Config:
     web = None
     if web_data is not None:
         web_section = _Section(source, "web", web_data)
+        password_file = web_section.text("croupier_password_file", "")
+        try:
+            password = Path(password_file).read_text().strip() if password_file else ""
+        except OSError as error:
+            raise ConfigError(
+                f"{source}: [web] croupier_password_file: cannot read {password_file}: "
+                f"{error.strerror}"
+            ) from None
         web = WebConfig(
             host=web_section.text("host", "0.0.0.0"),
             port=web_section.whole("port", 8080, 1, 65535),
             language=web_section.choice("language", "en", ("en", "es", "ru")),
+            croupier_username=web_section.text("croupier_username", ""),
+            croupier_password=password,
         )
         web_section.finish()
     top.finish()

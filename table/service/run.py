@@ -7,6 +7,7 @@ it replays its journal and resumes exactly where it stopped.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import queue
@@ -204,7 +205,19 @@ def run(
 
         view = LiveView(advisor=config.table.advisor)
         ServiceFeed(service, view)
-        web = WebServer(view, config.web.host, config.web.port, config.web.language)
+        relay = None
+        if config.mqtt is not None and config.web.croupier_username:
+            from table.service.web import MqttCommandRelay
+
+            relay = MqttCommandRelay(
+                dataclasses.replace(
+                    config.mqtt,
+                    username=config.web.croupier_username,
+                    password=config.web.croupier_password,
+                ),
+                config.table.id,
+            )
+        web = WebServer(view, config.web.host, config.web.port, config.web.language, relay)
         web.start()
         log.info("the table on the web: %s", web.url)
     simulated = (

@@ -15,22 +15,34 @@ import logging
 import sqlite3
 import threading
 import time
+import uuid
 from collections.abc import Sequence
 from contextlib import closing
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
 
 from display.frames import table_view
 from table.events import Event, event_from_json
 from table.faro.engine import FaroState, FaroTable
+from table.service.config import MqttConfig
 from table.service.table_service import TableService
 
 log = logging.getLogger("dealtable.web")
 
-STATIC_FILES = {"style.css": "text/css", "app.js": "text/javascript"}
+STATIC_FILES = {
+    "style.css": "text/css",
+    "app.js": "text/javascript",
+    "croupier.css": "text/css",
+    "croupier.js": "text/javascript",
+}
+PAGES = {"/": "index.html", "/index.html": "index.html", "/croupier": "croupier.html"}
+CROUPIER_VERBS = ("bet", "withdraw", "move", "call")
 KEEPALIVE_SECONDS = 15.0
 
 
@@ -119,9 +131,81 @@ class JournalFollower:
                 log.exception("reading the journal %s", self.path)
 
 
-def _page(language: str) -> bytes:
-    html = resources.files("display.web").joinpath("index.html").read_text(encoding="utf-8")
+def _page(name: str, language: str) -> bytes:
+    html = resources.files("display.web").joinpath(name).read_text(encoding="utf-8")
     return html.replace('<html lang="en">', f'<html lang="en" data-lang="{language}">').encode()
+
+
+class CommandRelay(Protocol):
+    """Sends a croupier's command to the table and returns the table's reply."""
+
+    def send(self, verb: str, payload: dict[str, Any]) -> dict[str, Any]: ...
+
+
+class MqttCommandRelay:
+    """The croupier page's commands, sent as MQTT commands with a betting terminal's account:
+    the broker's ACL lets it bet and never deal, and the engine judges every command."""
+
+    def __init__(self, config: MqttConfig, table_id: str, timeout: float = 5.0) -> None:
+        self.prefix = f"{config.prefix}/{table_id}"
+        self.timeout = timeout
+        self._waiting: dict[str, tuple[threading.Event, list[dict[str, Any]]]] = {}
+        self._lock = threading.Lock()
+        self._subscribed = threading.Event()
+        client = mqtt.Client(
+            CallbackAPIVersion.VERSION2,
+            client_id=f"croupier-{table_id}-{uuid.uuid4().hex[:8]}",
+            protocol=mqtt.MQTTv5,
+        )
+        if config.username:
+            client.username_pw_set(config.username, config.password or None)
+        if config.tls is not None:
+            client.tls_set(ca_certs=config.tls.ca_file or None)
+        client.on_connect = self._on_connect
+        client.on_subscribe = lambda *args: self._subscribed.set()
+        client.on_message = self._on_message
+        client.connect_async(config.host, config.port)
+        client.loop_start()
+        self.client = client
+
+    def _on_connect(
+        self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any
+    ) -> None:
+        if not reason.is_failure:
+            client.subscribe(f"{self.prefix}/reply", qos=1)
+
+    def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
+        try:
+            reply = json.loads(message.payload)
+        except ValueError:
+            return
+        with self._lock:
+            waiting = self._waiting.get(str(reply.get("request_id")))
+        if waiting is not None:
+            waiting[1].append(reply)
+            waiting[0].set()
+
+    def send(self, verb: str, payload: dict[str, Any]) -> dict[str, Any]:
+        if not self._subscribed.wait(self.timeout):
+            return {"ok": False, "error": "the table's broker cannot be reached"}
+        request_id = uuid.uuid4().hex
+        done = threading.Event()
+        answers: list[dict[str, Any]] = []
+        with self._lock:
+            self._waiting[request_id] = (done, answers)
+        try:
+            body = json.dumps({**payload, "request_id": request_id})
+            self.client.publish(f"{self.prefix}/cmd/{verb}", body, qos=1)
+            if not done.wait(self.timeout):
+                return {"ok": False, "error": f"the table did not answer within {self.timeout:g} s"}
+            return answers[0]
+        finally:
+            with self._lock:
+                del self._waiting[request_id]
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -138,10 +222,38 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
+    def do_POST(self) -> None:
+        path = self.path.split("?", 1)[0]
+        verb = path[len("/cmd/") :] if path.startswith("/cmd/") else ""
+        if verb not in CROUPIER_VERBS:
+            self._send(HTTPStatus.NOT_FOUND, "text/plain", b"not found\n")
+            return
+        relay = self.server.relay
+        if relay is None:
+            reply: dict[str, Any] = {
+                "ok": False,
+                "error": "no broker is set up for the croupier page",
+            }
+        else:
+            try:
+                length = min(int(self.headers.get("Content-Length", "0")), 10_000)
+                payload = json.loads(self.rfile.read(length) or b"{}")
+                if not isinstance(payload, dict):
+                    raise ValueError("a command is a JSON object")
+            except ValueError as error:
+                reply = {"ok": False, "error": f"cmd/{verb}: {error}"}
+            else:
+                reply = relay.send(verb, payload)
+        self._send(
+            HTTPStatus.OK, "application/json", json.dumps(reply, ensure_ascii=False).encode()
+        )
+
     def do_GET(self) -> None:
         path = self.path.split("?", 1)[0]
-        if path in ("/", "/index.html"):
-            self._send(HTTPStatus.OK, "text/html; charset=utf-8", _page(self.server.language))
+        if path in PAGES:
+            self._send(
+                HTTPStatus.OK, "text/html; charset=utf-8", _page(PAGES[path], self.server.language)
+            )
         elif path.startswith("/static/") and path[len("/static/") :] in STATIC_FILES:
             name = path[len("/static/") :]
             body = resources.files("display.web").joinpath(name).read_bytes()
@@ -185,10 +297,16 @@ class WebServer(ThreadingHTTPServer):
     daemon_threads = True
 
     def __init__(
-        self, view: LiveView, host: str = "0.0.0.0", port: int = 8080, language: str = "en"
+        self,
+        view: LiveView,
+        host: str = "0.0.0.0",
+        port: int = 8080,
+        language: str = "en",
+        relay: CommandRelay | None = None,
     ):
         self.view = view
         self.language = language
+        self.relay = relay
         self.stopping = threading.Event()
         super().__init__((host, port), _Handler)
         self._thread: threading.Thread | None = None

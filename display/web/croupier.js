@@ -1,0 +1,140 @@
+// The croupier's page: tell the table what lies where on the layout.
+"use strict";
+
+const WORDS = {
+  en: { punter: "Punter", amount: "Amount", copper: "copper", bet: "Bet", withdraw: "Withdraw", clear: "Clear",
+        call: "Call", callTitle: "Call the turn", locked: "Bets locked: a turn is being dealt", turn: "turn",
+        left: "cards in the box", bankrolls: "Bankrolls", chooseRank: "Tap one rank, or two to four that touch",
+        placed: "Done", bank: "bank" },
+  es: { punter: "Jugador", amount: "Cantidad", copper: "copper", bet: "Apostar", withdraw: "Retirar", clear: "Borrar",
+        call: "Declarar", callTitle: "Declarar el turno", locked: "Apuestas cerradas: se reparte un turno", turn: "turno",
+        left: "cartas en la caja", bankrolls: "Fichas", chooseRank: "Toque un valor, o de dos a cuatro contiguos",
+        placed: "Hecho", bank: "banca" },
+  ru: { punter: "Понтёр", amount: "Ставка", copper: "коппер", bet: "Поставить", withdraw: "Снять", clear: "Сбросить",
+        call: "Объявить", callTitle: "Объявить абцуг", locked: "Ставки закрыты: мечется абцуг", turn: "абцуг",
+        left: "карт в ящике", bankrolls: "Фишки", chooseRank: "Коснитесь достоинства или двух–четырёх соседних",
+        placed: "Готово", bank: "банк" },
+};
+const asked = new URLSearchParams(location.search).get("lang") || document.documentElement.dataset.lang || "en";
+const t = WORDS[asked] || WORDS.en;
+const TOP = ["A", "2", "3", "4", "5", "6"];
+const BOTTOM = ["K", "Q", "J", "10", "9", "8"];
+const AMOUNTS = [1, 2, 5, 10, 25];
+
+const choice = { ranks: [], punter: null, amount: 1, order: [] };
+let view = null;
+
+function button(text, onClick, extra) {
+  const element = document.createElement("button");
+  element.type = "button";
+  element.textContent = text;
+  element.addEventListener("click", onClick);
+  if (extra) Object.assign(element.dataset, extra);
+  return element;
+}
+
+function spot() {
+  const order = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
+  return choice.ranks.slice().sort((a, b) => order.indexOf(a) - order.indexOf(b)).join("+");
+}
+
+function build() {
+  const layout = document.getElementById("layout");
+  const cells = [...TOP.map((rank, column) => [rank, 1, column + 1]), ["7", 1, 7],
+                 ...BOTTOM.map((rank, column) => [rank, 2, column + 1])];
+  for (const [rank, row, column] of cells) {
+    const spade = document.createElement("div");
+    spade.className = "spade" + (rank === "7" ? " seven" : "");
+    spade.dataset.rank = rank;
+    if (rank !== "7") { spade.style.gridRow = row; spade.style.gridColumn = column; }
+    spade.innerHTML = `<span class="label">${rank}</span><span class="suit">♠</span><div class="chips"></div>`;
+    spade.addEventListener("click", () => {
+      const at = choice.ranks.indexOf(rank);
+      if (at >= 0) choice.ranks.splice(at, 1); else if (choice.ranks.length < 4) choice.ranks.push(rank);
+      refresh();
+    });
+    layout.appendChild(spade);
+  }
+  document.getElementById("amounts").replaceChildren(...AMOUNTS.map((amount) =>
+    button(String(amount), () => { choice.amount = amount; refresh(); }, { amount: String(amount) })));
+  document.getElementById("bet").addEventListener("click", () => send("bet", {
+    punter: choice.punter, spot: spot(), amount: choice.amount, copper: document.getElementById("copper").checked }));
+  document.getElementById("withdraw").addEventListener("click", () => send("withdraw", {
+    punter: choice.punter, spot: spot() }));
+  document.getElementById("clear").addEventListener("click", () => { choice.ranks = []; choice.order = []; refresh(); });
+  document.getElementById("call").addEventListener("click", () => send("call", {
+    punter: choice.punter, order: choice.order, amount: choice.amount }));
+  for (const [id, key] of [["punter-title", "punter"], ["amount-title", "amount"], ["copper-label", "copper"],
+                           ["bet", "bet"], ["withdraw", "withdraw"], ["clear", "clear"], ["call", "call"],
+                           ["call-title", "callTitle"], ["bankrolls-title", "bankrolls"]]) {
+    document.getElementById(id).textContent = t[key];
+  }
+}
+
+async function send(verb, payload) {
+  const answer = document.getElementById("answer");
+  answer.className = "";
+  answer.textContent = "…";
+  const response = await fetch(`/cmd/${verb}`, { method: "POST", headers: { "Content-Type": "application/json" },
+                                                 body: JSON.stringify(payload) });
+  const reply = await response.json();
+  answer.className = reply.ok ? "ok" : "refused";
+  answer.textContent = reply.ok ? t.placed : reply.error;
+  if (reply.ok) { choice.ranks = []; choice.order = []; refresh(); }
+}
+
+function refresh() {
+  if (!view) return;
+  const locked = view.bets_locked || view.phase !== "betting" || !!view.alarm;
+  document.body.dataset.locked = locked ? "yes" : "no";
+  document.body.dataset.seq = view.seq;
+  const lockedBox = document.getElementById("locked");
+  lockedBox.hidden = !view.bets_locked;
+  lockedBox.textContent = t.locked;
+  const alarm = document.getElementById("alarm");
+  alarm.hidden = !view.alarm;
+  alarm.textContent = view.alarm || "";
+  document.getElementById("turn").textContent = `${t.turn} ${view.turn}`;
+  document.getElementById("left").textContent = `${view.cards_left} ${t.left}`;
+  if (!choice.punter && view.bankrolls.length) choice.punter = view.bankrolls[0].punter;
+  document.getElementById("punters").replaceChildren(...view.bankrolls.map((entry) =>
+    button(entry.punter, () => { choice.punter = entry.punter; refresh(); }, { punter: entry.punter })));
+  document.querySelectorAll("#punters button").forEach((b) => b.classList.toggle("selected", b.dataset.punter === choice.punter));
+  document.querySelectorAll("#amounts button").forEach((b) => b.classList.toggle("selected", Number(b.dataset.amount) === choice.amount));
+  const chips = {};
+  for (const bet of view.bets) if (bet.ranks.length) (chips[bet.ranks[0]] ||= []).push(bet);
+  for (const lamp of view.lamps) {
+    const spade = document.querySelector(`.spade[data-rank="${lamp.rank}"]`);
+    spade.hidden = !lamp.in_deck;
+    spade.classList.toggle("dead", lamp.dead);
+    spade.classList.toggle("selected", choice.ranks.includes(lamp.rank));
+    spade.querySelector(".chips").replaceChildren(...(chips[lamp.rank] || []).map((bet) => {
+      const chip = document.createElement("span");
+      chip.className = "chip" + (bet.coppered ? " coppered" : "");
+      chip.style.background = "#1f5fbf";
+      chip.textContent = bet.punter.slice(0, 1).toUpperCase() + bet.stake;
+      chip.dataset.punter = bet.punter;
+      chip.dataset.spot = bet.spot;
+      return chip;
+    }));
+  }
+  document.getElementById("chosen").textContent = choice.ranks.length
+    ? `${choice.punter || ""} · ${spot()} · ${choice.amount}` : t.chooseRank;
+  for (const id of ["bet", "withdraw", "call"]) document.getElementById(id).disabled = locked;
+  const candidates = view.lamps.filter((lamp) => lamp.call_candidate).map((lamp) => lamp.rank);
+  const callBox = document.getElementById("call-box");
+  callBox.hidden = !candidates.length || locked;
+  document.getElementById("call-order").replaceChildren(...candidates.map((rank) =>
+    button(rank, () => { if (choice.order.length < 3) choice.order.push(rank); refresh(); })),
+    button("⌫", () => { choice.order.pop(); refresh(); }));
+  document.getElementById("bankrolls").replaceChildren(
+    ...[[t.bank, view.bank], ...view.bankrolls.map((entry) => [entry.punter, entry.chips])].map(([name, chips]) => {
+      const item = document.createElement("li");
+      item.textContent = `${name}: ${chips}`;
+      return item;
+    }));
+}
+
+build();
+const source = new EventSource("/stream");
+source.onmessage = (message) => { view = JSON.parse(message.data); refresh(); };

@@ -1,0 +1,174 @@
+"""The croupier's page in headless Chromium: a bet tapped on the page goes through the broker
+with a betting terminal's account, lands in the journal and on the layout frame."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.common.by import By
+
+from display.frames import layout_frame
+from table.cards import Rank
+from table.events import BetPlaced
+from table.service.config import Config, MqttConfig, ReaderConfig, TableConfig
+from table.service.journal import Journal
+from table.service.mqtt import MqttLink
+from table.service.run import SimulatedTable
+from table.service.table_service import TableService
+from table.service.web import LiveView, MqttCommandRelay, ServiceFeed, WebServer
+from tests.conftest import ACCOUNTS
+from tests.mosquitto import Broker, free_port, wait_until
+from tests.test_web import shows
+
+
+class Croupier:
+    """The table, its broker link pumped on a thread as the service loop would, and the page."""
+
+    def __init__(self, tmp_path: Path, port: int) -> None:
+        self.lock = threading.Lock()
+        config = Config(
+            table=TableConfig(id="faro-1", journal=str(tmp_path / "j.sqlite")),
+            reader=ReaderConfig(kind="simulated", seed=8, cards_per_second=0),
+            mqtt=MqttConfig(
+                host="127.0.0.1",
+                port=port,
+                username="table-faro-1",
+                password=ACCOUNTS["table-faro-1"],
+                client_id="table-faro-1",
+            ),
+        )
+        self.journal = Journal(config.table.journal, "faro-1")
+        self.service = TableService(config, self.journal)
+        assert config.mqtt is not None
+        self.link = MqttLink(config.mqtt, "faro-1", self.service, self.journal)
+        self.link.start()
+        self.simulated = SimulatedTable(self.service, seed=8, punters=3)
+        self.view = LiveView()
+        ServiceFeed(self.service, self.view)
+        self.relay = MqttCommandRelay(
+            MqttConfig(
+                host="127.0.0.1", port=port, username="terminal", password=ACCOUNTS["terminal"]
+            ),
+            "faro-1",
+        )
+        self.server = WebServer(self.view, "127.0.0.1", free_port(), relay=self.relay)
+        self.server.start()
+        self._stop = threading.Event()
+        self._pump = threading.Thread(target=self._run, daemon=True)
+        self._pump.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.005):
+            with self.lock:
+                self.link.pump()
+
+    def step(self, times: int = 1) -> None:
+        with self.lock:
+            for _ in range(times):
+                self.simulated.step()
+
+    def close(self) -> None:
+        self._stop.set()
+        self._pump.join(timeout=2)
+        self.server.stop()
+        self.relay.close()
+        self.link.stop()
+        self.journal.close()
+
+
+@pytest.fixture
+def croupier(tmp_path: Path, secured_broker: Broker) -> Iterator[Croupier]:
+    table = Croupier(tmp_path, secured_broker.port)
+    assert wait_until(lambda: table.link.connected, timeout=10)
+    yield table
+    table.close()
+
+
+def tap(browser: webdriver.Chrome, selector: str) -> None:
+    browser.find_element(By.CSS_SELECTOR, selector).click()
+
+
+def answer(browser: webdriver.Chrome) -> str:
+    element = browser.find_element(By.ID, "answer")
+    assert wait_until(lambda: element.text not in ("", "…"), timeout=10)
+    return element.text
+
+
+def test_a_bet_tapped_on_the_page_lands_in_the_journal_and_on_the_layout(
+    browser: webdriver.Chrome,
+    croupier: Croupier,
+) -> None:
+    croupier.step(2)  # a new deck and the soda: bets are open
+    browser.get(croupier.server.url + "croupier?lang=en")
+    assert shows(browser, croupier.service)
+    live = next(
+        rank for rank in croupier.service.state.casekeep.live_ranks() if rank is not Rank.SEVEN
+    )
+    tap(browser, f'.spade[data-rank="{live.label}"]')
+    tap(browser, '#punters button[data-punter="anna"]')
+    tap(browser, '#amounts button[data-amount="5"]')
+    tap(browser, "#bet")
+    assert answer(browser) == "Done"
+    placed = [
+        e
+        for e in croupier.journal.events()
+        if isinstance(e, BetPlaced) and e.punter == "anna" and e.amount == 5
+    ]
+    assert [(e.spot, e.coppered) for e in placed] == [(live.label, False)]
+    with croupier.lock:
+        lamp = layout_frame(croupier.service.state).lamp(live)
+    assert lamp.straight >= 5
+    assert wait_until(
+        lambda: any(
+            chip.get_attribute("data-punter") == "anna"
+            and chip.get_attribute("data-spot") == live.label
+            for chip in browser.find_elements(By.CSS_SELECTOR, ".chip")
+        ),
+        timeout=5,
+    )
+
+
+def test_a_refused_bet_shows_the_engines_reason_and_the_page_locks_during_a_turn(
+    browser: webdriver.Chrome,
+    croupier: Croupier,
+) -> None:
+    croupier.step(2)
+    browser.get(croupier.server.url + "croupier")
+    assert shows(browser, croupier.service)
+    tap(browser, '.spade[data-rank="A"]')
+    tap(browser, '.spade[data-rank="9"]')
+    tap(browser, '#punters button[data-punter="ben"]')
+    tap(browser, "#bet")
+    assert "do not lie together on the layout" in answer(browser)
+    assert browser.find_element(By.ID, "bet").is_enabled()
+    croupier.step()  # the loser of turn 1: bets are locked until its winner
+    assert shows(browser, croupier.service)
+    assert browser.find_element(By.TAG_NAME, "body").get_attribute("data-locked") == "yes"
+    assert not browser.find_element(By.ID, "bet").is_enabled()
+    assert browser.find_element(By.ID, "locked").is_displayed()
+    croupier.step()
+    assert shows(browser, croupier.service)
+    assert browser.find_element(By.ID, "bet").is_enabled()
+
+
+def test_without_a_broker_the_page_says_so(browser: webdriver.Chrome, tmp_path: Path) -> None:
+    journal = Journal(tmp_path / "j.sqlite", "t")
+    service = TableService(Config(table=TableConfig(id="t")), journal)
+    view = LiveView()
+    ServiceFeed(service, view)
+    server = WebServer(view, "127.0.0.1", free_port())
+    server.start()
+    try:
+        browser.get(server.url + "croupier")
+        assert shows(browser, service)
+        tap(browser, '.spade[data-rank="9"]')
+        browser.execute_script("document.getElementById('bet').disabled = false")
+        tap(browser, "#bet")
+        assert "no broker is set up" in answer(browser)
+    finally:
+        server.stop()
+        journal.close()
