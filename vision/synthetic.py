@@ -416,10 +416,10 @@ class Spoilers:
             lip=float(rng.uniform(0.0, 0.03)),
             finger=bool(rng.random() < 0.35 * s),
             finger_corner=finger_corner,
-            shadow=float(rng.uniform(0, 0.45) * s) if rng.random() < 0.4 else 0.0,
+            shadow=float(rng.uniform(0, 0.35) * s) if rng.random() < 0.4 else 0.0,
             shadow_angle=float(rng.uniform(0, 2 * math.pi)),
             shadow_offset=float(rng.uniform(-0.3, 0.3)),
-            glare=float(rng.uniform(0, 0.75) * s) if rng.random() < 0.4 else 0.0,
+            glare=float(rng.uniform(0, 0.5) * s) if rng.random() < 0.4 else 0.0,
             glare_at=glare_corner,
             glare_radius=float(rng.uniform(0.08, 0.22)),
             cast=(
@@ -427,13 +427,13 @@ class Spoilers:
                 float(1 + rng.uniform(-0.2, 0.2) * s),
                 float(1 + rng.uniform(-0.2, 0.2) * s),
             ),
-            light=float(1 - rng.uniform(0, 0.6) * s),
-            gradient=float(rng.uniform(0, 0.5) * s),
+            light=float(1 - rng.uniform(0, 0.5) * s),
+            gradient=float(rng.uniform(0, 0.4) * s),
             gradient_angle=float(rng.uniform(0, 2 * math.pi)),
-            blur=float(rng.uniform(0, 1.4) * s),
+            blur=float(rng.uniform(0, 1.2) * s),
             motion_blur=int(rng.integers(0, 4)) if rng.random() < 0.2 * s else 0,
-            noise=float(rng.uniform(0, 8) * s),
-            jpeg_quality=int(rng.integers(35, 95)) if rng.random() < 0.7 else 0,
+            noise=float(rng.uniform(0, 6) * s),
+            jpeg_quality=int(rng.integers(50, 95)) if rng.random() < 0.7 else 0,
         )
 
 
@@ -510,13 +510,25 @@ def _draw_hand(frame: Image, homography: npt.NDArray[np.float64], rng: np.random
     skin = _SKIN_COLOURS[int(rng.integers(len(_SKIN_COLOURS)))]
     palm = _face_polygon(homography, [(0.5 + rng.uniform(-0.15, 0.15), 0.55)])[0]
     axes = (int(rng.uniform(140, 190)), int(rng.uniform(110, 150)))
-    cv2.ellipse(frame, (int(palm[0]), int(palm[1])), axes, float(rng.uniform(0, 180)), 0, 360,
-                skin, -1, cv2.LINE_AA)
+    cv2.ellipse(
+        frame,
+        (int(palm[0]), int(palm[1])),
+        axes,
+        float(rng.uniform(0, 180)),
+        0,
+        360,
+        skin,
+        -1,
+        cv2.LINE_AA,
+    )
     for k in range(4):
         start = palm + np.array([int(rng.uniform(-60, 60)), 0])
-        end = start + np.array([int(rng.uniform(-60, 60)) + k * 25 - 40, -int(rng.uniform(170, 230))])
-        cv2.line(frame, (int(start[0]), int(start[1])), (int(end[0]), int(end[1])), skin, 34,
-                 cv2.LINE_AA)
+        end = start + np.array(
+            [int(rng.uniform(-60, 60)) + k * 25 - 40, -int(rng.uniform(170, 230))]
+        )
+        cv2.line(
+            frame, (int(start[0]), int(start[1])), (int(end[0]), int(end[1])), skin, 34, cv2.LINE_AA
+        )
 
 
 def _draw_finger(
@@ -536,8 +548,9 @@ def _draw_finger(
     tip = _face_polygon(homography, [(tip_u, tip_v)])[0]
     base = _face_polygon(homography, [(tip_u + outward[0], tip_v + outward[1])])[0]
     width = int(rng.uniform(24, 34))
-    cv2.line(frame, (int(base[0]), int(base[1])), (int(tip[0]), int(tip[1])), skin, width,
-             cv2.LINE_AA)
+    cv2.line(
+        frame, (int(base[0]), int(base[1])), (int(tip[0]), int(tip[1])), skin, width, cv2.LINE_AA
+    )
     cv2.circle(frame, (int(tip[0]), int(tip[1])), width // 3, (170, 185, 215), -1, cv2.LINE_AA)
 
 
@@ -560,16 +573,21 @@ def render_frame(spec: FrameSpec) -> Image:
     cv2.fillPoly(frame, [window], floor, cv2.LINE_AA)
 
     if spec.scene is Scene.TWO_CARDS and spec.next_card is not None:
+        # A card left lying on the table beside the box, wholly in view.
+        height = spec.pose.card_height * 0.7
+        side = 1 if spec.pose.centre_x < FRAME_WIDTH / 2 else -1
         beside = Pose(
-            centre_x=spec.pose.centre_x + 0.95 * spec.pose.card_height,
-            centre_y=spec.pose.centre_y,
-            card_height=spec.pose.card_height,
-            rotation_degrees=spec.pose.rotation_degrees + 20,
+            centre_x=FRAME_WIDTH / 2 + side * (FRAME_WIDTH / 2 - height * 0.45),
+            centre_y=FRAME_HEIGHT / 2,
+            card_height=height,
+            rotation_degrees=spec.pose.rotation_degrees + 10,
         )
         _warp_into(frame, card_face(spec.next_card, spec.design), beside.homography())
 
-    top_face = None if spec.scene is Scene.EMPTY else card_face(
-        None if spec.joker else spec.card, spec.design
+    top_face = (
+        None
+        if spec.scene is Scene.EMPTY
+        else card_face(None if spec.joker else spec.card, spec.design)
     )
     if spec.scene is Scene.SLIDING:
         if spec.next_card is not None:
@@ -589,9 +607,7 @@ def render_frame(spec: FrameSpec) -> Image:
     return _spoil(frame, spec, rng)
 
 
-def _paint_lip(
-    frame: Image, homography: npt.NDArray[np.float64], lip: float, colour: BGR
-) -> None:
+def _paint_lip(frame: Image, homography: npt.NDArray[np.float64], lip: float, colour: BGR) -> None:
     if lip <= 0:
         return
     for band in (
@@ -697,9 +713,7 @@ def deal_video(
             else:
                 scene = Scene.CARD
             slide = (step - (total - slide_frames) + 1) / (slide_frames + 1) * 1.1
-            spec = FrameSpec(
-                card, design, pose, spoilers, scene, next_card, slide, seed=frame_seed
-            )
+            spec = FrameSpec(card, design, pose, spoilers, scene, next_card, slide, seed=frame_seed)
             yield DealFrame(render_frame(spec), index / fps, card, scene)
             index += 1
 
