@@ -48,7 +48,7 @@ class Detection:
     obstructed: bool  # a large bright shape that is not a card: a hand, a sliding card
 
 
-_OPENING = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (19, 19))
+_OPENING = cv2.getStructuringElement(cv2.MORPH_RECT, (17, 17))
 MIN_AREA_FRACTION = 0.04
 MAX_AREA_FRACTION = 0.6
 MIN_ASPECT = 1.15
@@ -252,3 +252,26 @@ def redness(image: Image) -> FloatImage:
     """Red minus the mean of green and blue: high on red ink, near zero on paper and black."""
     blue, green, red = cv2.split(image.astype(np.float32))
     return red - (green + blue) / 2  # type: ignore[no-any-return]
+
+
+def warp_corners(image: Image, quad: Quad, width: int, height: int) -> tuple[Image, Image]:
+    """The card's top-left ``width`` × ``height`` corner and its bottom-right one turned
+    upright, exactly as :func:`flatten` would show them, warping only those pixels."""
+    target = np.array(
+        [[0, 0], [CANON_WIDTH - 1, 0], [CANON_WIDTH - 1, CANON_HEIGHT - 1], [0, CANON_HEIGHT - 1]],
+        np.float32,
+    )
+    to_card = cv2.getPerspectiveTransform(quad, target)
+    turn = np.array([[-1, 0, CANON_WIDTH - 1], [0, -1, CANON_HEIGHT - 1], [0, 0, 1]], np.float64)
+    views = []
+    for transform in (to_card, turn @ to_card):
+        views.append(
+            cv2.warpPerspective(
+                image,
+                transform,
+                (width, height),
+                flags=cv2.INTER_LINEAR,
+                borderMode=cv2.BORDER_REPLICATE,
+            )
+        )
+    return views[0], views[1]  # type: ignore[return-value]

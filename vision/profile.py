@@ -128,11 +128,12 @@ def corner_patches(flat: Image) -> tuple[Image, Image]:
     """The top-left index and the bottom-right one turned upright, padded for the search."""
     upright = flat[:CORNER_HEIGHT, :CORNER_WIDTH]
     turned = cv2.rotate(flat, cv2.ROTATE_180)[:CORNER_HEIGHT, :CORNER_WIDTH]
+    return pad_corner(upright), pad_corner(turned)
+
+
+def pad_corner(corner: Image) -> Image:
     pad = SEARCH_MARGIN
-    return (
-        cv2.copyMakeBorder(upright, pad, pad, pad, pad, cv2.BORDER_REPLICATE),  # type: ignore[return-value]
-        cv2.copyMakeBorder(turned, pad, pad, pad, pad, cv2.BORDER_REPLICATE),  # type: ignore[return-value]
-    )
+    return cv2.copyMakeBorder(corner, pad, pad, pad, pad, cv2.BORDER_REPLICATE)  # type: ignore[return-value]
 
 
 def flat_card_of(image: Image, source: str) -> Image:

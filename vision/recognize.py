@@ -17,11 +17,20 @@ from typing import TypeVar
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
 from table.cards import Card, Colour, Rank, Suit
 from vision.frames import Image
-from vision.geometry import FloatImage, detect, flatten, redness, whiteness
-from vision.profile import SEARCH_MARGIN, Box, DeckProfile, corner_patches
+from vision.geometry import FloatImage, detect, redness, warp_corners, whiteness
+from vision.profile import (
+    CORNER_HEIGHT,
+    CORNER_WIDTH,
+    SEARCH_MARGIN,
+    Box,
+    DeckProfile,
+    corner_patches,
+    pad_corner,
+)
 
 K = TypeVar("K", Rank, Suit)
 
@@ -155,8 +164,8 @@ BLACK_INK = 0.08
 def _ink_colour(grey: FloatImage, red: FloatImage) -> Colour | None:
     """The colour of the ink in a window, or None when the light leaves it in doubt.
     Measured against the paper beside it, so a tinted lamp moves both alike."""
-    paper_level = float(np.percentile(grey, 90))
-    ink_level = float(np.percentile(grey, 3))
+    paper_level = _quantile(grey, 0.9)
+    ink_level = _quantile(grey, 0.03)
     if paper_level - ink_level < 20:
         return None  # no ink to speak of: washed out or blank
     ink = grey < (paper_level + ink_level) / 2
@@ -173,7 +182,13 @@ def _ink_colour(grey: FloatImage, red: FloatImage) -> Colour | None:
 
 def _is_blank(colour_patch: Image) -> bool:
     grey = whiteness(colour_patch)
-    return float(np.percentile(grey, 97)) - float(np.percentile(grey, 3)) < 40
+    return _quantile(grey, 0.97) - _quantile(grey, 0.03) < 40
+
+
+def _quantile(values: npt.NDArray[np.generic], share: float) -> float:
+    flat = values.ravel()
+    k = min(len(flat) - 1, int(share * (len(flat) - 1)))
+    return float(np.partition(flat, k)[k])
 
 
 def _separations(templates: Mapping[K, FloatImage]) -> dict[tuple[K, K], float]:
@@ -268,14 +283,17 @@ class Recognizer:
         return float(cv2.minMaxLoc(cv2.matchTemplate(window, template, cv2.TM_CCOEFF_NORMED))[1])
 
     def read_flat(self, flat: Image) -> CardReading:
-        """Read a flattened card (see :func:`vision.geometry.flatten`).
+        """Read a flattened card (see :func:`vision.geometry.flatten`)."""
+        return self.read_corners(corner_patches(flat))
+
+    def read_corners(self, patches: tuple[Image, Image]) -> CardReading:
+        """Read a card from its two padded corner patches (upright, BGR).
 
         One index read surely is enough when the other does not lean elsewhere (a finger
         or glare hides it); two indices that both lean the same way are enough too, as
         their noise is independent; indices that lean different ways are never a card.
         """
         t = self.thresholds
-        patches = corner_patches(flat)
         if all(_is_blank(patch) for patch in patches):
             return CardReading(
                 ReadingStatus.NO_CARD, detail="a bright empty window: no card in the box"
@@ -359,4 +377,5 @@ class Recognizer:
                     ReadingStatus.OBSTRUCTED, detail="something covers the box or a card is moving"
                 )
             return CardReading(ReadingStatus.NO_CARD, detail="no card in view")
-        return self.read_flat(flatten(image, detection.cards[0].quad))
+        corners = warp_corners(image, detection.cards[0].quad, CORNER_WIDTH, CORNER_HEIGHT)
+        return self.read_corners((pad_corner(corners[0]), pad_corner(corners[1])))
