@@ -21,7 +21,7 @@ import numpy.typing as npt
 
 from table.cards import Card, Colour, Rank, Suit
 from vision.frames import Image
-from vision.geometry import FloatImage, detect, redness, warp_corners, whiteness
+from vision.geometry import FloatImage, detect, warp_corners, whiteness
 from vision.profile import (
     CORNER_HEIGHT,
     CORNER_WIDTH,
@@ -157,13 +157,14 @@ def _best_two(scores: dict[object, float]) -> tuple[object, float, object, float
     return ranked[0][0], ranked[0][1], ranked[1][0], ranked[1][1]
 
 
-RED_INK = 0.22  # ink redness over paper brightness: red ink measures 0.4 and more
-BLACK_INK = 0.08
+RED_INK = 2.0  # ink's red-to-green-and-blue ratio over the paper's: red ink measures 4+
+BLACK_INK = 1.4
 
 
-def _ink_colour(grey: FloatImage, red: FloatImage) -> Colour | None:
+def _ink_colour(grey: FloatImage, colour: Image) -> Colour | None:
     """The colour of the ink in a window, or None when the light leaves it in doubt.
-    Measured against the paper beside it, so a tinted lamp moves both alike."""
+    Compared as a ratio with the paper beside it, so a tinted lamp, which multiplies
+    every channel, moves ink and paper alike."""
     paper_level = _quantile(grey, 0.9)
     ink_level = _quantile(grey, 0.03)
     if paper_level - ink_level < 20:
@@ -172,10 +173,15 @@ def _ink_colour(grey: FloatImage, red: FloatImage) -> Colour | None:
     paper = grey >= paper_level * 0.97
     if not ink.any() or not paper.any():
         return None
-    index = (float(np.median(red[ink])) - float(np.median(red[paper]))) / max(paper_level, 1.0)
-    if index >= RED_INK:
+    channels = colour.astype(np.float32)
+    red = channels[:, :, 2]
+    other = (channels[:, :, 0] + channels[:, :, 1]) / 2 + 1.0
+    ink_ratio = float(red[ink].sum()) / float(other[ink].sum())
+    paper_ratio = float(red[paper].sum()) / float(other[paper].sum())
+    ratio = ink_ratio / max(paper_ratio, 1e-3)
+    if ratio >= RED_INK:
         return Colour.RED
-    if index <= BLACK_INK:
+    if ratio <= BLACK_INK:
         return Colour.BLACK
     return None
 
@@ -246,15 +252,25 @@ class Recognizer:
         dx = rank_places[best_rank][0] - SEARCH_MARGIN
         dy = rank_places[best_rank][1] - SEARCH_MARGIN
         suit_window = _window(patch, self.profile.suit_box, (dx, dy), SUIT_SLACK)
-        ink = _ink_colour(
-            suit_window, _window(redness(colour_patch), self.profile.suit_box, (dx, dy), SUIT_SLACK)
-        )
-        suit_scores: dict[object, float] = {
-            suit: float(cv2.minMaxLoc(cv2.matchTemplate(suit_window, t, cv2.TM_CCOEFF_NORMED))[1])
-            if ink is None or suit.colour is ink
-            else -1.0  # the ink is plainly the other colour
-            for suit, t in self._suit_templates.items()
-        }
+        colour_window = _window(colour_patch, self.profile.suit_box, (dx, dy), SUIT_SLACK)
+        suit_scores: dict[object, float] = {}
+        suit_places: dict[object, tuple[int, int]] = {}
+        for suit, template in self._suit_templates.items():
+            _, score, _, place = cv2.minMaxLoc(
+                cv2.matchTemplate(suit_window, template, cv2.TM_CCOEFF_NORMED)
+            )
+            suit_scores[suit], suit_places[suit] = float(score), place
+        # The ink's colour, measured on the middle of the best-fitting pip (clear of any
+        # printed border), rules out the suits of the other colour.
+        best_suit = max(suit_scores, key=suit_scores.__getitem__)
+        x, y = suit_places[best_suit]
+        _, _, w, h = self.profile.suit_box
+        inner = (slice(y + h // 5, y + h - h // 5), slice(x + w // 5, x + w - w // 5))
+        ink = _ink_colour(suit_window[inner], colour_window[inner])
+        if ink is not None:
+            for suit in suit_scores:
+                if isinstance(suit, Suit) and suit.colour is not ink:
+                    suit_scores[suit] = -1.0
         rank, rank_score, rank2, rank2_score = _best_two(rank_scores)
         suit, suit_score, suit2, suit2_score = _best_two(suit_scores)
         assert isinstance(rank, Rank)
