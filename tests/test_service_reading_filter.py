@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import pytest
+from vision_fixtures import TEST_DESIGN, taught_profile
 
 from table.cards import STANDARD_52, Card
 from table.service.reading_filter import (
@@ -12,9 +13,8 @@ from table.service.reading_filter import (
     ReadingSource,
 )
 from vision.barcode import BarcodeReading, CardCode
-from vision.recognize import CardReading, Recognizer, ReadingStatus
+from vision.recognize import CardReading, ReadingStatus, Recognizer
 from vision.synthetic import DESIGNS, deal_video
-from vision_fixtures import TEST_DESIGN, taught_profile
 
 QH, KS, TWO_D = Card.parse("QH"), Card.parse("KS"), Card.parse("2D")
 

@@ -8,11 +8,11 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from vision_fixtures import frame_of, taught_profile, write_teaching_folder
 
 from table.cards import STANDARD_52, Card
 from vision.barcode import read_frame_barcodes
 from vision.commands import add_subcommands, run_teach
-from vision_fixtures import frame_of, taught_profile, write_teaching_folder
 
 
 def _parser() -> argparse.ArgumentParser:

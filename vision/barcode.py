@@ -15,6 +15,7 @@ to another card; anything that does decode but is not a payload above is refused
 
 from __future__ import annotations
 
+import contextlib
 import re
 import zlib
 from collections.abc import Callable, Iterator
@@ -210,7 +211,9 @@ def _reading(text: str) -> BarcodeReading:
 def read_frame_barcodes(image: Image) -> list[BarcodeReading]:
     """Every Code 128 in a frame. A torn or half-hidden code decodes to nothing at all
     (its check character fails); a foreign code comes back with its problem named."""
-    found = zxingcpp.read_barcodes(image, formats=zxingcpp.BarcodeFormat.Code128)
+    found = zxingcpp.read_barcodes(
+        image, formats=zxingcpp.BarcodeFormats(zxingcpp.BarcodeFormat.Code128)
+    )
     return [_reading(barcode.text) for barcode in found if barcode.valid]
 
 
@@ -279,10 +282,8 @@ class SerialScanner:
     def close(self) -> None:
         if not self._closed:
             self._closed = True
-            try:
-                self.port.close()
-            except (serial.SerialException, OSError):
-                pass  # already gone
+            with contextlib.suppress(serial.SerialException, OSError):
+                self.port.close()  # may be gone already
 
 
 __all__ = [

@@ -29,7 +29,7 @@ from vision.frames import (
 )
 from vision.geometry import detect
 from vision.profile import find_profile, read_teaching_folder, teach
-from vision.recognize import CardReading, Recognizer, ReadingStatus
+from vision.recognize import CardReading, ReadingStatus, Recognizer
 
 Handler = Callable[[argparse.Namespace], int]
 STEADY_FRAMES = 3  # a card must sit still this many frames before teaching takes it

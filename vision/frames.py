@@ -97,9 +97,12 @@ class VideoCaptureSource(_Closing):
         clock: Clock = time.monotonic,
     ) -> None:
         self._is_file = not isinstance(device, int)
-        if self._is_file and not Path(device).is_file():
+        if isinstance(device, int):
+            self._capture = cv2.VideoCapture(device)
+        elif Path(device).is_file():
+            self._capture = cv2.VideoCapture(str(device))
+        else:
             raise FrameSourceError(f"no such video file: {str(device)!r}")
-        self._capture = cv2.VideoCapture(str(device) if self._is_file else device)
         if not self._capture.isOpened():
             self._capture.release()
             raise FrameSourceError(f"cannot open video source {device!r}")

@@ -180,7 +180,7 @@ def _outline(
     solidity = float(cv2.contourArea(contour)) / quad_area
     short = (np.linalg.norm(quad[1] - quad[0]) + np.linalg.norm(quad[3] - quad[2])) / 2
     long = (np.linalg.norm(quad[2] - quad[1]) + np.linalg.norm(quad[0] - quad[3])) / 2
-    aspect = float(long / max(short, 1e-6))
+    aspect = float(long) / max(float(short), 1e-6)
     return CardOutline((quad / scale).astype(np.float32), solidity, aspect)
 
 
@@ -218,7 +218,7 @@ def detect(image: Image) -> Detection:
         touches_edge = x <= 1 or y <= 1 or x + w >= mask.shape[1] - 1 or y + h >= mask.shape[0] - 1
         if area > MAX_AREA_FRACTION * frame_area:
             continue  # the table itself under bright light, not a card
-        outline = _outline(contour, DETECT_SCALE, edge_points)
+        outline = _outline(np.asarray(contour, np.int32), DETECT_SCALE, edge_points)
         if outline is None:
             continue
         if (
@@ -251,7 +251,7 @@ def flatten(image: Image, quad: Quad) -> Image:
 def redness(image: Image) -> FloatImage:
     """Red minus the mean of green and blue: high on red ink, near zero on paper and black."""
     blue, green, red = cv2.split(image.astype(np.float32))
-    return red - (green + blue) / 2  # type: ignore[no-any-return]
+    return np.asarray(red - (green + blue) / 2, np.float32)
 
 
 def warp_corners(image: Image, quad: Quad, width: int, height: int) -> tuple[Image, Image]:

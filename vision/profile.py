@@ -21,7 +21,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from table.cards import STANDARD_52, Card, CardParseError, DeckSpec, Rank, Suit, find_deck
+from table.cards import STANDARD_52, Card, DeckSpec, Rank, Suit, find_deck
+from table.errors import CardParseError
 from vision.errors import ProfileError
 from vision.frames import IMAGE_SUFFIXES, Image
 from vision.geometry import CANON_HEIGHT, CANON_WIDTH, FloatImage, detect, flatten, whiteness
@@ -70,7 +71,8 @@ class DeckProfile:
         arrays.update({f"index_{c.code}": t for c, t in self.index_templates.items()})
         path = profile_path(folder, self.name)
         with path.open("wb") as file:
-            np.savez_compressed(file, header=np.array(json.dumps(header)), **arrays)
+            arrays["header"] = np.array(json.dumps(header))
+            np.savez_compressed(file, allow_pickle=False, **arrays)
         return path
 
     @classmethod
@@ -91,8 +93,8 @@ class DeckProfile:
                 return cls(
                     header["name"],
                     deck,
-                    tuple(header["rank_box"]),  # type: ignore[arg-type]
-                    tuple(header["suit_box"]),  # type: ignore[arg-type]
+                    _box(header["rank_box"]),
+                    _box(header["suit_box"]),
                     {r: t.astype(np.float32) for r, t in ranks.items()},
                     {s: t.astype(np.float32) for s, t in suits.items()},
                     {c: t.astype(np.float32) for c, t in indices.items()},
@@ -101,6 +103,11 @@ class DeckProfile:
             raise
         except (OSError, KeyError, ValueError, json.JSONDecodeError, CardParseError) as error:
             raise ProfileError(f"not a readable deck profile: {str(path)!r} ({error})") from error
+
+
+def _box(values: list[int]) -> Box:
+    x, y, w, h = (int(v) for v in values)
+    return (x, y, w, h)
 
 
 def profile_path(folder: str | Path, name: str) -> Path:
@@ -127,7 +134,7 @@ def find_profile(name_or_path: str | Path, folder: str | Path | None = None) -> 
 def corner_patches(flat: Image) -> tuple[Image, Image]:
     """The top-left index and the bottom-right one turned upright, padded for the search."""
     upright = flat[:CORNER_HEIGHT, :CORNER_WIDTH]
-    turned = cv2.rotate(flat, cv2.ROTATE_180)[:CORNER_HEIGHT, :CORNER_WIDTH]
+    turned = np.ascontiguousarray(flat[::-1, ::-1][:CORNER_HEIGHT, :CORNER_WIDTH])
     return pad_corner(upright), pad_corner(turned)
 
 

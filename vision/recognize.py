@@ -33,6 +33,7 @@ from vision.profile import (
 )
 
 K = TypeVar("K", Rank, Suit)
+A = TypeVar("A", FloatImage, Image)
 
 
 class ReadingStatus(Enum):
@@ -136,9 +137,7 @@ class Thresholds:
     likeness: float = 0.85
 
 
-def _window(
-    patch: FloatImage, box: Box, shift: tuple[int, int] = (0, 0), slack: int = SEARCH_MARGIN
-) -> FloatImage:
+def _window(patch: A, box: Box, shift: tuple[int, int] = (0, 0), slack: int = SEARCH_MARGIN) -> A:
     """The part of a padded corner patch where ``box``'s glyph may lie: the taught place
     (the patch is padded by SEARCH_MARGIN) moved by ``shift``, give or take ``slack``."""
     x, y, w, h = box
@@ -152,7 +151,7 @@ def _window(
 SUIT_SLACK = 3
 
 
-def _best_two(scores: dict[object, float]) -> tuple[object, float, object, float]:
+def _best_two(scores: Mapping[K, float]) -> tuple[K, float, K, float]:
     ranked = sorted(scores.items(), key=lambda item: item[1], reverse=True)
     return ranked[0][0], ranked[0][1], ranked[1][0], ranked[1][1]
 
@@ -239,13 +238,13 @@ class Recognizer:
     def read_corner(self, colour_patch: Image) -> CornerRead:
         patch = whiteness(colour_patch).astype(np.float32)
         rank_window = _window(patch, self.profile.rank_box)
-        rank_scores: dict[object, float] = {}
-        rank_places: dict[object, tuple[int, int]] = {}
+        rank_scores: dict[Rank, float] = {}
+        rank_places: dict[Rank, tuple[int, int]] = {}
         for rank, template in self._rank_templates.items():
             _, score, _, place = cv2.minMaxLoc(
                 cv2.matchTemplate(rank_window, template, cv2.TM_CCOEFF_NORMED)
             )
-            rank_scores[rank], rank_places[rank] = float(score), place
+            rank_scores[rank], rank_places[rank] = float(score), (int(place[0]), int(place[1]))
         # The pip is printed a fixed step below the rank: look for it only where the best
         # rank says it must be, so a wrong suit cannot shift itself into a better fit.
         best_rank = max(rank_scores, key=rank_scores.__getitem__)
@@ -253,13 +252,13 @@ class Recognizer:
         dy = rank_places[best_rank][1] - SEARCH_MARGIN
         suit_window = _window(patch, self.profile.suit_box, (dx, dy), SUIT_SLACK)
         colour_window = _window(colour_patch, self.profile.suit_box, (dx, dy), SUIT_SLACK)
-        suit_scores: dict[object, float] = {}
-        suit_places: dict[object, tuple[int, int]] = {}
+        suit_scores: dict[Suit, float] = {}
+        suit_places: dict[Suit, tuple[int, int]] = {}
         for suit, template in self._suit_templates.items():
             _, score, _, place = cv2.minMaxLoc(
                 cv2.matchTemplate(suit_window, template, cv2.TM_CCOEFF_NORMED)
             )
-            suit_scores[suit], suit_places[suit] = float(score), place
+            suit_scores[suit], suit_places[suit] = float(score), (int(place[0]), int(place[1]))
         # The ink's colour, measured on the middle of the best-fitting pip (clear of any
         # printed border), rules out the suits of the other colour.
         best_suit = max(suit_scores, key=suit_scores.__getitem__)
@@ -269,14 +268,10 @@ class Recognizer:
         ink = _ink_colour(suit_window[inner], colour_window[inner])
         if ink is not None:
             for suit in suit_scores:
-                if isinstance(suit, Suit) and suit.colour is not ink:
+                if suit.colour is not ink:
                     suit_scores[suit] = -1.0
         rank, rank_score, rank2, rank2_score = _best_two(rank_scores)
         suit, suit_score, suit2, suit2_score = _best_two(suit_scores)
-        assert isinstance(rank, Rank)
-        assert isinstance(rank2, Rank)
-        assert isinstance(suit, Suit)
-        assert isinstance(suit2, Suit)
         return CornerRead(
             rank,
             suit,

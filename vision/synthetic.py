@@ -209,6 +209,10 @@ def draw_text_mask(text: str, font: int, stroke: int, height: int, max_width: in
     return cv2.resize(glyph, (width, height), interpolation=cv2.INTER_AREA)  # type: ignore[return-value]
 
 
+def _turned(mask: Image) -> Image:
+    return np.ascontiguousarray(mask[::-1, ::-1])
+
+
 def _paint(face: Image, mask: Image, x: int, y: int, colour: BGR) -> None:
     """Lay ink of ``colour`` through ``mask`` with its top-left at (x, y), clipped."""
     h, w = mask.shape
@@ -288,8 +292,8 @@ def _draw_card(face: Image, index: Image, card: Card, design: CardDesign) -> Non
     pip_top = top + rank_mask.shape[0] + design.pip_gap * FACE_HEIGHT
     _paint_centred(face, pip_mask, cx, pip_top + pip_mask.shape[0] / 2, colour)
     # The same index, upside down, in the opposite corner.
-    flipped_rank = cv2.rotate(rank_mask, cv2.ROTATE_180)
-    flipped_pip = cv2.rotate(pip_mask, cv2.ROTATE_180)
+    flipped_rank = _turned(rank_mask)
+    flipped_pip = _turned(pip_mask)
     _paint_centred(
         face, flipped_rank, FACE_WIDTH - cx, FACE_HEIGHT - top - rank_mask.shape[0] / 2, colour
     )
@@ -309,7 +313,7 @@ def _draw_card(face: Image, index: Image, card: Card, design: CardDesign) -> Non
         _paint_centred(face, pip, FACE_WIDTH / 2, FACE_HEIGHT / 2, colour)
         return
     pip = draw_suit_mask(card.suit, 40, design.pip_fatness)
-    flipped = cv2.rotate(pip, cv2.ROTATE_180)
+    flipped = _turned(pip)
     for column, row in _PIP_LAYOUTS[int(card.rank)]:
         x = FACE_WIDTH * (0.33 + 0.17 * column)
         y = FACE_HEIGHT * (0.2 + 0.1 * row)
@@ -323,7 +327,7 @@ def _draw_joker(face: Image, index: Image, design: CardDesign) -> None:
         mask = draw_text_mask(letter, design.font, max(2, design.stroke // 2), letter_height, 30)
         y = design.index_top * FACE_HEIGHT + i * (letter_height + 4) + letter_height / 2
         _paint_centred(face, mask, cx, y, design.black_ink)
-        flipped = cv2.rotate(mask, cv2.ROTATE_180)
+        flipped = _turned(mask)
         _paint_centred(face, flipped, FACE_WIDTH - cx, FACE_HEIGHT - y, design.black_ink)
     star = np.array(
         [
@@ -381,7 +385,9 @@ class Pose:
             x = (u - 0.5 + shift[0] + ju) * FACE_WIDTH * scale
             y = (v - 0.5 + shift[1] + jv) * FACE_HEIGHT * scale
             target.append([self.centre_x + x * cos - y * sin, self.centre_y + x * sin + y * cos])
-        return cv2.getPerspectiveTransform(source, np.array(target, np.float32))
+        return np.asarray(
+            cv2.getPerspectiveTransform(source, np.array(target, np.float32)), np.float64
+        )
 
 
 @dataclass(frozen=True)
@@ -503,7 +509,7 @@ def _face_polygon(
 ) -> npt.NDArray[np.int32]:
     points = np.array([[[u * FACE_WIDTH, v * FACE_HEIGHT] for u, v in corners]], np.float32)
     mapped = cv2.perspectiveTransform(points, homography)[0]
-    return np.round(mapped).astype(np.int32)
+    return np.asarray(np.round(mapped), np.int32)
 
 
 def _draw_hand(frame: Image, homography: npt.NDArray[np.float64], rng: np.random.Generator) -> None:
@@ -561,7 +567,7 @@ def render_frame(spec: FrameSpec) -> Image:
     frame = np.empty((FRAME_HEIGHT, FRAME_WIDTH, 3), np.uint8)
     frame[:] = _FELT_COLOURS[spec.seed % len(_FELT_COLOURS)]
     texture = rng.normal(0, 6, (FRAME_HEIGHT // 8, FRAME_WIDTH // 8, 1)).astype(np.float32)
-    texture = cv2.resize(texture, (FRAME_WIDTH, FRAME_HEIGHT))[:, :, None]
+    texture = np.asarray(cv2.resize(texture, (FRAME_WIDTH, FRAME_HEIGHT)), np.float32)[:, :, None]
     frame = np.clip(frame + texture, 0, 255).astype(np.uint8)
 
     homography = spec.pose.homography()
@@ -641,18 +647,18 @@ def _spoil(frame: Image, spec: FrameSpec, rng: np.random.Generator) -> Image:
         image *= (1 + s.gradient * ramp / FRAME_WIDTH)[:, :, None]
     image *= np.array(s.cast, np.float32) * s.light
     if s.blur > 0.2:
-        image = cv2.GaussianBlur(image, (0, 0), s.blur)
+        image = np.asarray(cv2.GaussianBlur(image, (0, 0), s.blur), np.float32)
     if s.motion_blur > 1:
         kernel = np.full((1, s.motion_blur), 1.0 / s.motion_blur, np.float32)
-        image = cv2.filter2D(image, -1, kernel)
+        image = np.asarray(cv2.filter2D(image, -1, kernel), np.float32)
     if s.noise > 0:
         image += rng.normal(0, s.noise, image.shape).astype(np.float32)
     result = np.clip(image, 0, 255).astype(np.uint8)
     if s.jpeg_quality:
         ok, encoded = cv2.imencode(".jpg", result, [cv2.IMWRITE_JPEG_QUALITY, s.jpeg_quality])
         if ok:
-            result = cv2.imdecode(encoded, cv2.IMREAD_COLOR)
-    return result  # type: ignore[no-any-return]
+            result = np.asarray(cv2.imdecode(encoded, cv2.IMREAD_COLOR), np.uint8)
+    return result
 
 
 def render_card(card: Card, design: CardDesign, seed: int | None = None) -> Image:
