@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 from vision_fixtures import TEST_DESIGN, taught_profile
 
@@ -38,11 +40,11 @@ def feed(reading_filter: ReadingFilter, *readings: CardReading) -> list[object]:
     return outputs
 
 
-def accepted(outputs: list[object]) -> list[Card]:
+def accepted(outputs: Sequence[object]) -> list[Card]:
     return [o.card for o in outputs if isinstance(o, CardAccepted)]
 
 
-def alarms(outputs: list[object]) -> list[AlarmKind]:
+def alarms(outputs: Sequence[object]) -> list[AlarmKind]:
     return [o.kind for o in outputs if isinstance(o, ReaderAlarm)]
 
 

@@ -53,8 +53,8 @@ def test_a_sticker_is_read_back_from_a_tilted_noisy_photo() -> None:
     photo = np.full((480, 640, 3), 90, np.uint8)
     photo[160:310, 140:500] = label
     turn = cv2.getRotationMatrix2D((320, 240), 12, 1.0)
-    photo = cv2.warpAffine(photo, turn, (640, 480), borderValue=(90, 90, 90))
-    photo = cv2.GaussianBlur(photo, (3, 3), 0)
+    photo = np.asarray(cv2.warpAffine(photo, turn, (640, 480), borderValue=(90, 90, 90)), np.uint8)
+    photo = np.asarray(cv2.GaussianBlur(photo, (3, 3), 0), np.uint8)
     noisy = photo.astype(np.int16) + np.random.default_rng(1).normal(0, 5, photo.shape)
     readings = read_frame_barcodes(np.clip(noisy, 0, 255).astype(np.uint8))
     assert [r.code for r in readings] == [code]
@@ -73,7 +73,7 @@ def test_a_foreign_barcode_in_view_is_reported_not_read_as_a_card() -> None:
     bars = np.asarray(
         zxingcpp.create_barcode("SHIP-0042", zxingcpp.BarcodeFormat.Code128).to_image(scale=3)
     )
-    readings = read_frame_barcodes(cv2.cvtColor(bars, cv2.COLOR_GRAY2BGR))
+    readings = read_frame_barcodes(np.asarray(cv2.cvtColor(bars, cv2.COLOR_GRAY2BGR), np.uint8))
     assert len(readings) == 1
     assert readings[0].code is None
     assert "not a dealtable card code" in readings[0].problem
@@ -86,7 +86,9 @@ def test_sticker_sheets_for_two_decks_hold_every_card_twice(tmp_path: Path) -> N
     expected = [CardCode(card, n).payload for n in (1, 2) for card in STANDARD_52]
     assert sorted(found) == sorted(expected)
     png = write_sticker_sheets(1, tmp_path / "stickers.png")
-    assert cv2.imread(str(png)).shape[0] == 2 * 1754  # 52 stickers: two pages
+    sheet = cv2.imread(str(png))
+    assert sheet is not None
+    assert sheet.shape[0] == 2 * 1754  # 52 stickers: two pages
     pdf = write_sticker_sheets(1, tmp_path / "stickers.pdf").read_bytes()
     assert pdf.startswith(b"%PDF-1.4")
     assert pdf.count(b"/Type /Page ") == 2

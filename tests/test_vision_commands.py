@@ -112,7 +112,8 @@ def test_barcodes_writes_a_sheet_of_readable_stickers(
     out = tmp_path / "shoe.png"
     assert _run("barcodes", "--decks", "1", "--out", str(out)) == 0
     sheet = cv2.imread(str(out))
-    codes = {r.code.card for r in read_frame_barcodes(sheet) if r.code}
+    assert sheet is not None
+    codes = {r.code.card for r in read_frame_barcodes(np.asarray(sheet, np.uint8)) if r.code}
     assert codes == set(STANDARD_52)
     assert _run("barcodes", "--decks", "0", "--out", str(out)) == 2
     assert "1 to 99" in capsys.readouterr().err

@@ -52,7 +52,7 @@ def test_a_corrupt_image_in_the_folder_is_a_clear_error(tmp_path: Path) -> None:
 
 def test_video_file_replays_its_frames_with_the_files_own_times(tmp_path: Path) -> None:
     path = tmp_path / "deal.avi"
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10.0, (640, 480))
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"MJPG"), 10.0, (640, 480))
     card = render_card(Card.parse("QH"), DESIGNS["classic"])
     for _ in range(5):
         writer.write(card)

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, Self, runtime_checkable
 
 import cv2
 import numpy as np
@@ -56,7 +56,7 @@ class _Closing:
     def close(self) -> None:  # pragma: no cover - overridden
         raise NotImplementedError
 
-    def __enter__(self) -> _Closing:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(
