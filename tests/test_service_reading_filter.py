@@ -124,6 +124,35 @@ def test_an_unreadable_card_and_two_cards_raise_one_alarm_each() -> None:
     assert accepted(outputs) == []
 
 
+def test_a_card_left_unread_before_the_next_one_is_reported_as_possibly_missed() -> None:
+    f = ReadingFilter(agree_frames=2, unreadable_frames=50, confirm_after_frames=50)
+    unreadable = status(ReadingStatus.UNREADABLE)
+    outputs = feed(
+        f,
+        sure(QH),
+        sure(QH),
+        unreadable,
+        unsure(TWO_D, KS),
+        unreadable,
+        *[unreadable] * 5,
+        sure(KS),
+        sure(KS),
+    )
+    assert accepted(outputs) == [QH, KS]
+    raised = [o for o in outputs if isinstance(o, ReaderAlarm)]
+    assert [a.kind for a in raised] == [AlarmKind.MISSED_CARD]
+    assert "between QH and KS" in raised[0].message
+    assert raised[0].cards == (QH, KS)
+
+
+def test_a_brief_unread_glimpse_while_the_card_slides_is_no_alarm() -> None:
+    f = ReadingFilter(agree_frames=2)
+    unreadable = status(ReadingStatus.UNREADABLE)
+    outputs = feed(f, sure(QH), sure(QH), unreadable, unsure(KS, QH), sure(KS), sure(KS))
+    assert accepted(outputs) == [QH, KS]
+    assert alarms(outputs) == []
+
+
 def test_a_camera_that_sees_nothing_for_long_raises_reader_lost_once() -> None:
     f = ReadingFilter(blind_frames=10)
     outputs = feed(f, *[status(ReadingStatus.BAD_FRAME)] * 40)

@@ -13,7 +13,9 @@ to put a card into the game. The filter's rules:
 * with both a camera and a barcode shoe, each card must be named alike by both; when they
   differ, a conflict alarm asks the dealer; when one stays silent, an alarm says which;
 * a card the camera cannot read at all (a joker, another deck's card), two cards in view,
-  a foreign barcode and a lost reader each raise an alarm with a plain message.
+  a foreign barcode and a lost reader each raise an alarm with a plain message;
+* a card that lay in the box unread until the next one was accepted raises an alarm: a
+  card may have been missed.
 
 Outputs are small frozen dataclasses; the event vocabulary is wired to them in the loop.
 Time comes only from the timestamps passed in.
@@ -44,6 +46,7 @@ class AlarmKind(enum.Enum):
     TWO_CARDS = "two-cards"
     FOREIGN_CODE = "foreign-code"  # a barcode that is not one of our stickers
     READER_LOST = "reader-lost"  # camera blind, scanner unplugged
+    MISSED_CARD = "missed-card"  # a card lay in the box unread before the next was accepted
 
 
 @dataclass(frozen=True)
@@ -103,6 +106,7 @@ class ReadingFilter:
     agree_frames: int = 3
     confirm_after_frames: int = 8
     unreadable_frames: int = 10
+    missed_frames: int = 6  # unread card frames between two accepted cards that mean a miss
     blind_frames: int = 90
     pair_timeout: float = 2.0
     sources: frozenset[ReadingSource] = frozenset({ReadingSource.CAMERA})
@@ -114,6 +118,7 @@ class ReadingFilter:
         if not self.sources or ReadingSource.DEALER in self.sources:
             raise ValueError("sources must name the camera, the barcode shoe or both")
         self._run = _Run()
+        self._stray_frames = 0
         self._trouble_frames = 0
         self._trouble_status: ReadingStatus | None = None
         self._trouble_reported = False
@@ -145,11 +150,20 @@ class ReadingFilter:
             assert reading.guess is not None
             self._trouble_frames = 0
             return self._vote(reading, reading.guess, timestamp)
-        self._run = _Run()
+        self._end_run()
         if reading.status is ReadingStatus.NO_CARD:
             self._trouble_frames = 0
             return []
+        if reading.status is ReadingStatus.UNREADABLE:
+            self._stray_frames += 1
         return self._trouble(reading, timestamp)
+
+    def _end_run(self, next_run: _Run | None = None) -> None:
+        """Close the current run; one that never came to anything was a card left unread."""
+        run = self._run
+        if not run.done and run.card is not None and not self._already_placed(run.card):
+            self._stray_frames += run.frames
+        self._run = next_run or _Run()
 
     def _spoiled(self, reading: CardReading, timestamp: float) -> list[FilterOutput]:
         self._spoiled_frames += 1
@@ -198,9 +212,9 @@ class ReadingFilter:
         return []
 
     def _vote(self, reading: CardReading, card: Card, timestamp: float) -> list[FilterOutput]:
+        if self._run.card != card:
+            self._end_run(_Run(card))
         run = self._run
-        if run.card != card:
-            run = self._run = _Run(card)
         run.frames += 1
         if reading.status is ReadingStatus.CARD:
             run.sure_frames += 1
@@ -316,8 +330,23 @@ class ReadingFilter:
             return []
         if card in self.dealt:
             return [self._seen_before(card, timestamp, "")]
+        outputs: list[FilterOutput] = []
+        if self._stray_frames >= self.missed_frames:
+            where = f"between {self.dealt[-1].code} and" if self.dealt else "before"
+            outputs.append(
+                ReaderAlarm(
+                    AlarmKind.MISSED_CARD,
+                    f"{where} {card.code} the box showed a card the camera could not read "
+                    f"for {self._stray_frames} frames: a card may have been missed; check "
+                    "the dealt cards",
+                    timestamp,
+                    (*self.dealt[-1:], card),
+                )
+            )
+        self._stray_frames = 0
         self.dealt.append(card)
-        return [CardAccepted(card, source, timestamp, confidence)]
+        outputs.append(CardAccepted(card, source, timestamp, confidence))
+        return outputs
 
     def _seen_before(self, card: Card, timestamp: float, where: str) -> ReaderAlarm:
         position = self.dealt.index(card) + 1 if card in self.dealt else 0
