@@ -98,6 +98,13 @@ def test_teach_at_the_camera_walks_the_dealer_through_the_deck(tmp_path: Path) -
     assert (tmp_path / "walked.npz").exists()
 
 
+def test_teach_camera_without_a_source_means_the_default_camera() -> None:
+    args = _parser().parse_args(["teach", "--camera"])
+    assert args.camera == "auto"
+    with pytest.raises(SystemExit):
+        _parser().parse_args(["teach"])  # one of --images or --camera is required
+
+
 def test_teach_at_the_camera_stops_when_the_dealer_stops_answering(tmp_path: Path) -> None:
     frames = tmp_path / "camera"
     frames.mkdir()

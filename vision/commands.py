@@ -55,8 +55,11 @@ def add_subcommands(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
     source.add_argument("--images", type=Path, metavar="DIR", help="folder of QH.png, 10S.png …")
     source.add_argument(
         "--camera",
+        nargs="?",
+        const="auto",
         metavar="SOURCE",
-        help="'picamera', a USB camera index, a video file or a folder of frames",
+        help="'picamera', a USB camera index, a video file or a folder of frames "
+        "(default: the Pi camera if there is one, else USB camera 0)",
     )
     teach_parser.add_argument("--name", help="profile name (default: the folder's name)")
     teach_parser.add_argument("--deck", default="standard-52", help="deck: standard-52 …")
@@ -116,6 +119,11 @@ def run_teach(
 
 
 def open_camera(spec: str) -> FrameSource:
+    if spec == "auto":
+        try:
+            return PiCameraSource()
+        except VisionError:
+            return VideoCaptureSource(0)
     if spec == "picamera":
         return PiCameraSource()
     if spec.isdigit():
