@@ -1,0 +1,378 @@
+"""The reading filter: raw card readings in, accepted cards (or questions) out.
+
+A camera reads every frame and a barcode shoe reads every slide; neither is trusted alone
+to put a card into the game. The filter's rules:
+
+* a camera card is accepted when ``agree_frames`` consecutive readings name it surely, and
+  it is not the card accepted last (still lying in the box after a hand passed over);
+* frames that are covered, in motion or spoiled are ignored: they neither count nor break
+  a run;
+* a card accepted earlier that shows up again is an alarm, never a new card;
+* a card read only uncertainly for a while becomes a question to the dealer
+  (:class:`ConfirmRequest`), never a guess;
+* with both a camera and a barcode shoe, each card must be named alike by both; when they
+  differ, a conflict alarm asks the dealer; when one stays silent, an alarm says which;
+* a card the camera cannot read at all (a joker, another deck's card), two cards in view,
+  a foreign barcode and a lost reader each raise an alarm with a plain message;
+* a card that lay in the box unread until the next one was accepted raises an alarm: a
+  card may have been missed.
+
+Outputs are small frozen dataclasses; the event vocabulary is wired to them in the loop.
+Time comes only from the timestamps passed in.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections import deque
+from dataclasses import dataclass, field
+
+from table.cards import Card
+from vision.barcode import BarcodeReading
+from vision.recognize import CardReading, ReadingStatus
+
+
+class ReadingSource(enum.Enum):
+    CAMERA = "camera"
+    BARCODE = "barcode"
+    DEALER = "dealer"
+
+
+class AlarmKind(enum.Enum):
+    SEEN_BEFORE = "seen-before"  # a card already dealt shows up again
+    CONFLICT = "conflict"  # camera and barcode name different cards
+    READER_SILENT = "reader-silent"  # one reader named a card the other never did
+    UNREADABLE = "unreadable"  # a card is there but matches nothing in the deck
+    TWO_CARDS = "two-cards"
+    FOREIGN_CODE = "foreign-code"  # a barcode that is not one of our stickers
+    READER_LOST = "reader-lost"  # camera blind, scanner unplugged
+    MISSED_CARD = "missed-card"  # a card lay in the box unread before the next was accepted
+
+
+@dataclass(frozen=True)
+class CardAccepted:
+    card: Card
+    source: ReadingSource
+    timestamp: float
+    confidence: float
+
+
+@dataclass(frozen=True)
+class ReaderAlarm:
+    kind: AlarmKind
+    message: str
+    timestamp: float
+    cards: tuple[Card, ...] = ()
+
+
+@dataclass(frozen=True)
+class ConfirmRequest:
+    """Ask the dealer which card this is; answer with :meth:`ReadingFilter.confirm`."""
+
+    choices: tuple[Card, ...]
+    message: str
+    timestamp: float
+
+
+FilterOutput = CardAccepted | ReaderAlarm | ConfirmRequest
+
+_IGNORED = frozenset({ReadingStatus.OBSTRUCTED, ReadingStatus.BAD_FRAME})
+
+
+@dataclass
+class _Run:
+    """Consecutive camera frames that name the same card."""
+
+    card: Card | None = None
+    frames: int = 0
+    sure_frames: int = 0
+    best_confidence: float = 0.0
+    runner_up: Card | None = None
+    done: bool = False  # accepted, asked about or alarmed: say nothing more about it
+
+
+@dataclass
+class _Pending:
+    card: Card
+    timestamp: float
+    confidence: float
+    reported: bool = False
+
+
+@dataclass
+class ReadingFilter:
+    """Turns readings into accepted cards. ``sources`` says which readers run."""
+
+    agree_frames: int = 3
+    confirm_after_frames: int = 8
+    unreadable_frames: int = 10
+    missed_frames: int = 6  # unread card frames between two accepted cards that mean a miss
+    blind_frames: int = 90
+    pair_timeout: float = 2.0
+    sources: frozenset[ReadingSource] = frozenset({ReadingSource.CAMERA})
+    dealt: list[Card] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.agree_frames < 1:
+            raise ValueError(f"agree_frames must be at least 1, got {self.agree_frames}")
+        if not self.sources or ReadingSource.DEALER in self.sources:
+            raise ValueError("sources must name the camera, the barcode shoe or both")
+        self._run = _Run()
+        self._stray_frames = 0
+        self._trouble_frames = 0
+        self._trouble_status: ReadingStatus | None = None
+        self._trouble_reported = False
+        self._spoiled_frames = 0
+        self._blind_reported = False
+        self._question: ConfirmRequest | None = None
+        self._waiting: dict[ReadingSource, deque[_Pending]] = {
+            ReadingSource.CAMERA: deque(),
+            ReadingSource.BARCODE: deque(),
+        }
+        self._codes_seen: set[tuple[Card, int]] = set()
+
+    @property
+    def both_readers(self) -> bool:
+        return self.sources == {ReadingSource.CAMERA, ReadingSource.BARCODE}
+
+    @property
+    def question(self) -> ConfirmRequest | None:
+        """The question waiting for the dealer, if any."""
+        return self._question
+
+    # --- the camera -------------------------------------------------------------------
+
+    def camera(self, reading: CardReading, timestamp: float) -> list[FilterOutput]:
+        if reading.status in _IGNORED:
+            return self._spoiled(reading, timestamp)
+        self._spoiled_frames = 0
+        if reading.status in (ReadingStatus.CARD, ReadingStatus.UNCERTAIN):
+            assert reading.guess is not None
+            self._trouble_frames = 0
+            return self._vote(reading, reading.guess, timestamp)
+        self._end_run()
+        if reading.status is ReadingStatus.NO_CARD:
+            self._trouble_frames = 0
+            return []
+        if reading.status is ReadingStatus.UNREADABLE:
+            self._stray_frames += 1
+        return self._trouble(reading, timestamp)
+
+    def _end_run(self, next_run: _Run | None = None) -> None:
+        """Close the current run; one that never came to anything was a card left unread."""
+        run = self._run
+        if not run.done and run.card is not None and not self._already_placed(run.card):
+            self._stray_frames += run.frames
+        self._run = next_run or _Run()
+
+    def _spoiled(self, reading: CardReading, timestamp: float) -> list[FilterOutput]:
+        self._spoiled_frames += 1
+        if self._spoiled_frames >= self.blind_frames and not self._blind_reported:
+            self._blind_reported = True
+            return [
+                ReaderAlarm(
+                    AlarmKind.READER_LOST,
+                    f"the camera has seen nothing usable for {self._spoiled_frames} frames "
+                    f"({reading.detail}): check the lamp, the lens and the box",
+                    timestamp,
+                )
+            ]
+        return []
+
+    def _trouble(self, reading: CardReading, timestamp: float) -> list[FilterOutput]:
+        if reading.status is not self._trouble_status:
+            self._trouble_status = reading.status
+            self._trouble_frames = 0
+            self._trouble_reported = False
+        self._trouble_frames += 1
+        if self._trouble_reported:
+            return []
+        if reading.status is ReadingStatus.TWO_CARDS and self._trouble_frames >= self.agree_frames:
+            self._trouble_reported = True
+            return [
+                ReaderAlarm(
+                    AlarmKind.TWO_CARDS,
+                    "two cards in view of the camera: clear the table beside the box",
+                    timestamp,
+                )
+            ]
+        if (
+            reading.status is ReadingStatus.UNREADABLE
+            and self._trouble_frames >= self.unreadable_frames
+        ):
+            self._trouble_reported = True
+            return [
+                ReaderAlarm(
+                    AlarmKind.UNREADABLE,
+                    "a card in the box matches no card of this deck (a joker, a card of "
+                    f"another deck?): {reading.detail}; enter it on the console",
+                    timestamp,
+                )
+            ]
+        return []
+
+    def _vote(self, reading: CardReading, card: Card, timestamp: float) -> list[FilterOutput]:
+        if self._run.card != card:
+            self._end_run(_Run(card))
+        run = self._run
+        run.frames += 1
+        if reading.status is ReadingStatus.CARD:
+            run.sure_frames += 1
+        else:
+            run.sure_frames = 0  # "N consecutive frames agree" means N sure ones in a row
+        if reading.confidence > run.best_confidence:
+            run.best_confidence = reading.confidence
+            run.runner_up = reading.runner_up
+        if run.done:
+            return []
+        if run.sure_frames >= self.agree_frames:
+            run.done = True
+            return self._sighted(card, ReadingSource.CAMERA, timestamp, run.best_confidence)
+        if run.frames >= self.confirm_after_frames and not self._already_placed(card):
+            run.done = True
+            choices = (card,) if run.runner_up is None else (card, run.runner_up)
+            self._question = ConfirmRequest(
+                choices,
+                f"the camera is not sure of this card: {card.code}"
+                + (f" or {run.runner_up.code}" if run.runner_up else "")
+                + "? Confirm on the console or with the button",
+                timestamp,
+            )
+            return [self._question]
+        return []
+
+    def _already_placed(self, card: Card) -> bool:
+        return bool(self.dealt) and self.dealt[-1] == card
+
+    # --- the barcode shoe ------------------------------------------------------------
+
+    def barcode(self, reading: BarcodeReading, timestamp: float) -> list[FilterOutput]:
+        if reading.code is None:
+            return [
+                ReaderAlarm(
+                    AlarmKind.FOREIGN_CODE,
+                    f"the shoe read a code that is not one of our stickers: {reading.problem}",
+                    timestamp,
+                )
+            ]
+        key = (reading.code.card, reading.code.deck_number)
+        if key in self._codes_seen and self.dealt and self.dealt[-1] == reading.code.card:
+            return []  # the same sticker scanned twice in one slide
+        if key in self._codes_seen:
+            return [self._seen_before(reading.code.card, timestamp, f" (deck {key[1]})")]
+        self._codes_seen.add(key)
+        return self._sighted(reading.code.card, ReadingSource.BARCODE, timestamp, 1.0)
+
+    def reader_lost(
+        self, source: ReadingSource, message: str, timestamp: float
+    ) -> list[FilterOutput]:
+        return [
+            ReaderAlarm(
+                AlarmKind.READER_LOST,
+                f"the {source.value} reader is lost: {message}; deal from the console",
+                timestamp,
+            )
+        ]
+
+    # --- deciding ----------------------------------------------------------------------
+
+    def _sighted(
+        self, card: Card, source: ReadingSource, timestamp: float, confidence: float
+    ) -> list[FilterOutput]:
+        if not self.both_readers:
+            return self._accept(card, source, timestamp, confidence)
+        if source is ReadingSource.CAMERA and self._already_placed(card):
+            return []
+        other = ReadingSource.BARCODE if source is ReadingSource.CAMERA else ReadingSource.CAMERA
+        waiting = self._waiting[other]
+        if not waiting:
+            self._waiting[source].append(_Pending(card, timestamp, confidence))
+            return []
+        partner = waiting.popleft()
+        if partner.card == card:
+            return self._accept(card, source, timestamp, min(confidence, partner.confidence))
+        camera_card, barcode_card = (
+            (card, partner.card) if source is ReadingSource.CAMERA else (partner.card, card)
+        )
+        message = (
+            f"the camera saw {camera_card.code} but the shoe read {barcode_card.code}: "
+            "which card was dealt?"
+        )
+        self._question = ConfirmRequest((camera_card, barcode_card), message, timestamp)
+        return [
+            ReaderAlarm(AlarmKind.CONFLICT, message, timestamp, (camera_card, barcode_card)),
+            self._question,
+        ]
+
+    def tick(self, timestamp: float) -> list[FilterOutput]:
+        """Call now and then: reports a card one reader named and the other never did."""
+        outputs: list[FilterOutput] = []
+        for source, waiting in self._waiting.items():
+            for pending in waiting:
+                if not pending.reported and timestamp - pending.timestamp > self.pair_timeout:
+                    pending.reported = True
+                    silent = "shoe" if source is ReadingSource.CAMERA else "camera"
+                    outputs.append(
+                        ReaderAlarm(
+                            AlarmKind.READER_SILENT,
+                            f"the {source.value} read {pending.card.code} but the {silent} "
+                            "read nothing: confirm the card",
+                            timestamp,
+                            (pending.card,),
+                        )
+                    )
+        return outputs
+
+    def _accept(
+        self, card: Card, source: ReadingSource, timestamp: float, confidence: float
+    ) -> list[FilterOutput]:
+        if self._already_placed(card):
+            return []
+        if card in self.dealt:
+            return [self._seen_before(card, timestamp, "")]
+        outputs: list[FilterOutput] = []
+        if self._stray_frames >= self.missed_frames:
+            where = f"between {self.dealt[-1].code} and" if self.dealt else "before"
+            outputs.append(
+                ReaderAlarm(
+                    AlarmKind.MISSED_CARD,
+                    f"{where} {card.code} the box showed a card the camera could not read "
+                    f"for {self._stray_frames} frames: a card may have been missed; check "
+                    "the dealt cards",
+                    timestamp,
+                    (*self.dealt[-1:], card),
+                )
+            )
+        self._stray_frames = 0
+        self.dealt.append(card)
+        outputs.append(CardAccepted(card, source, timestamp, confidence))
+        return outputs
+
+    def _seen_before(self, card: Card, timestamp: float, where: str) -> ReaderAlarm:
+        position = self.dealt.index(card) + 1 if card in self.dealt else 0
+        when = f" as card {position} of this deal" if position else ""
+        return ReaderAlarm(
+            AlarmKind.SEEN_BEFORE,
+            f"{card.code}{where} was already dealt{when}: a second sighting is not a new "
+            "card; check the box",
+            timestamp,
+            (card,),
+        )
+
+    # --- the dealer's answers ---------------------------------------------------------------
+
+    def confirm(self, card: Card, timestamp: float) -> list[FilterOutput]:
+        """The dealer names the card asked about (or any card: the dealer is believed)."""
+        self._question = None
+        for waiting in self._waiting.values():
+            waiting.clear()
+        if card in self.dealt and not self._already_placed(card):
+            return [self._seen_before(card, timestamp, "")]
+        return self._accept(card, ReadingSource.DEALER, timestamp, 1.0)
+
+    def dismiss(self) -> None:
+        """The dealer cleared the question without naming a card (e.g. the box was empty)."""
+        self._question = None
+        for waiting in self._waiting.values():
+            waiting.clear()
+        self._run = _Run()

@@ -1,0 +1,224 @@
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+from vision_fixtures import TEST_DESIGN, taught_profile
+
+from table.cards import STANDARD_52, Card
+from table.service.reading_filter import (
+    AlarmKind,
+    CardAccepted,
+    ConfirmRequest,
+    ReaderAlarm,
+    ReadingFilter,
+    ReadingSource,
+)
+from vision.barcode import BarcodeReading, CardCode
+from vision.recognize import CardReading, ReadingStatus, Recognizer
+from vision.synthetic import DESIGNS, deal_video
+
+QH, KS, TWO_D = Card.parse("QH"), Card.parse("KS"), Card.parse("2D")
+
+
+def sure(card: Card) -> CardReading:
+    return CardReading(ReadingStatus.CARD, card, 0.9, None, 0.5, guess=card)
+
+
+def unsure(card: Card, runner_up: Card) -> CardReading:
+    return CardReading(ReadingStatus.UNCERTAIN, None, 0.65, runner_up, 0.6, guess=card)
+
+
+def status(kind: ReadingStatus) -> CardReading:
+    return CardReading(kind, detail=kind.value)
+
+
+def feed(reading_filter: ReadingFilter, *readings: CardReading) -> list[object]:
+    outputs: list[object] = []
+    for index, reading in enumerate(readings):
+        outputs += reading_filter.camera(reading, index / 30)
+    return outputs
+
+
+def accepted(outputs: Sequence[object]) -> list[Card]:
+    return [o.card for o in outputs if isinstance(o, CardAccepted)]
+
+
+def alarms(outputs: Sequence[object]) -> list[AlarmKind]:
+    return [o.kind for o in outputs if isinstance(o, ReaderAlarm)]
+
+
+def test_a_card_is_accepted_once_n_frames_agree_and_only_once() -> None:
+    f = ReadingFilter(agree_frames=3)
+    assert accepted(feed(f, sure(QH), sure(QH))) == []
+    assert accepted(feed(f, sure(QH))) == [QH]
+    assert feed(f, *[sure(QH)] * 20) == []
+
+
+def test_the_number_of_agreeing_frames_is_configurable() -> None:
+    assert accepted(feed(ReadingFilter(agree_frames=5), *[sure(QH)] * 4)) == []
+    assert accepted(feed(ReadingFilter(agree_frames=5), *[sure(QH)] * 5)) == [QH]
+    with pytest.raises(ValueError, match="at least 1"):
+        ReadingFilter(agree_frames=0)
+
+
+def test_a_flicker_of_another_card_breaks_the_run() -> None:
+    f = ReadingFilter(agree_frames=3)
+    assert accepted(feed(f, sure(QH), sure(QH), sure(KS), sure(QH), sure(QH))) == []
+    assert accepted(feed(f, sure(QH))) == [QH]
+
+
+def test_covered_and_moving_frames_are_ignored_without_breaking_the_run() -> None:
+    f = ReadingFilter(agree_frames=3)
+    hand = status(ReadingStatus.OBSTRUCTED)
+    outputs = feed(f, sure(QH), hand, hand, sure(QH), status(ReadingStatus.BAD_FRAME), sure(QH))
+    assert accepted(outputs) == [QH]
+
+
+def test_the_same_card_after_a_hand_passes_is_not_a_new_card() -> None:
+    f = ReadingFilter(agree_frames=2)
+    hand = status(ReadingStatus.OBSTRUCTED)
+    empty = status(ReadingStatus.NO_CARD)
+    outputs = feed(f, sure(QH), sure(QH), hand, sure(QH), sure(QH), empty, sure(QH), sure(QH))
+    assert accepted(outputs) == [QH]
+    assert alarms(outputs) == []
+
+
+def test_a_second_sighting_of_an_earlier_card_is_an_alarm_not_a_card() -> None:
+    f = ReadingFilter(agree_frames=2)
+    outputs = feed(f, sure(QH), sure(QH), sure(KS), sure(KS), sure(QH), sure(QH), sure(QH))
+    assert accepted(outputs) == [QH, KS]
+    raised = [o for o in outputs if isinstance(o, ReaderAlarm)]
+    assert [a.kind for a in raised] == [AlarmKind.SEEN_BEFORE]
+    assert "QH was already dealt as card 1" in raised[0].message
+    assert f.dealt == [QH, KS]
+
+
+def test_an_uncertain_card_asks_the_dealer_instead_of_guessing() -> None:
+    f = ReadingFilter(agree_frames=3, confirm_after_frames=6)
+    outputs = feed(f, *[unsure(TWO_D, QH)] * 10)
+    assert accepted(outputs) == []
+    questions = [o for o in outputs if isinstance(o, ConfirmRequest)]
+    assert len(questions) == 1
+    assert questions[0].choices == (TWO_D, QH)
+    assert "2D or QH" in questions[0].message
+    assert f.question == questions[0]
+    answer = f.confirm(QH, 1.0)
+    assert answer == [CardAccepted(QH, ReadingSource.DEALER, 1.0, 1.0)]
+    assert f.question is None
+
+
+def test_uncertain_frames_between_sure_ones_do_not_make_a_run() -> None:
+    f = ReadingFilter(agree_frames=3, confirm_after_frames=50)
+    assert accepted(feed(f, sure(QH), sure(QH), unsure(QH, KS), sure(QH), sure(QH))) == []
+    assert accepted(feed(f, sure(QH))) == [QH]
+
+
+def test_an_unreadable_card_and_two_cards_raise_one_alarm_each() -> None:
+    f = ReadingFilter(agree_frames=3, unreadable_frames=5)
+    outputs = feed(f, *[status(ReadingStatus.UNREADABLE)] * 30)
+    assert alarms(outputs) == [AlarmKind.UNREADABLE]
+    assert "another deck" in next(o.message for o in outputs if isinstance(o, ReaderAlarm))
+    outputs = feed(f, *[status(ReadingStatus.TWO_CARDS)] * 30)
+    assert alarms(outputs) == [AlarmKind.TWO_CARDS]
+    assert accepted(outputs) == []
+
+
+def test_a_card_left_unread_before_the_next_one_is_reported_as_possibly_missed() -> None:
+    f = ReadingFilter(agree_frames=2, unreadable_frames=50, confirm_after_frames=50)
+    unreadable = status(ReadingStatus.UNREADABLE)
+    outputs = feed(
+        f,
+        sure(QH),
+        sure(QH),
+        unreadable,
+        unsure(TWO_D, KS),
+        unreadable,
+        *[unreadable] * 5,
+        sure(KS),
+        sure(KS),
+    )
+    assert accepted(outputs) == [QH, KS]
+    raised = [o for o in outputs if isinstance(o, ReaderAlarm)]
+    assert [a.kind for a in raised] == [AlarmKind.MISSED_CARD]
+    assert "between QH and KS" in raised[0].message
+    assert raised[0].cards == (QH, KS)
+
+
+def test_a_brief_unread_glimpse_while_the_card_slides_is_no_alarm() -> None:
+    f = ReadingFilter(agree_frames=2)
+    unreadable = status(ReadingStatus.UNREADABLE)
+    outputs = feed(f, sure(QH), sure(QH), unreadable, unsure(KS, QH), sure(KS), sure(KS))
+    assert accepted(outputs) == [QH, KS]
+    assert alarms(outputs) == []
+
+
+def test_a_camera_that_sees_nothing_for_long_raises_reader_lost_once() -> None:
+    f = ReadingFilter(blind_frames=10)
+    outputs = feed(f, *[status(ReadingStatus.BAD_FRAME)] * 40)
+    assert alarms(outputs) == [AlarmKind.READER_LOST]
+
+
+def code(card: Card, deck: int = 1) -> BarcodeReading:
+    return BarcodeReading(f"DT1-{card.code}-{deck:02d}", CardCode(card, deck))
+
+
+def test_barcode_shoe_alone_accepts_each_code_and_alarms_on_repeats_and_garbage() -> None:
+    f = ReadingFilter(sources=frozenset({ReadingSource.BARCODE}))
+    assert accepted(f.barcode(code(QH), 0.0)) == [QH]
+    assert f.barcode(code(QH), 0.1) == []  # the same sticker read twice in one slide
+    assert accepted(f.barcode(code(KS), 0.5)) == [KS]
+    assert alarms(f.barcode(code(QH), 1.0)) == [AlarmKind.SEEN_BEFORE]
+    garbage = BarcodeReading("SHIP-1", None, "not a dealtable card code: 'SHIP-1'")
+    raised = f.barcode(garbage, 1.5)
+    assert alarms(raised) == [AlarmKind.FOREIGN_CODE]
+    assert "SHIP-1" in raised[0].message  # type: ignore[union-attr]
+    lost = f.reader_lost(ReadingSource.BARCODE, "port closed", 2.0)
+    assert alarms(lost) == [AlarmKind.READER_LOST]
+
+
+def test_camera_and_barcode_agreeing_accept_the_card_once() -> None:
+    f = ReadingFilter(agree_frames=2, sources=frozenset(ReadingSource) - {ReadingSource.DEALER})
+    assert accepted(feed(f, sure(QH), sure(QH))) == []  # waiting for the shoe
+    assert accepted(f.barcode(code(QH), 0.5)) == [QH]
+    assert accepted(f.barcode(code(KS), 1.0)) == []  # waiting for the camera
+    assert accepted(feed(f, sure(KS), sure(KS))) == [KS]
+
+
+def test_camera_and_barcode_disagreeing_raise_a_conflict_that_asks_the_dealer() -> None:
+    f = ReadingFilter(
+        agree_frames=2, sources=frozenset({ReadingSource.CAMERA, ReadingSource.BARCODE})
+    )
+    feed(f, sure(QH), sure(QH))
+    outputs = f.barcode(code(KS), 0.5)
+    assert accepted(outputs) == []
+    assert alarms(outputs) == [AlarmKind.CONFLICT]
+    question = next(o for o in outputs if isinstance(o, ConfirmRequest))
+    assert question.choices == (QH, KS)
+    assert "camera saw QH but the shoe read KS" in question.message
+    assert accepted(f.confirm(KS, 1.0)) == [KS]
+
+
+def test_a_reader_that_stays_silent_is_reported_after_the_timeout() -> None:
+    f = ReadingFilter(
+        agree_frames=2,
+        pair_timeout=2.0,
+        sources=frozenset({ReadingSource.CAMERA, ReadingSource.BARCODE}),
+    )
+    feed(f, sure(QH), sure(QH))
+    assert f.tick(1.0) == []
+    raised = f.tick(3.0)
+    assert alarms(raised) == [AlarmKind.READER_SILENT]
+    assert "camera read QH but the shoe read nothing" in raised[0].message  # type: ignore[union-attr]
+    assert f.tick(4.0) == []
+
+
+def test_a_dealt_video_of_six_cards_with_hands_passing_yields_them_in_order() -> None:
+    order = [STANDARD_52.cards[i] for i in (0, 14, 27, 40, 12, 51)]
+    recognizer = Recognizer(taught_profile())
+    f = ReadingFilter(agree_frames=3)
+    outputs: list[object] = []
+    for frame in deal_video(order, DESIGNS[TEST_DESIGN], seed=3, hand_every=2):
+        outputs += f.camera(recognizer.read(frame.image), frame.timestamp)
+    assert accepted(outputs) == order
+    assert alarms(outputs) == []

@@ -1,0 +1,135 @@
+from __future__ import annotations
+
+import argparse
+import io
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from vision_fixtures import frame_of, taught_profile, write_teaching_folder
+
+from table.cards import STANDARD_52, Card
+from vision.barcode import read_frame_barcodes
+from vision.commands import add_subcommands, run_teach
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="dealtable")
+    add_subcommands(parser.add_subparsers(dest="command", required=True))
+    return parser
+
+
+def _run(*argv: str) -> int:
+    args = _parser().parse_args(argv)
+    return int(args.handler(args))
+
+
+def test_teach_from_a_folder_then_recognize_prints_json_per_image(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pictures = write_teaching_folder(tmp_path / "bicycle")
+    profiles = tmp_path / "profiles"
+    assert _run("teach", "--images", str(pictures), "--profiles", str(profiles)) == 0
+    assert (profiles / "bicycle.npz").exists()
+    assert "bicycle" in capsys.readouterr().out
+
+    queen = tmp_path / "queen.png"
+    cv2.imwrite(str(queen), frame_of(Card.parse("QH"), seed=11))
+    black = tmp_path / "black.png"
+    cv2.imwrite(str(black), np.zeros((480, 640, 3), np.uint8))
+    not_an_image = tmp_path / "notes.png"
+    not_an_image.write_text("hello")
+    code = _run(
+        "recognize",
+        "--deck",
+        "bicycle",
+        "--profiles",
+        str(profiles),
+        "--json",
+        str(queen),
+        str(black),
+        str(not_an_image),
+    )
+    assert code == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [line["card"] for line in lines] == ["QH", None, None]
+    assert lines[0]["confidence"] > 0.7
+    assert lines[1]["status"] == "bad-frame"
+    assert lines[2]["image"].endswith("notes.png")
+
+
+def test_recognize_with_an_unknown_profile_fails_clearly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _run("recognize", "--deck", "nope", "--profiles", str(tmp_path), "x.png") == 2
+    assert "no deck profile named 'nope'" in capsys.readouterr().err
+
+
+def test_teach_from_a_folder_missing_cards_names_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pictures = write_teaching_folder(tmp_path / "deck")
+    (pictures / "7C.png").unlink()
+    assert _run("teach", "--images", str(pictures), "--profiles", str(tmp_path / "p")) == 2
+    assert "missing: 7C" in capsys.readouterr().err
+
+
+def test_teach_at_the_camera_walks_the_dealer_through_the_deck(tmp_path: Path) -> None:
+    # The camera: a folder of frames, each card shown steadily for three frames after an
+    # empty box, as a dealer would place them one by one.
+    frames = tmp_path / "camera"
+    frames.mkdir()
+    empty = np.zeros((480, 640, 3), np.uint8)
+    empty[:] = (40, 90, 30)
+    number = 0
+    for card in STANDARD_52:
+        for image in (empty, *[frame_of(card)] * 3):
+            cv2.imwrite(str(frames / f"{number:05d}.png"), image)
+            number += 1
+    args = _parser().parse_args(
+        ["teach", "--camera", str(frames), "--name", "walked", "--profiles", str(tmp_path)]
+    )
+    said = io.StringIO()
+    assert run_teach(args, stdin=io.StringIO("\n" * 52), out=said) == 0
+    assert said.getvalue().count("face up in the box") == 52
+    assert "Put A♠ (AS)" in said.getvalue()
+    assert (tmp_path / "walked.npz").exists()
+
+
+def test_teach_camera_without_a_source_means_the_default_camera() -> None:
+    args = _parser().parse_args(["teach", "--camera"])
+    assert args.camera == "auto"
+    with pytest.raises(SystemExit):
+        _parser().parse_args(["teach"])  # one of --images or --camera is required
+
+
+def test_teach_at_the_camera_stops_when_the_dealer_stops_answering(tmp_path: Path) -> None:
+    frames = tmp_path / "camera"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "0.png"), frame_of(Card.parse("AS")))
+    args = _parser().parse_args(["teach", "--camera", str(frames), "--profiles", str(tmp_path)])
+    assert run_teach(args, stdin=io.StringIO(""), out=io.StringIO()) == 2
+
+
+def test_barcodes_writes_a_sheet_of_readable_stickers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "shoe.png"
+    assert _run("barcodes", "--decks", "1", "--out", str(out)) == 0
+    sheet = cv2.imread(str(out))
+    assert sheet is not None
+    codes = {r.code.card for r in read_frame_barcodes(np.asarray(sheet, np.uint8)) if r.code}
+    assert codes == set(STANDARD_52)
+    assert _run("barcodes", "--decks", "0", "--out", str(out)) == 2
+    assert "1 to 99" in capsys.readouterr().err
+
+
+def test_the_profile_from_the_fixture_matches_what_teach_writes(tmp_path: Path) -> None:
+    pictures = write_teaching_folder(tmp_path / "classic")
+    assert _run("teach", "--images", str(pictures), "--profiles", str(tmp_path)) == 0
+    from vision.profile import DeckProfile
+
+    written = DeckProfile.load(tmp_path / "classic.npz")
+    assert written.rank_box == taught_profile().rank_box

@@ -1,0 +1,101 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from table.cards import Card
+from vision.errors import FrameSourceError, VisionError
+from vision.frames import (
+    FrameSource,
+    ImageFolderSource,
+    PiCameraSource,
+    SyntheticSource,
+    VideoCaptureSource,
+    as_bgr,
+)
+from vision.synthetic import DESIGNS, render_card
+
+
+def _picture(value: int) -> np.ndarray:
+    return np.full((48, 64, 3), value, np.uint8)
+
+
+def test_image_folder_gives_every_picture_in_name_order_with_spaced_timestamps(
+    tmp_path: Path,
+) -> None:
+    for name, value in (("b.png", 20), ("a.png", 10), ("c.jpg", 30)):
+        cv2.imwrite(str(tmp_path / name), _picture(value))
+    (tmp_path / "notes.txt").write_text("not a picture")
+    with ImageFolderSource(tmp_path, fps=10) as source:
+        assert isinstance(source, FrameSource)
+        frames = list(source)
+    assert [int(f.image[0, 0, 0]) for f in frames] == [10, 20, 30]
+    assert [f.timestamp for f in frames] == pytest.approx([0.0, 0.1, 0.2])
+    assert all(f.image.shape == (48, 64, 3) for f in frames)
+
+
+def test_image_folder_refuses_a_missing_or_empty_folder(tmp_path: Path) -> None:
+    with pytest.raises(FrameSourceError, match="no such image folder"):
+        ImageFolderSource(tmp_path / "absent")
+    with pytest.raises(FrameSourceError, match="no images"):
+        ImageFolderSource(tmp_path)
+
+
+def test_a_corrupt_image_in_the_folder_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "a.png").write_bytes(b"not really a png")
+    with pytest.raises(FrameSourceError, match="not a readable image"):
+        list(ImageFolderSource(tmp_path))
+
+
+def test_video_file_replays_its_frames_with_the_files_own_times(tmp_path: Path) -> None:
+    path = tmp_path / "deal.avi"
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"MJPG"), 10.0, (640, 480))
+    card = render_card(Card.parse("QH"), DESIGNS["classic"])
+    for _ in range(5):
+        writer.write(card)
+    writer.release()
+    with VideoCaptureSource(path) as source:
+        frames = list(source)
+    assert len(frames) == 5
+    assert frames[0].image.shape == (480, 640, 3)
+    assert [f.index for f in frames] == [0, 1, 2, 3, 4]
+    assert frames[-1].timestamp > frames[0].timestamp
+
+
+def test_a_missing_video_file_is_refused_as_a_vision_error(tmp_path: Path) -> None:
+    with pytest.raises(VisionError, match="no such video file"):
+        VideoCaptureSource(tmp_path / "nothing.mp4")
+    with pytest.raises(ValueError, match="no such video file"):
+        VideoCaptureSource(str(tmp_path / "nothing.mp4"))
+
+
+def test_synthetic_source_times_frames_by_its_rate() -> None:
+    source = SyntheticSource(lambda i: _picture(i), 3, fps=30)
+    frames = list(source)
+    assert [int(f.image[0, 0, 0]) for f in frames] == [0, 1, 2]
+    assert frames[2].timestamp == pytest.approx(2 / 30)
+    source.close()
+    source.close()  # closing twice is harmless
+
+
+def test_grey_and_bgra_pictures_become_bgr_and_others_are_refused() -> None:
+    assert as_bgr(np.zeros((4, 5), np.uint8)).shape == (4, 5, 3)
+    assert as_bgr(np.zeros((4, 5, 4), np.uint8)).shape == (4, 5, 3)
+    with pytest.raises(FrameSourceError, match="dtype"):
+        as_bgr(np.zeros((4, 5, 3), np.float32))
+    with pytest.raises(FrameSourceError, match="shape"):
+        as_bgr(np.zeros((4, 5, 2), np.uint8))
+
+
+def test_pi_camera_without_picamera2_says_how_to_install_it() -> None:
+    try:
+        import picamera2  # type: ignore[import-not-found]  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        pytest.skip("picamera2 is installed here: this checks the message where it is not")
+    with pytest.raises(FrameSourceError, match="python3-picamera2"):
+        PiCameraSource()

@@ -1,0 +1,76 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from vision_fixtures import frame_of, taught_profile, write_teaching_folder
+
+from table.cards import STANDARD_52, Card
+from vision.errors import ProfileError
+from vision.profile import DeckProfile, find_profile, read_teaching_folder, teach
+from vision.recognize import Recognizer
+from vision.synthetic import DESIGNS, render_card
+
+
+def test_a_deck_taught_from_a_folder_of_named_pictures_reads_its_cards(tmp_path: Path) -> None:
+    folder = write_teaching_folder(tmp_path / "pictures")
+    (folder / "joker.png").write_bytes(b"ignored: not named by a card")
+    images = read_teaching_folder(folder)
+    assert set(images) == set(STANDARD_52)
+    profile = teach(images, "bicycle-red")
+    reader = Recognizer(profile)
+    for code in ("AS", "10H", "QC", "7D"):
+        assert reader.read(frame_of(Card.parse(code), seed=77)).card in (None, Card.parse(code))
+    assert reader.read(frame_of(Card.parse("KH"))).card == Card.parse("KH")
+
+
+def test_a_saved_profile_loads_and_reads_the_same(tmp_path: Path) -> None:
+    profile = taught_profile()
+    path = profile.save(tmp_path)
+    assert path.name == "classic.npz"
+    loaded = find_profile("classic", tmp_path)
+    assert loaded.rank_box == profile.rank_box
+    assert loaded.suit_box == profile.suit_box
+    frame = frame_of(Card.parse("9S"), seed=5)
+    first, second = Recognizer(profile).read(frame), Recognizer(loaded).read(frame)
+    assert first.card == second.card
+    assert first.confidence == pytest.approx(second.confidence, abs=1e-5)
+    assert isinstance(DeckProfile.load(path), DeckProfile)
+
+
+def test_teaching_without_every_card_names_the_missing_ones() -> None:
+    design = DESIGNS["classic"]
+    images = {card: render_card(card, design) for card in STANDARD_52.cards[:50]}
+    with pytest.raises(ProfileError, match="missing: QC KC"):
+        teach(images, "short-deck")
+
+
+def test_teaching_from_the_same_picture_every_time_is_refused() -> None:
+    picture = render_card(Card.parse("QH"), DESIGNS["classic"])
+    with pytest.raises(ProfileError, match="do not differ"):
+        teach(dict.fromkeys(STANDARD_52, picture), "all-queens")
+
+
+def test_a_teaching_picture_without_a_card_is_refused_by_name() -> None:
+    design = DESIGNS["classic"]
+    images = {card: render_card(card, design) for card in STANDARD_52}
+    images[Card.parse("4D")] = np.zeros((480, 640, 3), np.uint8)
+    with pytest.raises(ProfileError, match="4D: the picture is dark"):
+        teach(images, "classic")
+
+
+def test_garbage_profile_files_and_bad_names_are_profile_errors(tmp_path: Path) -> None:
+    garbage = tmp_path / "garbage.npz"
+    garbage.write_bytes(b"\x00not a zip")
+    with pytest.raises(ProfileError, match="not a readable deck profile"):
+        DeckProfile.load(garbage)
+    with pytest.raises(ProfileError, match="no deck profile named"):
+        find_profile("absent", tmp_path)
+    with pytest.raises(ProfileError, match="must be letters"):
+        teach({}, "../escape")
+    cv2.imwrite(str(tmp_path / "QH.png"), render_card(Card.parse("QH"), DESIGNS["classic"]))
+    cv2.imwrite(str(tmp_path / "qh.jpg"), render_card(Card.parse("QH"), DESIGNS["classic"]))
+    with pytest.raises(ValueError, match="two pictures of QH"):
+        read_teaching_folder(tmp_path)

@@ -1,0 +1,112 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from vision_fixtures import TEST_DESIGN, frame_of, taught_profile
+
+from table.cards import STANDARD_52, Card
+from vision.recognize import ReadingStatus, Recognizer
+from vision.synthetic import DESIGNS, FrameSpec, Pose, Scene, random_spec, render_frame
+
+
+@pytest.fixture(scope="module")
+def recognizer() -> Recognizer:
+    return Recognizer(taught_profile())
+
+
+def test_every_clean_card_is_read_right_with_a_runner_up(recognizer: Recognizer) -> None:
+    for card in STANDARD_52:
+        reading = recognizer.read(frame_of(card))
+        assert reading.status is ReadingStatus.CARD, (card, reading)
+        assert reading.card == card
+        assert reading.runner_up is not None
+        assert reading.runner_up != card
+        assert reading.confidence > reading.runner_up_confidence
+
+
+def test_perturbed_frames_are_mostly_read_and_never_misread(recognizer: Recognizer) -> None:
+    outcomes = {"right": 0, "wrong": 0, "refused": 0}
+    for seed in range(104):
+        card = STANDARD_52.cards[seed % 52]
+        reading = recognizer.read(frame_of(card, seed=seed + 50_000))
+        if reading.card is None:
+            outcomes["refused"] += 1
+        else:
+            outcomes["right" if reading.card == card else "wrong"] += 1
+    assert outcomes["wrong"] == 0, outcomes
+    assert outcomes["right"] >= 90, outcomes
+
+
+def test_an_upside_down_card_reads_the_same(recognizer: Recognizer) -> None:
+    frame = frame_of(Card.parse("6H"))
+    reading = recognizer.read(np.ascontiguousarray(frame[::-1, ::-1]))
+    assert reading.card == Card.parse("6H")
+
+
+@pytest.mark.parametrize(
+    ("frame", "status"),
+    [
+        (np.zeros((480, 640, 3), np.uint8), ReadingStatus.BAD_FRAME),
+        (np.full((480, 640, 3), 255, np.uint8), ReadingStatus.BAD_FRAME),
+        (np.full((480, 640, 3), 90, np.uint8), ReadingStatus.BAD_FRAME),
+    ],
+    ids=["black", "overexposed", "blank"],
+)
+def test_black_blank_and_overexposed_frames_say_so(
+    recognizer: Recognizer, frame: np.ndarray, status: ReadingStatus
+) -> None:
+    reading = recognizer.read(frame)
+    assert reading.status is status
+    assert reading.card is None
+    assert reading.detail
+
+
+def test_noise_and_wrong_shapes_of_frame_are_no_card(recognizer: Recognizer) -> None:
+    noise = np.random.default_rng(3).integers(0, 256, (480, 640, 3), dtype=np.uint8)
+    assert recognizer.read(noise).card is None
+    assert recognizer.read(np.zeros((480, 640), np.uint8)).status is ReadingStatus.BAD_FRAME
+
+
+def test_a_joker_is_never_read_as_a_card(recognizer: Recognizer) -> None:
+    design = DESIGNS[TEST_DESIGN]
+    for seed in range(20):
+        spec = FrameSpec(
+            None, design, Pose.sample(np.random.default_rng(seed)), joker=True, seed=seed
+        )
+        reading = recognizer.read(render_frame(spec))
+        assert reading.card is None, reading
+
+
+def test_cards_of_another_design_are_never_misread(recognizer: Recognizer) -> None:
+    for seed, card in enumerate(STANDARD_52):
+        reading = recognizer.read(frame_of(card, seed=seed, design_name="gazette"))
+        assert reading.card in (None, card), (card, reading)
+
+
+@pytest.mark.parametrize("scene", [Scene.EMPTY, Scene.HAND, Scene.SLIDING, Scene.TWO_CARDS])
+def test_empty_box_hand_sliding_card_and_two_cards_never_give_a_wrong_card(
+    recognizer: Recognizer, scene: Scene
+) -> None:
+    design = DESIGNS[TEST_DESIGN]
+    statuses = set()
+    for seed in range(12):
+        card = STANDARD_52.cards[seed * 4]
+        next_card = STANDARD_52.cards[seed * 4 + 1]
+        spec = random_spec(card, design, seed, scene=scene, next_card=next_card)
+        reading = recognizer.read(render_frame(spec))
+        statuses.add(reading.status)
+        if scene in (Scene.EMPTY, Scene.HAND):
+            assert reading.card is None, (seed, reading)
+        else:
+            # Half slid off, the top card (or the one beneath) may still show its index.
+            assert reading.card in (None, card, next_card), (seed, reading)
+    assert statuses - {ReadingStatus.CARD}, f"{scene} was always read as a card"
+
+
+def test_reading_as_json_names_card_and_confidence(recognizer: Recognizer) -> None:
+    data = recognizer.read(frame_of(Card.parse("10D"))).to_json()
+    assert data["card"] == "10D"
+    assert data["status"] == "card"
+    assert 0 < float(data["confidence"]) <= 1  # type: ignore[arg-type]
+    empty = recognizer.read(np.zeros((480, 640, 3), np.uint8)).to_json()
+    assert empty["card"] is None

@@ -1,0 +1,192 @@
+"""The card readers' subcommands of ``dealtable``: ``teach``, ``recognize`` and ``barcodes``.
+
+The main command line calls :func:`add_subcommands` with its subparsers; each subcommand
+sets ``handler`` to a function taking the parsed arguments and returning the exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TextIO
+
+import cv2
+
+from table.cards import Card, find_deck
+from table.errors import CardParseError
+from vision.barcode import write_sticker_sheets
+from vision.errors import VisionError
+from vision.frames import (
+    FrameSource,
+    Image,
+    ImageFolderSource,
+    PiCameraSource,
+    VideoCaptureSource,
+)
+from vision.geometry import detect
+from vision.profile import find_profile, read_teaching_folder, teach
+from vision.recognize import CardReading, ReadingStatus, Recognizer
+
+Handler = Callable[[argparse.Namespace], int]
+STEADY_FRAMES = 3  # a card must sit still this many frames before teaching takes it
+MAX_FRAMES_PER_CARD = 300
+
+
+def default_profile_folder() -> Path:
+    configured = os.environ.get("DEALTABLE_DECKS")
+    if configured:
+        return Path(configured)
+    return Path.home() / ".local" / "share" / "dealtable" / "decks"
+
+
+def add_subcommands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``teach``, ``recognize`` and ``barcodes`` on the main parser's subparsers."""
+    teach_parser = subparsers.add_parser(
+        "teach",
+        help="learn a deck design from one picture of each card",
+        description="Learn a deck design: from a folder of pictures named by card code "
+        "(QH.png, 10S.jpg), or by walking the dealer through the deck at the camera.",
+    )
+    source = teach_parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--images", type=Path, metavar="DIR", help="folder of QH.png, 10S.png …")
+    source.add_argument(
+        "--camera",
+        nargs="?",
+        const="auto",
+        metavar="SOURCE",
+        help="'picamera', a USB camera index, a video file or a folder of frames "
+        "(default: the Pi camera if there is one, else USB camera 0)",
+    )
+    teach_parser.add_argument("--name", help="profile name (default: the folder's name)")
+    teach_parser.add_argument("--deck", default="standard-52", help="deck: standard-52 …")
+    teach_parser.add_argument("--profiles", type=Path, help="profile folder")
+    teach_parser.add_argument(
+        "--yes", action="store_true", help="camera: do not wait for Enter before each card"
+    )
+    teach_parser.set_defaults(handler=run_teach)
+
+    recognize_parser = subparsers.add_parser(
+        "recognize",
+        help="read the card in each picture",
+        description="Read the card in each picture with a taught deck profile.",
+    )
+    recognize_parser.add_argument("images", nargs="+", type=Path, metavar="IMAGE")
+    recognize_parser.add_argument("--deck", required=True, help="profile name or .npz file")
+    recognize_parser.add_argument("--profiles", type=Path, help="profile folder")
+    recognize_parser.add_argument("--json", action="store_true", help="one JSON object a line")
+    recognize_parser.set_defaults(handler=run_recognize)
+
+    barcodes_parser = subparsers.add_parser(
+        "barcodes",
+        help="print barcode sticker sheets to label real cards",
+        description="Write A4 sticker sheets (150 dpi) with one Code 128 sticker per card.",
+    )
+    barcodes_parser.add_argument("--decks", type=int, default=1, help="decks in the shoe")
+    barcodes_parser.add_argument("--deck", default="standard-52")
+    barcodes_parser.add_argument("--out", type=Path, required=True, metavar="FILE.pdf|png")
+    barcodes_parser.set_defaults(handler=run_barcodes)
+
+
+def _fail(message: str, stderr: TextIO) -> int:
+    print(f"error: {message}", file=stderr)
+    return 2
+
+
+def run_teach(
+    args: argparse.Namespace, stdin: TextIO | None = None, out: TextIO | None = None
+) -> int:
+    stdin = stdin or sys.stdin
+    out = out or sys.stdout
+    folder = args.profiles or default_profile_folder()
+    try:
+        deck = find_deck(args.deck)
+        if args.images is not None:
+            name = args.name or args.images.resolve().name
+            images = read_teaching_folder(args.images)
+        else:
+            name = args.name or "camera-deck"
+            images = _walk_through_deck(args.camera, deck.cards, args.yes, stdin, out)
+        profile = teach(images, name, deck)
+        path = profile.save(folder)
+    except (VisionError, CardParseError) as error:
+        return _fail(str(error), sys.stderr)
+    print(f"taught deck {name!r} ({deck.name}) -> {path}", file=out)
+    return 0
+
+
+def open_camera(spec: str) -> FrameSource:
+    if spec == "auto":
+        try:
+            return PiCameraSource()
+        except VisionError:
+            return VideoCaptureSource(0)
+    if spec == "picamera":
+        return PiCameraSource()
+    if spec.isdigit():
+        return VideoCaptureSource(int(spec))
+    if Path(spec).is_dir():
+        return ImageFolderSource(spec)
+    return VideoCaptureSource(spec)
+
+
+def _walk_through_deck(
+    camera: str, cards: tuple[Card, ...], no_wait: bool, stdin: TextIO, out: TextIO
+) -> dict[Card, Image]:
+    """Ask for each card in turn and take it once it has lain still in the box."""
+    source = open_camera(camera)
+    frames = iter(source)
+    images: dict[Card, Image] = {}
+    try:
+        for card in cards:
+            print(f"Put {card.pretty} ({card.code}) face up in the box", file=out, flush=True)
+            if not no_wait and not stdin.readline():
+                raise VisionError(f"teaching stopped before {card.code}: no more input")
+            steady = 0
+            for count, frame in enumerate(frames):
+                detection = detect(frame.image)
+                steady = steady + 1 if len(detection.cards) == 1 else 0
+                if steady >= STEADY_FRAMES:
+                    images[card] = frame.image
+                    break
+                if count >= MAX_FRAMES_PER_CARD:
+                    raise VisionError(f"no card held still in view for {card.code}")
+            else:
+                raise VisionError(f"the camera ran out of frames before {card.code}")
+    finally:
+        source.close()
+    return images
+
+
+def run_recognize(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    try:
+        profile = find_profile(args.deck, args.profiles or default_profile_folder())
+    except VisionError as error:
+        return _fail(str(error), sys.stderr)
+    recognizer = Recognizer(profile)
+    for path in args.images:
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if image is None:
+            reading = CardReading(ReadingStatus.BAD_FRAME, detail="not a readable image file")
+        else:
+            reading = recognizer.read(image)  # type: ignore[arg-type]
+        if args.json:
+            print(json.dumps({"image": str(path), **reading.to_json()}), file=out)
+        else:
+            shown = reading.card.code if reading.card else f"no card ({reading.status.value})"
+            print(f"{path}: {shown} {reading.confidence:.2f} {reading.detail}".rstrip(), file=out)
+    return 0
+
+
+def run_barcodes(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    try:
+        path = write_sticker_sheets(args.decks, args.out, find_deck(args.deck))
+    except (VisionError, CardParseError) as error:
+        return _fail(str(error), sys.stderr)
+    print(f"stickers for {args.decks} deck(s) -> {path}", file=out)
+    return 0

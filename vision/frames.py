@@ -1,0 +1,228 @@
+"""Frame sources: where the camera's pictures come from.
+
+Everything downstream sees one seam, :class:`FrameSource`: an iterable of
+:class:`Frame` (a BGR ``uint8`` image and the time it was taken, in seconds) that can
+be closed. Four sources stand behind it:
+
+* :class:`PiCameraSource`: the Raspberry Pi camera through picamera2, which comes from
+  the OS packages (``python3-picamera2``) and is imported only when this source opens;
+* :class:`VideoCaptureSource`: ``cv2.VideoCapture`` on a USB camera index or a video file;
+* :class:`ImageFolderSource`: every image in a folder, in name order;
+* :class:`SyntheticSource`: frames from any callable, e.g. the synthetic dealing box.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Protocol, Self, runtime_checkable
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.errors import FrameSourceError
+
+Image = npt.NDArray[np.uint8]
+Clock = Callable[[], float]
+
+IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"})
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One picture: ``image`` is H×W×3 BGR ``uint8``; ``timestamp`` is in seconds."""
+
+    image: Image
+    timestamp: float
+    index: int
+
+
+@runtime_checkable
+class FrameSource(Protocol):
+    """Anything that yields timestamped BGR frames and can be closed (idempotently)."""
+
+    def __iter__(self) -> Iterator[Frame]: ...
+
+    def close(self) -> None: ...
+
+
+class _Closing:
+    """Context-manager plumbing shared by the sources."""
+
+    def close(self) -> None:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def as_bgr(image: npt.NDArray[Any]) -> Image:
+    """Turn a grey, BGR or BGRA ``uint8`` picture into BGR; refuse anything else."""
+    if image.dtype != np.uint8:
+        raise FrameSourceError(f"frame has dtype {image.dtype}, expected uint8")
+    if image.ndim == 2:
+        return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)  # type: ignore[return-value]
+    if image.ndim == 3 and image.shape[2] == 3:
+        return image
+    if image.ndim == 3 and image.shape[2] == 4:
+        return cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)  # type: ignore[return-value]
+    raise FrameSourceError(f"frame has shape {image.shape}, expected H×W, H×W×3 or H×W×4")
+
+
+class VideoCaptureSource(_Closing):
+    """A USB camera (an ``int`` index) or a video file (a path) through ``cv2.VideoCapture``.
+
+    A file's frames carry the file's own timestamps, so replaying a recording gives the
+    same times as when it was dealt; a live camera's frames carry ``clock()``.
+    """
+
+    def __init__(
+        self,
+        device: int | str | Path,
+        *,
+        width: int | None = None,
+        height: int | None = None,
+        clock: Clock = time.monotonic,
+    ) -> None:
+        self._is_file = not isinstance(device, int)
+        if isinstance(device, int):
+            self._capture = cv2.VideoCapture(device)
+        elif Path(device).is_file():
+            self._capture = cv2.VideoCapture(str(device))
+        else:
+            raise FrameSourceError(f"no such video file: {str(device)!r}")
+        if not self._capture.isOpened():
+            self._capture.release()
+            raise FrameSourceError(f"cannot open video source {device!r}")
+        if width is not None:
+            self._capture.set(cv2.CAP_PROP_FRAME_WIDTH, width)
+        if height is not None:
+            self._capture.set(cv2.CAP_PROP_FRAME_HEIGHT, height)
+        self._device = device
+        self._clock = clock
+        self._closed = False
+
+    def __iter__(self) -> Iterator[Frame]:
+        index = 0
+        while not self._closed:
+            ok, image = self._capture.read()
+            if not ok or image is None:
+                return
+            if self._is_file:
+                timestamp = self._capture.get(cv2.CAP_PROP_POS_MSEC) / 1000.0
+            else:
+                timestamp = self._clock()
+            yield Frame(as_bgr(image), timestamp, index)
+            index += 1
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._capture.release()
+
+
+class ImageFolderSource(_Closing):
+    """Every picture in a folder, in file-name order, spaced ``1 / fps`` seconds apart."""
+
+    def __init__(self, folder: str | Path, *, fps: float = 30.0) -> None:
+        self._folder = Path(folder)
+        if not self._folder.is_dir():
+            raise FrameSourceError(f"no such image folder: {str(folder)!r}")
+        self._paths = sorted(
+            p for p in self._folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES
+        )
+        if not self._paths:
+            raise FrameSourceError(f"no images in {str(folder)!r}")
+        self._fps = fps
+
+    @property
+    def paths(self) -> tuple[Path, ...]:
+        return tuple(self._paths)
+
+    def __iter__(self) -> Iterator[Frame]:
+        for index, path in enumerate(self._paths):
+            image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+            if image is None:
+                raise FrameSourceError(f"not a readable image: {str(path)!r}")
+            yield Frame(as_bgr(image), index / self._fps, index)
+
+    def close(self) -> None:
+        """Nothing stays open between frames."""
+
+
+class SyntheticSource(_Closing):
+    """``count`` frames made by ``render(index)``, at ``fps`` frames a second."""
+
+    def __init__(self, render: Callable[[int], Image], count: int, *, fps: float = 30.0) -> None:
+        if count < 0:
+            raise FrameSourceError(f"frame count must not be negative, got {count}")
+        self._render = render
+        self._count = count
+        self._fps = fps
+
+    def __iter__(self) -> Iterator[Frame]:
+        for index in range(self._count):
+            yield Frame(as_bgr(self._render(index)), index / self._fps, index)
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+class PiCameraSource(_Closing):
+    """The Raspberry Pi camera through picamera2 (from the OS, imported on open).
+
+    ``RGB888`` is libcamera's name for pixels stored B, G, R: exactly OpenCV's order.
+    """
+
+    def __init__(
+        self,
+        *,
+        width: int = 640,
+        height: int = 480,
+        camera_number: int = 0,
+        clock: Clock = time.monotonic,
+    ) -> None:
+        try:
+            from picamera2 import Picamera2  # type: ignore[import-not-found]
+        except ImportError as error:
+            raise FrameSourceError(
+                "picamera2 is not installed: on Raspberry Pi OS run "
+                "'apt-get install python3-picamera2' and make the venv with "
+                "--system-site-packages"
+            ) from error
+        try:
+            self._camera = Picamera2(camera_number)
+            config = self._camera.create_video_configuration(
+                main={"size": (width, height), "format": "RGB888"}
+            )
+            self._camera.configure(config)
+            self._camera.start()
+        except Exception as error:  # libcamera raises plain RuntimeErrors and IndexErrors
+            raise FrameSourceError(f"cannot start Pi camera {camera_number}: {error}") from error
+        self._clock = clock
+        self._closed = False
+
+    def __iter__(self) -> Iterator[Frame]:
+        index = 0
+        while not self._closed:
+            image = self._camera.capture_array("main")
+            yield Frame(as_bgr(np.ascontiguousarray(image[:, :, :3])), self._clock(), index)
+            index += 1
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._camera.stop()
+            self._camera.close()

@@ -1,0 +1,254 @@
+"""Deck profiles: what one design's corner indices look like, learnt from one picture a card.
+
+Teaching flattens each card's picture and looks at its top-left corner. Averaged over the
+four suits, a rank's corner differs from the other ranks only where the rank is printed;
+averaged over the thirteen ranks, a suit's corner differs only where the suit pip is. Those
+two places become the rank box and the suit box, and the averages inside them become the
+thirteen rank templates and the four suit templates the recognizer matches.
+
+A profile is one ``.npz`` file (arrays plus a JSON header, no pickles) named after the deck
+design, in a profile folder chosen in config.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from table.cards import STANDARD_52, Card, DeckSpec, Rank, Suit, find_deck
+from table.errors import CardParseError
+from vision.errors import ProfileError
+from vision.frames import IMAGE_SUFFIXES, Image
+from vision.geometry import CANON_HEIGHT, CANON_WIDTH, FloatImage, detect, flatten, whiteness
+
+PROFILE_FORMAT = 1
+CORNER_WIDTH = 46  # canonical pixels: the index column, clear of the face's pips and frames
+CORNER_HEIGHT = 110
+SEARCH_MARGIN = 8  # how far a glyph may sit from where teaching saw it, in canonical pixels
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+Box = tuple[int, int, int, int]  # x, y, width, height in the canonical corner
+
+
+@dataclass(frozen=True)
+class DeckProfile:
+    """One card design's corner index, ready to match."""
+
+    name: str
+    deck: DeckSpec
+    rank_box: Box
+    suit_box: Box
+    rank_templates: Mapping[Rank, FloatImage]
+    suit_templates: Mapping[Suit, FloatImage]
+    # Each card's whole index as taught: a reading is checked against it, so a card of
+    # another design whose rank and suit happen to fit alone is not taken for this deck.
+    index_templates: Mapping[Card, FloatImage]
+
+    @property
+    def index_box(self) -> Box:
+        return _union(self.rank_box, self.suit_box)
+
+    def save(self, folder: str | Path) -> Path:
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        header = {
+            "format": PROFILE_FORMAT,
+            "name": self.name,
+            "deck": self.deck.name,
+            "rank_box": list(self.rank_box),
+            "suit_box": list(self.suit_box),
+            "ranks": [rank.label for rank in self.rank_templates],
+            "suits": [suit.value for suit in self.suit_templates],
+        }
+        arrays = {f"rank_{r.label}": t for r, t in self.rank_templates.items()}
+        arrays.update({f"suit_{s.value}": t for s, t in self.suit_templates.items()})
+        arrays.update({f"index_{c.code}": t for c, t in self.index_templates.items()})
+        path = profile_path(folder, self.name)
+        with path.open("wb") as file:
+            arrays["header"] = np.array(json.dumps(header))
+            np.savez_compressed(file, allow_pickle=False, **arrays)
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path) -> DeckProfile:
+        path = Path(path)
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                header = json.loads(str(data["header"]))
+                if header.get("format") != PROFILE_FORMAT:
+                    raise ProfileError(
+                        f"deck profile {str(path)!r} has format {header.get('format')!r}, "
+                        f"this reader knows format {PROFILE_FORMAT}: teach the deck again"
+                    )
+                ranks = {Rank.parse(label): data[f"rank_{label}"] for label in header["ranks"]}
+                suits = {Suit.parse(code): data[f"suit_{code}"] for code in header["suits"]}
+                deck = find_deck(header["deck"])
+                indices = {card: data[f"index_{card.code}"] for card in deck}
+                return cls(
+                    header["name"],
+                    deck,
+                    _box(header["rank_box"]),
+                    _box(header["suit_box"]),
+                    {r: t.astype(np.float32) for r, t in ranks.items()},
+                    {s: t.astype(np.float32) for s, t in suits.items()},
+                    {c: t.astype(np.float32) for c, t in indices.items()},
+                )
+        except ProfileError:
+            raise
+        except (OSError, KeyError, ValueError, json.JSONDecodeError, CardParseError) as error:
+            raise ProfileError(f"not a readable deck profile: {str(path)!r} ({error})") from error
+
+
+def _box(values: list[int]) -> Box:
+    x, y, w, h = (int(v) for v in values)
+    return (x, y, w, h)
+
+
+def profile_path(folder: str | Path, name: str) -> Path:
+    if not _NAME.match(name):
+        raise ProfileError(
+            f"deck profile name {name!r} must be letters, digits, '.', '_' or '-' (at most 64)"
+        )
+    return Path(folder) / f"{name}.npz"
+
+
+def find_profile(name_or_path: str | Path, folder: str | Path | None = None) -> DeckProfile:
+    """Load a profile given its file, or its name inside ``folder``."""
+    path = Path(name_or_path)
+    if path.suffix == ".npz" or path.exists():
+        return DeckProfile.load(path)
+    if folder is None:
+        raise ProfileError(f"no deck profile file {str(path)!r}")
+    candidate = profile_path(folder, str(name_or_path))
+    if not candidate.exists():
+        raise ProfileError(f"no deck profile named {str(name_or_path)!r} in {str(folder)!r}")
+    return DeckProfile.load(candidate)
+
+
+def corner_patches(flat: Image) -> tuple[Image, Image]:
+    """The top-left index and the bottom-right one turned upright, padded for the search."""
+    upright = flat[:CORNER_HEIGHT, :CORNER_WIDTH]
+    turned = np.ascontiguousarray(flat[::-1, ::-1][:CORNER_HEIGHT, :CORNER_WIDTH])
+    return pad_corner(upright), pad_corner(turned)
+
+
+def pad_corner(corner: Image) -> Image:
+    pad = SEARCH_MARGIN
+    return cv2.copyMakeBorder(corner, pad, pad, pad, pad, cv2.BORDER_REPLICATE)  # type: ignore[return-value]
+
+
+def flat_card_of(image: Image, source: str) -> Image:
+    detection = detect(image)
+    if detection.problem is not None:
+        raise ProfileError(f"{source}: the picture is {detection.problem.value}, no card to learn")
+    if len(detection.cards) != 1:
+        found = "no card" if not detection.cards else f"{len(detection.cards)} cards"
+        raise ProfileError(f"{source}: expected exactly one card in the picture, found {found}")
+    return flatten(image, detection.cards[0].quad)
+
+
+def _bounding_box(weight: FloatImage, share: float) -> Box:
+    mask = (weight >= share * float(weight.max())).astype(np.uint8)
+    x, y, w, h = cv2.boundingRect(mask)
+    pad = 3
+    x0, y0 = max(0, x - pad), max(0, y - pad)
+    x1 = min(CORNER_WIDTH, x + w + pad)
+    y1 = min(CORNER_HEIGHT, y + h + pad)
+    return (x0, y0, x1 - x0, y1 - y0)
+
+
+def teach(images: Mapping[Card, Image], name: str, deck: DeckSpec = STANDARD_52) -> DeckProfile:
+    """Learn a deck design from one picture of each of its cards (any orientation upright
+    or upside down, the card the only bright thing in view)."""
+    profile_path(".", name)  # refuse a bad name before the work
+    missing = [card.code for card in deck if card not in images]
+    if missing:
+        raise ProfileError(
+            f"teaching {name!r} needs a picture of every card of {deck.name}; missing: "
+            + " ".join(missing)
+        )
+    corners: dict[Card, FloatImage] = {}
+    for card in deck:
+        flat = flat_card_of(images[card], card.code)
+        corners[card] = whiteness(flat[:CORNER_HEIGHT, :CORNER_WIDTH]).astype(np.float32)
+    # A picture taken upside down shows the other corner's index: it is the same index.
+    rank_means = {
+        rank: np.mean([corners[Card(rank, suit)] for suit in deck.suits], axis=0)
+        for rank in deck.ranks
+    }
+    suit_means = {
+        suit: np.mean([corners[Card(rank, suit)] for rank in deck.ranks], axis=0)
+        for suit in deck.suits
+    }
+    rank_spread = np.var(np.stack(list(rank_means.values())), axis=0).astype(np.float32)
+    suit_spread = np.var(np.stack(list(suit_means.values())), axis=0).astype(np.float32)
+    if float(rank_spread.max()) < 50 or float(suit_spread.max()) < 50:
+        raise ProfileError(
+            f"teaching {name!r}: the corners of these pictures do not differ from card to "
+            "card; are they all the same picture, or not card faces?"
+        )
+    # Rows where the rank varies more than the suit belong to the rank, the rest to the pip.
+    rank_rows = rank_spread.sum(axis=1) >= suit_spread.sum(axis=1)
+    rank_box = _bounding_box(np.where(rank_rows[:, None], rank_spread, 0), 0.15)
+    suit_box = _bounding_box(np.where(rank_rows[:, None], 0, suit_spread), 0.15)
+
+    def crop(image: FloatImage, box: Box) -> FloatImage:
+        x, y, w, h = box
+        return np.ascontiguousarray(image[y : y + h, x : x + w], dtype=np.float32)
+
+    index_box = _union(rank_box, suit_box)
+    return DeckProfile(
+        name,
+        deck,
+        rank_box,
+        suit_box,
+        {rank: crop(mean, rank_box) for rank, mean in rank_means.items()},
+        {suit: crop(mean, suit_box) for suit, mean in suit_means.items()},
+        {card: crop(corner, index_box) for card, corner in corners.items()},
+    )
+
+
+def _union(first: Box, second: Box) -> Box:
+    x0, y0 = min(first[0], second[0]), min(first[1], second[1])
+    x1 = max(first[0] + first[2], second[0] + second[2])
+    y1 = max(first[1] + first[3], second[1] + second[3])
+    return (x0, y0, x1 - x0, y1 - y0)
+
+
+def read_teaching_folder(folder: str | Path) -> dict[Card, Image]:
+    """The pictures in ``folder`` named by card code (``QH.png``, ``10s.jpg``, ``TD.png``)."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise ProfileError(f"no such folder: {str(folder)!r}")
+    images: dict[Card, Image] = {}
+    for path in sorted(folder.iterdir()):
+        if path.suffix.lower() not in IMAGE_SUFFIXES:
+            continue
+        try:
+            card = Card.parse(path.stem)
+        except CardParseError:
+            continue  # a joker, a box photo or notes: not a teaching picture
+        if card in images:
+            raise ProfileError(f"two pictures of {card.code} in {str(folder)!r}")
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if image is None:
+            raise ProfileError(f"not a readable image: {str(path)!r}")
+        images[card] = image  # type: ignore[assignment]
+    return images
+
+
+__all__ = [
+    "CANON_HEIGHT",
+    "CANON_WIDTH",
+    "DeckProfile",
+    "corner_patches",
+    "find_profile",
+    "read_teaching_folder",
+    "teach",
+]

@@ -1,0 +1,392 @@
+"""Reading the card in the box: find it, flatten it, match its corner index.
+
+Both printed indices are read (the top-left one and the bottom-right one turned upright),
+each by matching the profile's thirteen rank templates inside the rank box and its four
+suit templates inside the suit box with normalised cross-correlation, which ignores how
+bright or how coloured the light is. A corner is believed only when its best rank and best
+suit both score high *and* clear their runners-up by a margin; a finger or glare on one
+index leaves the other. Anything less is not a card: the reading says why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import Enum
+from typing import TypeVar
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from table.cards import Card, Colour, Rank, Suit
+from vision.frames import Image
+from vision.geometry import FloatImage, detect, warp_corners, whiteness
+from vision.profile import (
+    CORNER_HEIGHT,
+    CORNER_WIDTH,
+    SEARCH_MARGIN,
+    Box,
+    DeckProfile,
+    corner_patches,
+    pad_corner,
+)
+
+K = TypeVar("K", Rank, Suit)
+A = TypeVar("A", FloatImage, Image)
+
+
+class ReadingStatus(Enum):
+    CARD = "card"  # a card read with confidence
+    UNCERTAIN = "uncertain"  # a card is there and a best guess exists, not good enough
+    NO_CARD = "no-card"  # the box is empty, or nothing card-shaped is in view
+    OBSTRUCTED = "obstructed"  # a hand, a finger over both indices, a card in motion
+    UNREADABLE = "unreadable"  # a card whose index is none this profile knows (joker, other design)
+    TWO_CARDS = "two-cards"  # more than one card in view: nothing is read
+    BAD_FRAME = "bad-frame"  # black, blank or overexposed
+
+
+@dataclass(frozen=True)
+class CornerRead:
+    rank: Rank
+    suit: Suit
+    rank_score: float
+    suit_score: float
+    rank_runner_up: Rank
+    rank_runner_up_score: float
+    suit_runner_up: Suit
+    suit_runner_up_score: float
+    rank_separation: float
+    suit_separation: float
+    likeness: float  # the read card's whole taught index against this corner
+
+    @property
+    def card(self) -> Card:
+        return Card(self.rank, self.suit)
+
+    @property
+    def score(self) -> float:
+        return min(self.rank_score, self.suit_score, self.likeness)
+
+    @property
+    def margin(self) -> float:
+        """The winner's lead over its runner-up, as a share of the lead a typical picture
+        of the winner has over that runner-up: about 1 for a usual picture, 0 when the two
+        cannot be told apart. Scaled per pair, so a spade clearly not a club counts even
+        though the two black shapes correlate at 0.96."""
+        return min(
+            (self.rank_score - self.rank_runner_up_score) / self.rank_separation,
+            (self.suit_score - self.suit_runner_up_score) / self.suit_separation,
+        )
+
+    @property
+    def runner_up(self) -> tuple[Card, float]:
+        """The most likely other card: the second rank or the second suit, whichever is
+        closer to winning."""
+        by_rank = (
+            Card(self.rank_runner_up, self.suit),
+            min(self.rank_runner_up_score, self.suit_score),
+        )
+        by_suit = (
+            Card(self.rank, self.suit_runner_up),
+            min(self.rank_score, self.suit_runner_up_score),
+        )
+        return max(by_rank, by_suit, key=lambda pair: pair[1])
+
+
+@dataclass(frozen=True)
+class CardReading:
+    """What one frame shows. ``card`` is set only for CARD; ``guess`` for CARD and
+    UNCERTAIN. ``confidence`` is the weaker of the rank and suit match scores (0…1)."""
+
+    status: ReadingStatus
+    card: Card | None = None
+    confidence: float = 0.0
+    runner_up: Card | None = None
+    runner_up_confidence: float = 0.0
+    guess: Card | None = None
+    detail: str = ""
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "status": self.status.value,
+            "card": None if self.card is None else self.card.code,
+            "confidence": round(self.confidence, 4),
+            "runner_up": None if self.runner_up is None else self.runner_up.code,
+            "runner_up_confidence": round(self.runner_up_confidence, 4),
+            "guess": None if self.guess is None else self.guess.code,
+            "detail": self.detail,
+        }
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """When an index is believed (scores are correlations, margins are shares of a typical
+    lead; see :attr:`CornerRead.margin`). Tuned on the development designs only."""
+
+    sure_score: float = 0.7  # one index alone is enough
+    sure_margin: float = 0.5
+    veto_score: float = 0.7  # an index this clear for another card forbids any reading
+    veto_margin: float = 0.25
+    agree_score: float = 0.7  # both indices leaning to the same card are enough
+    agree_margin: float = 0.1
+    guess_score: float = 0.6  # worth asking the dealer about
+    guess_margin: float = 0.1
+    # The whole index must look like this deck's print of the card, not merely share its
+    # rank and suit: that is what keeps a card of another design from being read.
+    likeness: float = 0.85
+
+
+def _window(patch: A, box: Box, shift: tuple[int, int] = (0, 0), slack: int = SEARCH_MARGIN) -> A:
+    """The part of a padded corner patch where ``box``'s glyph may lie: the taught place
+    (the patch is padded by SEARCH_MARGIN) moved by ``shift``, give or take ``slack``."""
+    x, y, w, h = box
+    left = x + SEARCH_MARGIN + shift[0] - slack
+    top = y + SEARCH_MARGIN + shift[1] - slack
+    left = min(max(left, 0), patch.shape[1] - w - 2 * slack)
+    top = min(max(top, 0), patch.shape[0] - h - 2 * slack)
+    return patch[top : top + h + 2 * slack, left : left + w + 2 * slack]
+
+
+SUIT_SLACK = 3
+
+
+def _best_two(scores: Mapping[K, float]) -> tuple[K, float, K, float]:
+    ranked = sorted(scores.items(), key=lambda item: item[1], reverse=True)
+    return ranked[0][0], ranked[0][1], ranked[1][0], ranked[1][1]
+
+
+RED_INK = 2.0  # ink's red-to-green-and-blue ratio over the paper's: red ink measures 4+
+BLACK_INK = 1.4
+
+
+def _ink_colour(grey: FloatImage, colour: Image) -> Colour | None:
+    """The colour of the ink in a window, or None when the light leaves it in doubt.
+    Compared as a ratio with the paper beside it, so a tinted lamp, which multiplies
+    every channel, moves ink and paper alike."""
+    paper_level = _quantile(grey, 0.9)
+    ink_level = _quantile(grey, 0.03)
+    if paper_level - ink_level < 20:
+        return None  # no ink to speak of: washed out or blank
+    ink = grey < (paper_level + ink_level) / 2
+    paper = grey >= paper_level * 0.97
+    if not ink.any() or not paper.any():
+        return None
+    channels = colour.astype(np.float32)
+    red = channels[:, :, 2]
+    other = (channels[:, :, 0] + channels[:, :, 1]) / 2 + 1.0
+    ink_ratio = float(red[ink].sum()) / float(other[ink].sum())
+    paper_ratio = float(red[paper].sum()) / float(other[paper].sum())
+    ratio = ink_ratio / max(paper_ratio, 1e-3)
+    if ratio >= RED_INK:
+        return Colour.RED
+    if ratio <= BLACK_INK:
+        return Colour.BLACK
+    return None
+
+
+def _is_blank(colour_patch: Image) -> bool:
+    grey = whiteness(colour_patch)
+    return _quantile(grey, 0.97) - _quantile(grey, 0.03) < 40
+
+
+def _quantile(values: npt.NDArray[np.generic], share: float) -> float:
+    flat = values.ravel()
+    k = min(len(flat) - 1, int(share * (len(flat) - 1)))
+    return float(np.partition(flat, k)[k])
+
+
+def _separations(templates: Mapping[K, FloatImage]) -> dict[tuple[K, K], float]:
+    """For each pair (a, b): by how much a typical camera picture of ``a`` outscores ``b``.
+
+    Typical pictures are the template softened and noised as a camera would (seeded, so a
+    profile always gives the same table). Measured rather than assumed, because the pairs
+    are lopsided: a blurred club still fits the spade template well, while a spade fits the
+    club template badly.
+    """
+    rng = np.random.default_rng(20261130)
+    pad = SEARCH_MARGIN
+    gaps: dict[tuple[K, K], list[float]] = {}
+    for first, image in templates.items():
+        padded = cv2.copyMakeBorder(image, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
+        for _ in range(6):
+            picture = cv2.GaussianBlur(padded, (0, 0), float(rng.uniform(0.7, 1.4)))
+            picture = (picture + rng.normal(0, 6, picture.shape)).astype(np.float32)
+            scores = {
+                key: float(
+                    cv2.minMaxLoc(cv2.matchTemplate(picture, other, cv2.TM_CCOEFF_NORMED))[1]
+                )
+                for key, other in templates.items()
+            }
+            for second in templates:
+                if second is not first:
+                    gaps.setdefault((first, second), []).append(scores[first] - scores[second])
+    return {pair: max(float(np.mean(values)), 0.02) for pair, values in gaps.items()}
+
+
+class Recognizer:
+    """Reads frames against one deck profile."""
+
+    def __init__(self, profile: DeckProfile, thresholds: Thresholds | None = None) -> None:
+        self.profile = profile
+        self.thresholds = thresholds or Thresholds()
+        self._rank_templates = dict(profile.rank_templates)
+        self._suit_templates = dict(profile.suit_templates)
+        self._rank_separation = _separations(self._rank_templates)
+        self._suit_separation = _separations(self._suit_templates)
+
+    def read_corner(self, colour_patch: Image) -> CornerRead:
+        patch = whiteness(colour_patch).astype(np.float32)
+        rank_window = _window(patch, self.profile.rank_box)
+        rank_scores: dict[Rank, float] = {}
+        rank_places: dict[Rank, tuple[int, int]] = {}
+        for rank, template in self._rank_templates.items():
+            _, score, _, place = cv2.minMaxLoc(
+                cv2.matchTemplate(rank_window, template, cv2.TM_CCOEFF_NORMED)
+            )
+            rank_scores[rank], rank_places[rank] = float(score), (int(place[0]), int(place[1]))
+        # The pip is printed a fixed step below the rank: look for it only where the best
+        # rank says it must be, so a wrong suit cannot shift itself into a better fit.
+        best_rank = max(rank_scores, key=rank_scores.__getitem__)
+        dx = rank_places[best_rank][0] - SEARCH_MARGIN
+        dy = rank_places[best_rank][1] - SEARCH_MARGIN
+        suit_window = _window(patch, self.profile.suit_box, (dx, dy), SUIT_SLACK)
+        colour_window = _window(colour_patch, self.profile.suit_box, (dx, dy), SUIT_SLACK)
+        suit_scores: dict[Suit, float] = {}
+        suit_places: dict[Suit, tuple[int, int]] = {}
+        for suit, template in self._suit_templates.items():
+            _, score, _, place = cv2.minMaxLoc(
+                cv2.matchTemplate(suit_window, template, cv2.TM_CCOEFF_NORMED)
+            )
+            suit_scores[suit], suit_places[suit] = float(score), (int(place[0]), int(place[1]))
+        # The ink's colour, measured on the middle of the best-fitting pip (clear of any
+        # printed border), rules out the suits of the other colour.
+        best_suit = max(suit_scores, key=suit_scores.__getitem__)
+        x, y = suit_places[best_suit]
+        _, _, w, h = self.profile.suit_box
+        inner = (slice(y + h // 5, y + h - h // 5), slice(x + w // 5, x + w - w // 5))
+        ink = _ink_colour(suit_window[inner], colour_window[inner])
+        if ink is not None:
+            for suit in suit_scores:
+                if suit.colour is not ink:
+                    suit_scores[suit] = -1.0
+        rank, rank_score, rank2, rank2_score = _best_two(rank_scores)
+        suit, suit_score, suit2, suit2_score = _best_two(suit_scores)
+        return CornerRead(
+            rank,
+            suit,
+            rank_score,
+            suit_score,
+            rank2,
+            rank2_score,
+            suit2,
+            suit2_score,
+            self._rank_separation[rank, rank2],
+            self._suit_separation[suit, suit2],
+            self._likeness(patch, Card(rank, suit), (dx, dy)),
+        )
+
+    def _likeness(self, patch: FloatImage, card: Card, shift: tuple[int, int]) -> float:
+        template = self.profile.index_templates.get(card)
+        if template is None:
+            return 0.0  # a card outside this deck (a Monte Bank 40 has no tens)
+        window = _window(patch, self.profile.index_box, shift, SUIT_SLACK)
+        return float(cv2.minMaxLoc(cv2.matchTemplate(window, template, cv2.TM_CCOEFF_NORMED))[1])
+
+    def read_flat(self, flat: Image) -> CardReading:
+        """Read a flattened card (see :func:`vision.geometry.flatten`)."""
+        return self.read_corners(corner_patches(flat))
+
+    def read_corners(self, patches: tuple[Image, Image]) -> CardReading:
+        """Read a card from its two padded corner patches (upright, BGR).
+
+        One index read surely is enough when the other does not lean elsewhere (a finger
+        or glare hides it); two indices that both lean the same way are enough too, as
+        their noise is independent; indices that lean different ways are never a card.
+        """
+        t = self.thresholds
+        if all(_is_blank(patch) for patch in patches):
+            return CardReading(
+                ReadingStatus.NO_CARD, detail="a bright empty window: no card in the box"
+            )
+        corners = [self.read_corner(patch) for patch in patches]
+
+        def passing(score: float, margin: float, likeness: float = 0.0) -> list[CornerRead]:
+            return [
+                c
+                for c in corners
+                if c.score >= score and c.margin >= margin and c.likeness >= likeness
+            ]
+
+        sure = passing(t.sure_score, t.sure_margin, t.likeness)
+        vetoing = passing(t.veto_score, t.veto_margin)
+        claimed = {c.card for c in sure + vetoing}
+        if len(claimed) > 1:
+            return CardReading(
+                ReadingStatus.UNREADABLE,
+                detail="the two corner indices disagree: "
+                + " and ".join(sorted(card.code for card in claimed)),
+            )
+        agreeing = passing(t.agree_score, t.agree_margin, t.likeness)
+        if sure or (len(agreeing) == 2 and agreeing[0].card == agreeing[1].card):
+            best = max(sure or agreeing, key=lambda c: (c.score, c.margin))
+            runner_up, runner_up_score = best.runner_up
+            return CardReading(
+                ReadingStatus.CARD,
+                best.card,
+                best.score,
+                runner_up,
+                runner_up_score,
+                guess=best.card,
+            )
+        leaning = passing(t.guess_score, t.guess_margin)
+        if len({c.card for c in leaning}) > 1:
+            leaning = []  # the two indices lean different ways: nothing worth asking about
+        best = max(corners, key=lambda c: c.score)
+        runner_up, runner_up_score = best.runner_up
+        if leaning:
+            guess = max(leaning, key=lambda c: c.score)
+            runner_up, runner_up_score = guess.runner_up
+            return CardReading(
+                ReadingStatus.UNCERTAIN,
+                None,
+                guess.score,
+                runner_up,
+                runner_up_score,
+                guess=guess.card,
+                detail=f"looks like {guess.card.code} but not surely (score {guess.score:.2f}, "
+                f"margin {guess.margin:.2f} over {runner_up.code})",
+            )
+        return CardReading(
+            ReadingStatus.UNREADABLE,
+            None,
+            best.score,
+            runner_up,
+            runner_up_score,
+            detail=f"a card whose index matches nothing in deck {self.profile.name!r} "
+            "(a joker, another design, or hidden)",
+        )
+
+    def read(self, image: Image) -> CardReading:
+        """Read one BGR frame."""
+        if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
+            return CardReading(
+                ReadingStatus.BAD_FRAME, detail=f"not a BGR uint8 frame: shape {image.shape}"
+            )
+        detection = detect(image)
+        if detection.problem is not None:
+            return CardReading(
+                ReadingStatus.BAD_FRAME, detail=f"the frame is {detection.problem.value}"
+            )
+        if len(detection.cards) > 1:
+            return CardReading(
+                ReadingStatus.TWO_CARDS, detail=f"{len(detection.cards)} cards in view"
+            )
+        if not detection.cards:
+            if detection.obstructed:
+                return CardReading(
+                    ReadingStatus.OBSTRUCTED, detail="something covers the box or a card is moving"
+                )
+            return CardReading(ReadingStatus.NO_CARD, detail="no card in view")
+        corners = warp_corners(image, detection.cards[0].quad, CORNER_WIDTH, CORNER_HEIGHT)
+        return self.read_corners((pad_corner(corners[0]), pad_corner(corners[1])))
