@@ -154,3 +154,12 @@ def test_replay_settles_a_written_chemin_de_fer_shoe() -> None:
         400,
         {"bea": 420, "ana": 530, "ben": 350, "cy": 100},
     )
+
+
+def test_the_readers_commands_are_part_of_dealtable(tmp_path: Path) -> None:
+    sheet = tmp_path / "stickers.png"
+    made = run("barcodes", "--decks", "1", "--out", str(sheet))
+    assert made.returncode == 0, made.stderr
+    assert sheet.stat().st_size > 10_000
+    for command in ("teach", "recognize", "odds", "simulate", "web", "exhibit", "snapshot"):
+        assert run(command, "--help").returncode == 0

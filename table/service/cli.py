@@ -361,6 +361,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_odds_commands(commands)
 
+    from vision.commands import add_subcommands as add_reader_commands
+
+    add_reader_commands(commands)
+
     config = commands.add_parser("config", help="configuration tools")
     config_commands = config.add_subparsers(dest="config_command", required=True)
     check = config_commands.add_parser("check", help="read a config file and report problems")
