@@ -223,7 +223,13 @@ def run(
     simulated = (
         SimulatedTable(service, config.reader.seed) if config.reader.kind == "simulated" else None
     )
-    reader = ConsoleReader(console or sys.stdin) if config.reader.kind == "console" else None
+    console_kinds = ("console", "serial-scanner")
+    reader = ConsoleReader(console or sys.stdin) if config.reader.kind in console_kinds else None
+    shoe_reader = None
+    if config.reader.kind == "serial-scanner":
+        from table.service.readers import BarcodeShoeReader
+
+        shoe_reader = BarcodeShoeReader(config.reader.url, service, clock)
     pause = 1.0 / config.reader.cards_per_second if config.reader.cards_per_second > 0 else 0.0
     ended = _DealCounter()
     service.listeners.append(ended.count)
@@ -248,11 +254,19 @@ def run(
                 if pause:
                     sleep(pause)
             elif reader is not None:
+                if shoe_reader is not None:
+                    news = shoe_reader.poll()
+                    for alarm in news.alarms:
+                        out.write(f"reader alarm: {alarm.message}\n")
+                    for question in news.questions:
+                        out.write(f"{question.message}: say which with 'correct CARD'\n")
                 try:
-                    line = reader.lines.get(timeout=0.2)
+                    line = reader.lines.get(timeout=0.02 if shoe_reader else 0.2)
                 except queue.Empty:
                     continue
                 if line is None:
+                    if shoe_reader is not None:
+                        continue  # no keyboard (a service): the shoe deals on
                     break
                 try:
                     service.execute_line(line)
@@ -269,6 +283,8 @@ def run(
             link.stop()
         if hardware is not None:
             hardware.close()
+        if shoe_reader is not None:
+            shoe_reader.close()
         if web is not None:
             web.stop()
         journal.close()

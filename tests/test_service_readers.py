@@ -1,0 +1,95 @@
+"""A barcode shoe's serial scanner wired to the service (pyserial loop:// ports)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from table.cards import Card
+from table.service.config import Config, ReaderConfig, TableConfig
+from table.service.journal import Journal
+from table.service.readers import BarcodeShoeReader
+from table.service.table_service import TableService
+from vision.barcode import SerialScanner, encode_payload
+from vision.errors import ScannerError
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def make(tmp_path: Path, opener: Any = None) -> tuple[TableService, BarcodeShoeReader, Clock]:
+    config = Config(
+        table=TableConfig(id="t", journal=str(tmp_path / "j.sqlite")),
+        reader=ReaderConfig(kind="serial-scanner", url="loop://"),
+    )
+    service = TableService(config, Journal(config.table.journal, "t"))
+    clock = Clock()
+    return service, BarcodeShoeReader("loop://", service, clock, opener=opener), clock
+
+
+def scan(reader: BarcodeShoeReader, text: str) -> None:
+    assert reader.scanner is not None
+    reader.scanner.port.write(text.encode() + b"\r\n")  # loop:// hands it back as the scanner
+
+
+def test_scanned_stickers_become_cards_in_the_engine(tmp_path: Path) -> None:
+    service, reader, clock = make(tmp_path)
+    reader.poll()  # opens the port
+    service.execute_line("shuffle")
+    for card in ("5S", "KD", "9C"):
+        scan(reader, encode_payload(Card.parse(card), 1))
+        clock.now += 0.5
+        reader.poll()
+    assert [str(c) for c in service.state.casekeep.dealt_cards()] == ["5S", "KD", "9C"]
+    assert service.state.last_turn == (Card.parse("KD"), Card.parse("9C"))
+
+
+def test_a_foreign_code_and_a_second_sighting_are_alarms_not_cards(tmp_path: Path) -> None:
+    service, reader, clock = make(tmp_path)
+    reader.poll()
+    service.execute_line("shuffle")
+    scan(reader, encode_payload(Card.parse("5S"), 1))
+    reader.poll()
+    scan(reader, "9781234567897")
+    clock.now += 0.5
+    news = reader.poll()
+    assert [alarm.kind.value for alarm in news.alarms] == ["foreign-code"]
+    scan(reader, encode_payload(Card.parse("KD"), 1))
+    clock.now += 0.5
+    reader.poll()
+    scan(reader, encode_payload(Card.parse("5S"), 1))
+    clock.now += 0.5
+    news = reader.poll()
+    assert [alarm.kind.value for alarm in news.alarms] == ["seen-before"]
+    assert [str(c) for c in service.state.casekeep.dealt_cards()] == ["5S", "KD"]
+
+
+def test_an_unplugged_scanner_is_an_alarm_and_is_reopened(tmp_path: Path) -> None:
+    attempts: list[str] = []
+
+    def opener(url: str) -> SerialScanner:
+        attempts.append(url)
+        if len(attempts) < 3:
+            raise ScannerError(f"cannot open barcode scanner {url!r}: no such device")
+        return SerialScanner(url)
+
+    service, reader, clock = make(tmp_path, opener)
+    news = reader.poll()
+    assert [alarm.kind.value for alarm in news.alarms] == ["reader-lost"]
+    assert reader.poll().alarms == []  # not before the pause is over
+    clock.now += 0.6
+    reader.poll()
+    clock.now += 1.1
+    reader.poll()
+    assert len(attempts) == 3 and reader.scanner is not None
+    service.execute_line("shuffle")
+    scan(reader, encode_payload(Card.parse("2H"), 1))
+    reader.poll()
+    assert [str(c) for c in service.state.casekeep.dealt_cards()] == ["2H"]
+    reader.close()
+    assert reader.scanner is None
