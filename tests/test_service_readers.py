@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from vision_fixtures import TEST_DESIGN, taught_profile
 
 from table.cards import Card
 from table.service.config import Config, ReaderConfig, TableConfig
 from table.service.journal import Journal
-from table.service.readers import BarcodeShoeReader
+from table.service.readers import BarcodeShoeReader, CameraReader
 from table.service.table_service import TableService
+from tests.mosquitto import wait_until
 from vision.barcode import SerialScanner, encode_payload
 from vision.errors import ScannerError
+from vision.frames import Frame
+from vision.recognize import Recognizer
+from vision.synthetic import DESIGNS, deal_video
 
 
 class Clock:
@@ -93,3 +100,37 @@ def test_an_unplugged_scanner_is_an_alarm_and_is_reopened(tmp_path: Path) -> Non
     assert [str(c) for c in service.state.casekeep.dealt_cards()] == ["2H"]
     reader.close()
     assert reader.scanner is None
+
+
+class DealtVideo:
+    """The synthetic dealing box as a camera: frames of cards dealt at dealer speed."""
+
+    def __init__(self, order: list[Card], seed: int) -> None:
+        self.order = order
+        self.seed = seed
+        self.closed = False
+
+    def __iter__(self) -> Iterator[Frame]:
+        design = DESIGNS[TEST_DESIGN]
+        for index, shot in enumerate(deal_video(self.order, design, seed=self.seed, hand_every=3)):
+            if self.closed:
+                return
+            yield Frame(shot.image, shot.timestamp, index)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_a_camera_over_the_box_deals_the_cards_it_sees_into_the_engine(tmp_path: Path) -> None:
+    service, _, _ = make(tmp_path)
+    service.execute_line("shuffle")
+    order = [Card.parse(text) for text in ["7S", "KD", "9C", "2H", "2D", "QS", "JC"]]
+    camera = CameraReader(DealtVideo(order, seed=11), Recognizer(taught_profile()), service)
+    alarms: list[Any] = []
+    assert wait_until(
+        lambda: camera.ended, timeout=120, step=lambda: alarms.extend(camera.poll().alarms)
+    )
+    assert list(service.state.casekeep.dealt_cards()) == order
+    assert service.state.last_turn == (Card.parse("QS"), Card.parse("JC"))
+    assert [alarm.kind.value for alarm in alarms] == ["reader-lost"]  # the video ended
+    camera.close()

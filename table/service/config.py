@@ -37,7 +37,7 @@ from table.errors import RulesError, TableError
 from table.faro.rules import find_rules
 from table.games import GAME_FACTORIES
 
-READER_KINDS = ("simulated", "console", "serial-scanner")
+READER_KINDS = ("simulated", "console", "serial-scanner", "camera")
 
 
 class ConfigError(TableError):
@@ -67,7 +67,9 @@ class ReaderConfig:
     kind: str = "simulated"
     seed: int = 1
     cards_per_second: float = 1.0
-    url: str = ""
+    url: str = ""  # the serial scanner's port
+    camera: str = "picamera"  # picamera, usb:N, video:FILE or folder:DIR
+    deck: str = ""  # the deck profile taught with `dealtable teach`
 
 
 @dataclass(frozen=True)
@@ -305,10 +307,23 @@ def _reader(source: str, data: object) -> ReaderConfig:
         seed=section.whole("seed", 1, 0),
         cards_per_second=section.number("cards_per_second", 1.0, 0.0),
         url=section.text("url", ""),
+        camera=section.text("camera", "picamera"),
+        deck=section.text("deck", ""),
     )
     section.finish()
     if config.kind == "serial-scanner" and not config.url:
         raise ConfigError(f"{source}: [reader] url: a serial scanner needs a port URL")
+    if config.kind == "camera":
+        if not config.deck:
+            raise ConfigError(
+                f"{source}: [reader] deck: a camera needs a deck profile (dealtable teach)"
+            )
+        kind = config.camera.split(":", 1)[0]
+        if kind not in ("picamera", "usb", "video", "folder"):
+            raise ConfigError(
+                f"{source}: [reader] camera: expected picamera, usb:N, video:FILE or folder:DIR, "
+                f"got {config.camera!r}"
+            )
     return config
 
 

@@ -8,11 +8,14 @@ reopened with a growing pause, while the dealer deals on from the console.
 from __future__ import annotations
 
 import logging
+import queue
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from table.errors import TableError
 from table.events import DeckStarted, Event
+from table.service.config import ReaderConfig
 from table.service.reading_filter import (
     CardAccepted,
     ConfirmRequest,
@@ -22,7 +25,16 @@ from table.service.reading_filter import (
 )
 from table.service.table_service import TableService
 from vision.barcode import SerialScanner
-from vision.errors import ScannerError
+from vision.errors import ScannerError, VisionError
+from vision.frames import (
+    Frame,
+    FrameSource,
+    ImageFolderSource,
+    PiCameraSource,
+    VideoCaptureSource,
+)
+from vision.profile import DeckProfile
+from vision.recognize import Recognizer
 
 log = logging.getLogger("dealtable.readers")
 
@@ -34,6 +46,88 @@ class ReaderNews:
     alarms: list[ReaderAlarm] = field(default_factory=list)
     questions: list[ConfirmRequest] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
+
+
+class CameraReader:
+    """A camera over the open dealing box: frames read on their own thread (a camera will not
+    wait), recognised and filtered in the main loop, so only agreed cards reach the engine."""
+
+    def __init__(
+        self,
+        source: FrameSource,
+        recognizer: Recognizer,
+        service: TableService,
+        *,
+        agree_frames: int = 3,
+        backlog: int = 120,
+    ) -> None:
+        self.source = source
+        self.recognizer = recognizer
+        self.service = service
+        self.agree_frames = agree_frames
+        self.filter = ReadingFilter(agree_frames=agree_frames)
+        self.frames: queue.Queue[Frame | None] = queue.Queue(maxsize=backlog)
+        self.dropped = 0
+        self.ended = False
+        service.listeners.append(self._changed)
+        self._thread = threading.Thread(target=self._capture, name="camera", daemon=True)
+        self._thread.start()
+
+    def _changed(self, events: Sequence[Event]) -> None:
+        if any(isinstance(event, DeckStarted) for event in events):
+            self.filter = ReadingFilter(agree_frames=self.agree_frames)
+
+    def _capture(self) -> None:
+        try:
+            for frame in self.source:
+                try:
+                    self.frames.put_nowait(frame)
+                except queue.Full:
+                    self.dropped += 1  # the loop fell behind: a camera keeps only the newest
+        except VisionError as error:
+            log.error("camera: %s", error)
+        finally:
+            self.frames.put(None)
+
+    def poll(self, limit: int = 30) -> ReaderNews:
+        """Recognise the frames that have arrived (at most ``limit``) and act on the filter's
+        answers; cards go to the engine."""
+        news = ReaderNews()
+        for _ in range(limit):
+            try:
+                frame = self.frames.get_nowait()
+            except queue.Empty:
+                break
+            if frame is None:
+                self.ended = True
+                _route(
+                    self.service,
+                    self.filter.reader_lost(
+                        ReadingSource.CAMERA, "no more frames from the camera", 0.0
+                    ),
+                    news,
+                )
+                break
+            reading = self.recognizer.read(frame.image)
+            _route(self.service, self.filter.camera(reading, frame.timestamp), news)
+        return news
+
+    def close(self) -> None:
+        self.source.close()
+
+
+def _route(service: TableService, outputs: Sequence[object], news: ReaderNews) -> None:
+    for output in outputs:
+        if isinstance(output, CardAccepted):
+            try:
+                service.card(output.card)
+            except TableError as refused:
+                news.refused.append(str(refused))
+        elif isinstance(output, ReaderAlarm):
+            log.warning("reader alarm: %s", output.message)
+            news.alarms.append(output)
+        elif isinstance(output, ConfirmRequest):
+            news.questions.append(output)
 
 
 class BarcodeShoeReader:
@@ -74,7 +168,11 @@ class BarcodeShoeReader:
             except ScannerError as error:
                 self._retry_at = now + self._backoff
                 self._backoff = min(self._backoff * 2, 10.0)
-                self._outputs(self.filter.reader_lost(ReadingSource.BARCODE, str(error), now), news)
+                _route(
+                    self.service,
+                    self.filter.reader_lost(ReadingSource.BARCODE, str(error), now),
+                    news,
+                )
                 return news
         outputs: list[object] = []
         try:
@@ -85,23 +183,25 @@ class BarcodeShoeReader:
             self._retry_at = now + self._backoff
             outputs += self.filter.reader_lost(ReadingSource.BARCODE, str(error), now)
         outputs += self.filter.tick(now)
-        self._outputs(outputs, news)
+        _route(self.service, outputs, news)
         return news
-
-    def _outputs(self, outputs: Sequence[object], news: ReaderNews) -> None:
-        for output in outputs:
-            if isinstance(output, CardAccepted):
-                try:
-                    self.service.card(output.card)
-                except TableError as refused:
-                    news.refused.append(str(refused))
-            elif isinstance(output, ReaderAlarm):
-                log.warning("reader alarm: %s", output.message)
-                news.alarms.append(output)
-            elif isinstance(output, ConfirmRequest):
-                news.questions.append(output)
 
     def close(self) -> None:
         if self.scanner is not None:
             self.scanner.close()
             self.scanner = None
+
+
+def open_camera_reader(config: ReaderConfig, service: TableService) -> CameraReader:
+    """The camera the config names, reading with the deck profile it names."""
+    kind, _, where = config.camera.partition(":")
+    source: FrameSource
+    if kind == "picamera":
+        source = PiCameraSource()
+    elif kind == "usb":
+        source = VideoCaptureSource(int(where or 0))
+    elif kind == "video":
+        source = VideoCaptureSource(where)
+    else:
+        source = ImageFolderSource(where)
+    return CameraReader(source, Recognizer(DeckProfile.load(config.deck)), service)

@@ -34,6 +34,7 @@ from table.shoe import Shoe
 
 if TYPE_CHECKING:
     from table.service.hardware import TableHardware
+    from table.service.readers import BarcodeShoeReader, CameraReader
 
 log = logging.getLogger("dealtable")
 
@@ -223,13 +224,17 @@ def run(
     simulated = (
         SimulatedTable(service, config.reader.seed) if config.reader.kind == "simulated" else None
     )
-    console_kinds = ("console", "serial-scanner")
+    console_kinds = ("console", "serial-scanner", "camera")
     reader = ConsoleReader(console or sys.stdin) if config.reader.kind in console_kinds else None
-    shoe_reader = None
+    shoe_reader: BarcodeShoeReader | CameraReader | None = None
     if config.reader.kind == "serial-scanner":
         from table.service.readers import BarcodeShoeReader
 
         shoe_reader = BarcodeShoeReader(config.reader.url, service, clock)
+    if config.reader.kind == "camera":
+        from table.service.readers import open_camera_reader
+
+        shoe_reader = open_camera_reader(config.reader, service)
     pause = 1.0 / config.reader.cards_per_second if config.reader.cards_per_second > 0 else 0.0
     ended = _DealCounter()
     service.listeners.append(ended.count)
