@@ -10,6 +10,7 @@ names.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from table.cards import Card
@@ -18,10 +19,51 @@ from table.events import (
     AlarmCleared,
     AlarmKind,
     AlarmRaised,
+    BankFunded,
     CardDealt,
     DealerCorrection,
     Event,
+    PunterLeft,
+    PunterSeated,
 )
+
+
+@dataclass(frozen=True, slots=True)
+class Alarm:
+    """An alarm waiting for the dealer; ``card`` is the card that raised it, if one did."""
+
+    alarm_id: int
+    kind: AlarmKind
+    message: str
+    card: Card | None
+
+
+class TableFolds:
+    """The folds every game's state shares: the bank's funds, who sits, alarms."""
+
+    bank: int
+    bankrolls: dict[str, int]
+    seats: list[str]
+    alarm: Alarm | None
+    next_alarm_id: int
+
+    def _fold_bank_funded(self, event: BankFunded) -> None:
+        self.bank = event.bankroll
+
+    def _fold_seated(self, event: PunterSeated) -> None:
+        self.bankrolls[event.punter] = event.bankroll
+        self.seats.append(event.punter)
+
+    def _fold_left(self, event: PunterLeft) -> None:
+        del self.bankrolls[event.punter]
+        self.seats.remove(event.punter)
+
+    def _fold_alarm(self, event: AlarmRaised) -> None:
+        self.alarm = Alarm(event.alarm, event.kind, event.message, event.card)
+        self.next_alarm_id = event.alarm + 1
+
+    def _fold_alarm_cleared(self, event: AlarmCleared) -> None:
+        self.alarm = None
 
 
 def check_amount(what: str, amount: object) -> None:

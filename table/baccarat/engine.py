@@ -31,7 +31,7 @@ from table.baccarat.tableau import (
     representative_rule,
 )
 from table.cards import Card
-from table.dealer import DealerDesk, check_amount, check_name, last_card_index
+from table.dealer import Alarm, DealerDesk, TableFolds, check_amount, check_name, last_card_index
 from table.errors import BetRefusedError, CardRefusedError, IllegalCommandError, RulesError
 from table.events import (
     AlarmCleared,
@@ -135,14 +135,6 @@ class Bet(NamedTuple):
     stake: int
 
 
-@dataclass(frozen=True, slots=True)
-class Alarm:
-    alarm_id: int
-    kind: AlarmKind
-    message: str
-    card: Card | None
-
-
 NO_DRAW = Verdict(Draw.MUST_NOT)
 MUST_DRAW = Verdict(Draw.MUST)
 MAY_DRAW = Verdict(Draw.MAY, True)
@@ -174,7 +166,7 @@ _CONSEQUENCES = (
 
 
 @dataclass(eq=True)
-class BaccaratState:
+class BaccaratState(TableFolds):
     """Everything a baccarat table knows. Change it only through :meth:`apply`."""
 
     table: str
@@ -396,17 +388,6 @@ class BaccaratState:
         self.rules_options = dict(event.options)
         self.geometry = GEOMETRY[self.rules.family]
 
-    def _fold_bank_funded(self, event: BankFunded) -> None:
-        self.bank = event.bankroll
-
-    def _fold_seated(self, event: PunterSeated) -> None:
-        self.bankrolls[event.punter] = event.bankroll
-        self.seats.append(event.punter)
-
-    def _fold_left(self, event: PunterLeft) -> None:
-        del self.bankrolls[event.punter]
-        self.seats.remove(event.punter)
-
     def _fold_banker(self, event: BankerChosen) -> None:
         self.banker = event.banker
         self.bank = 0
@@ -531,13 +512,6 @@ class BaccaratState:
         self.bankrolls[event.punter] -= event.amount
         self.bank -= event.amount
         self.house = event.house
-
-    def _fold_alarm(self, event: AlarmRaised) -> None:
-        self.alarm = Alarm(event.alarm, event.kind, event.message, event.card)
-        self.next_alarm_id = event.alarm + 1
-
-    def _fold_alarm_cleared(self, event: AlarmCleared) -> None:
-        self.alarm = None
 
     def _fold_correction(self, event: DealerCorrection) -> None:
         if not event.undone:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from table.cards import Card, Rank, Suit
-from table.dealer import DealerDesk, check_amount, check_name, last_card_index
+from table.dealer import Alarm, DealerDesk, TableFolds, check_amount, check_name, last_card_index
 from table.errors import BetRefusedError, CardRefusedError, IllegalCommandError, RulesError
 from table.events import (
     AlarmCleared,
@@ -62,21 +62,13 @@ class Phase(enum.Enum):
     FINISHED = "finished"
 
 
-@dataclass(frozen=True, slots=True)
-class Alarm:
-    alarm_id: int
-    kind: AlarmKind
-    message: str
-    card: Card | None
-
-
 # Events that follow a card as its consequences: a card may be voided while only these
 # came after it. Anything a person did since (a bet, a withdrawal) makes it too late.
 _CONSEQUENCES = (BetSettled, TurnClosed, DealFinished, BankPassed, AlarmRaised, AlarmCleared)
 
 
 @dataclass(eq=True)
-class FaroState:
+class FaroState(TableFolds):
     """Everything a Faro table knows. Change it only through :meth:`apply`."""
 
     table: str
@@ -212,17 +204,6 @@ class FaroState:
         self.rules = find_rules(event.rules, event.options)
         self.rules_options = dict(event.options)
         self.casekeep = Casekeep(self.rules.deck_spec)
-
-    def _fold_bank_funded(self, event: BankFunded) -> None:
-        self.bank = event.bankroll
-
-    def _fold_seated(self, event: PunterSeated) -> None:
-        self.bankrolls[event.punter] = event.bankroll
-        self.seats.append(event.punter)
-
-    def _fold_left(self, event: PunterLeft) -> None:
-        del self.bankrolls[event.punter]
-        self.seats.remove(event.punter)
 
     def _fold_banker(self, event: BankerChosen) -> None:
         self.banker = event.banker
@@ -372,13 +353,6 @@ class FaroState:
         elif event.stake != bet.stake or bet.instruction is not None:
             rides = bet.rides + 1 if event.outcome is Outcome.WIN else 0
             self._replace_bet(bet, bet._replace(stake=event.stake, rides=rides))
-
-    def _fold_alarm(self, event: AlarmRaised) -> None:
-        self.alarm = Alarm(event.alarm, event.kind, event.message, event.card)
-        self.next_alarm_id = event.alarm + 1
-
-    def _fold_alarm_cleared(self, event: AlarmCleared) -> None:
-        self.alarm = None
 
     def _fold_correction(self, event: DealerCorrection) -> None:
         if not event.undone:
