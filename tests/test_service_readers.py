@@ -14,7 +14,7 @@ from table.service.journal import Journal
 from table.service.readers import BarcodeShoeReader, CameraReader
 from table.service.table_service import TableService
 from tests.mosquitto import wait_until
-from vision.barcode import SerialScanner, encode_payload
+from vision.barcode import CardCode, SerialScanner, encode_payload, sticker
 from vision.errors import ScannerError
 from vision.frames import Frame
 from vision.recognize import Recognizer
@@ -134,3 +134,32 @@ def test_a_camera_over_the_box_deals_the_cards_it_sees_into_the_engine(tmp_path:
     assert service.state.last_turn == (Card.parse("QS"), Card.parse("JC"))
     assert [alarm.kind.value for alarm in alarms] == ["reader-lost"]  # the video ended
     camera.close()
+
+
+class StickerFrames:
+    """A camera looking at each card's barcode sticker for a few frames as it slides out."""
+
+    def __init__(self, cards: list[Card], frames_each: int = 4) -> None:
+        self.cards = cards
+        self.frames_each = frames_each
+
+    def __iter__(self) -> Iterator[Frame]:
+        index = 0
+        for card in self.cards:
+            image = sticker(CardCode(card, 1))
+            for _ in range(self.frames_each):
+                yield Frame(image, index / 30, index)
+                index += 1
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_barcode_camera_deals_the_stickers_it_reads(tmp_path: Path) -> None:
+    service, _, _ = make(tmp_path)
+    service.execute_line("shuffle")
+    order = [Card.parse(text) for text in ["3H", "8S", "8D"]]
+    camera = CameraReader(StickerFrames(order), None, service)
+    assert wait_until(lambda: camera.ended, timeout=60, step=camera.poll)
+    assert list(service.state.casekeep.dealt_cards()) == order
+    assert service.state.splits == 1  # the two eights split turn 1

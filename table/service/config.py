@@ -37,7 +37,7 @@ from table.errors import RulesError, TableError
 from table.faro.rules import find_rules
 from table.games import GAME_FACTORIES
 
-READER_KINDS = ("simulated", "console", "serial-scanner", "camera")
+READER_KINDS = ("simulated", "console", "serial-scanner", "camera", "barcode-camera")
 
 
 class ConfigError(TableError):
@@ -313,8 +313,8 @@ def _reader(source: str, data: object) -> ReaderConfig:
     section.finish()
     if config.kind == "serial-scanner" and not config.url:
         raise ConfigError(f"{source}: [reader] url: a serial scanner needs a port URL")
-    if config.kind == "camera":
-        if not config.deck:
+    if config.kind in ("camera", "barcode-camera"):
+        if config.kind == "camera" and not config.deck:
             raise ConfigError(
                 f"{source}: [reader] deck: a camera needs a deck profile (dealtable teach)"
             )

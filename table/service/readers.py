@@ -24,7 +24,7 @@ from table.service.reading_filter import (
     ReadingSource,
 )
 from table.service.table_service import TableService
-from vision.barcode import SerialScanner
+from vision.barcode import SerialScanner, read_frame_barcodes
 from vision.errors import ScannerError, VisionError
 from vision.frames import (
     Frame,
@@ -50,12 +50,15 @@ class ReaderNews:
 
 class CameraReader:
     """A camera over the open dealing box: frames read on their own thread (a camera will not
-    wait), recognised and filtered in the main loop, so only agreed cards reach the engine."""
+    wait), recognised and filtered in the main loop, so only agreed cards reach the engine.
+
+    With a recognizer it reads the cards' corner indices; without one it reads the barcode
+    stickers on the cards (a barcode camera)."""
 
     def __init__(
         self,
         source: FrameSource,
-        recognizer: Recognizer,
+        recognizer: Recognizer | None,
         service: TableService,
         *,
         agree_frames: int = 3,
@@ -65,7 +68,8 @@ class CameraReader:
         self.recognizer = recognizer
         self.service = service
         self.agree_frames = agree_frames
-        self.filter = ReadingFilter(agree_frames=agree_frames)
+        self.kind = ReadingSource.CAMERA if recognizer is not None else ReadingSource.BARCODE
+        self.filter = self._new_filter()
         self.frames: queue.Queue[Frame | None] = queue.Queue(maxsize=backlog)
         self.dropped = 0
         self.ended = False
@@ -73,9 +77,12 @@ class CameraReader:
         self._thread = threading.Thread(target=self._capture, name="camera", daemon=True)
         self._thread.start()
 
+    def _new_filter(self) -> ReadingFilter:
+        return ReadingFilter(agree_frames=self.agree_frames, sources=frozenset({self.kind}))
+
     def _changed(self, events: Sequence[Event]) -> None:
         if any(isinstance(event, DeckStarted) for event in events):
-            self.filter = ReadingFilter(agree_frames=self.agree_frames)
+            self.filter = self._new_filter()
 
     def _capture(self) -> None:
         try:
@@ -100,16 +107,16 @@ class CameraReader:
                 break
             if frame is None:
                 self.ended = True
-                _route(
-                    self.service,
-                    self.filter.reader_lost(
-                        ReadingSource.CAMERA, "no more frames from the camera", 0.0
-                    ),
-                    news,
-                )
+                lost = self.filter.reader_lost(self.kind, "no more frames from the camera", 0.0)
+                _route(self.service, lost, news)
                 break
-            reading = self.recognizer.read(frame.image)
-            _route(self.service, self.filter.camera(reading, frame.timestamp), news)
+            if self.recognizer is not None:
+                reading = self.recognizer.read(frame.image)
+                _route(self.service, self.filter.camera(reading, frame.timestamp), news)
+            else:
+                for code in read_frame_barcodes(frame.image):
+                    _route(self.service, self.filter.barcode(code, frame.timestamp), news)
+            _route(self.service, self.filter.tick(frame.timestamp), news)
         return news
 
     def close(self) -> None:
@@ -204,4 +211,6 @@ def open_camera_reader(config: ReaderConfig, service: TableService) -> CameraRea
         source = VideoCaptureSource(where)
     else:
         source = ImageFolderSource(where)
+    if config.kind == "barcode-camera":
+        return CameraReader(source, None, service)
     return CameraReader(source, Recognizer(DeckProfile.load(config.deck)), service)

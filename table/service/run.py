@@ -224,14 +224,14 @@ def run(
     simulated = (
         SimulatedTable(service, config.reader.seed) if config.reader.kind == "simulated" else None
     )
-    console_kinds = ("console", "serial-scanner", "camera")
+    console_kinds = ("console", "serial-scanner", "camera", "barcode-camera")
     reader = ConsoleReader(console or sys.stdin) if config.reader.kind in console_kinds else None
     shoe_reader: BarcodeShoeReader | CameraReader | None = None
     if config.reader.kind == "serial-scanner":
         from table.service.readers import BarcodeShoeReader
 
         shoe_reader = BarcodeShoeReader(config.reader.url, service, clock)
-    if config.reader.kind == "camera":
+    if config.reader.kind in ("camera", "barcode-camera"):
         from table.service.readers import open_camera_reader
 
         shoe_reader = open_camera_reader(config.reader, service)
