@@ -12,24 +12,17 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TextIO
-
-import cv2
+from typing import TYPE_CHECKING, TextIO
 
 from table.cards import Card, find_deck
 from table.errors import CardParseError
-from vision.barcode import write_sticker_sheets
 from vision.errors import VisionError
-from vision.frames import (
-    FrameSource,
-    Image,
-    ImageFolderSource,
-    PiCameraSource,
-    VideoCaptureSource,
-)
-from vision.geometry import detect
-from vision.profile import find_profile, read_teaching_folder, teach
-from vision.recognize import CardReading, ReadingStatus, Recognizer
+
+if TYPE_CHECKING:
+    from vision.frames import FrameSource, Image
+
+# OpenCV and the readers load only when a command runs: `dealtable run` and the other
+# commands start without them.
 
 Handler = Callable[[argparse.Namespace], int]
 STEADY_FRAMES = 3  # a card must sit still this many frames before teaching takes it
@@ -99,6 +92,8 @@ def _fail(message: str, stderr: TextIO) -> int:
 def run_teach(
     args: argparse.Namespace, stdin: TextIO | None = None, out: TextIO | None = None
 ) -> int:
+    from vision.profile import read_teaching_folder, teach
+
     stdin = stdin or sys.stdin
     out = out or sys.stdout
     folder = args.profiles or default_profile_folder()
@@ -119,6 +114,8 @@ def run_teach(
 
 
 def open_camera(spec: str) -> FrameSource:
+    from vision.frames import ImageFolderSource, PiCameraSource, VideoCaptureSource
+
     if spec == "auto":
         try:
             return PiCameraSource()
@@ -137,6 +134,8 @@ def _walk_through_deck(
     camera: str, cards: tuple[Card, ...], no_wait: bool, stdin: TextIO, out: TextIO
 ) -> dict[Card, Image]:
     """Ask for each card in turn and take it once it has lain still in the box."""
+    from vision.geometry import detect
+
     source = open_camera(camera)
     frames = iter(source)
     images: dict[Card, Image] = {}
@@ -162,6 +161,11 @@ def _walk_through_deck(
 
 
 def run_recognize(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    import cv2
+
+    from vision.profile import find_profile
+    from vision.recognize import CardReading, ReadingStatus, Recognizer
+
     out = out or sys.stdout
     try:
         profile = find_profile(args.deck, args.profiles or default_profile_folder())
@@ -183,6 +187,8 @@ def run_recognize(args: argparse.Namespace, out: TextIO | None = None) -> int:
 
 
 def run_barcodes(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    from vision.barcode import write_sticker_sheets
+
     out = out or sys.stdout
     try:
         path = write_sticker_sheets(args.decks, args.out, find_deck(args.deck))
