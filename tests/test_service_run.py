@@ -15,11 +15,13 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
+from table.events import event_to_json
 from table.service.journal import Journal
 from tests.mosquitto import Broker, wait_until
 from tests.test_service_mqtt import Watcher
 
 CLI = [sys.executable, "-m", "table.service.cli"]
+RECORDS = Path(__file__).parent / "records"
 
 
 def dealtable(
@@ -228,3 +230,98 @@ def test_config_check_names_the_file_the_key_and_what_was_expected(tmp_path: Pat
     options = tmp_path / "options.toml"
     options.write_text("[table]\noptions = { cat_hop = 1 }\n")
     assert "unknown Faro option 'cat_hop'" in dealtable("config", "check", str(options)).stderr
+
+
+def test_a_punto_banco_table_runs_from_the_console_and_resumes(tmp_path: Path) -> None:
+    """The service deals the baccarat family too: cards from the dealer's keyboard, the coups
+    journaled, and a restart resumes the shoe where it stopped."""
+    config = tmp_path / "pb.toml"
+    journal = tmp_path / "pb.sqlite"
+    config.write_text(
+        '[table]\nid = "pb"\ngame = "punto-banco"\nrules = "standard"\n'
+        'options = { burn = "one" }\nbank = 5000\n'
+        f'journal = "{journal}"\n'
+        'punters = [ { name = "ana", bankroll = 200 }, { name = "ben", bankroll = 200 } ]\n'
+        '\n[reader]\nkind = "console"\n\n[display]\nterminal = true\n'
+    )
+    record = (RECORDS / "004_punto_banco.deal").read_text().splitlines()
+    coups = [line for line in record if line.split("#")[0].strip()]
+    coups = [line for line in coups if line.split()[0] not in ("game", "rules", "bank", "punter")]
+    half = coups.index("bet ana tie 5")
+    first = subprocess.run(
+        [*CLI, "run", "--config", str(config)],
+        input="\n".join(coups[:half]) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert first.returncode == 0, first.stderr
+    assert "refused" not in first.stdout
+    second = subprocess.run(
+        [*CLI, "run", "--config", str(config)],
+        input="\n".join(coups[half:]) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert second.returncode == 0, second.stderr
+    assert "resumed from" in second.stderr
+    with Journal(journal) as opened:
+        types = [event.type_name for event in opened.events()]
+        assert opened.verify() is None
+    assert types.count("coup_result") == 3
+    replayed = dealtable("replay", str(RECORDS / "004_punto_banco.deal"), "--json")
+    expected = [json.loads(line) for line in replayed.stdout.splitlines()]
+    settled = [
+        (e["punter"], e["outcome"], e["net"]) for e in expected if e["type"] == "bet_settled"
+    ]
+    with Journal(journal) as opened:
+        ours = [event_to_json(e) for e in opened.events() if e.type_name == "bet_settled"]
+    assert [(e["punter"], e["outcome"], e["net"]) for e in ours] == settled
+
+
+def test_faro_only_parts_are_refused_for_a_baccarat_table(tmp_path: Path) -> None:
+    config = tmp_path / "pb.toml"
+    config.write_text('[table]\ngame = "punto-banco"\n\n[web]\nport = 8080\n')
+    refused = dealtable("config", "check", str(config))
+    assert refused.returncode == 2
+    assert "only a Faro table has this" in refused.stderr and "[web]" in refused.stderr
+
+
+def test_a_baccarat_tables_retained_state_shows_the_coup(tmp_path: Path) -> None:
+    from table.service.config import Config, ReaderConfig, TableConfig
+    from table.service.table_service import TableService, baccarat_snapshot
+
+    config = Config(
+        table=TableConfig(
+            id="pb",
+            game="punto-banco",
+            rules="standard",
+            options={"burn": "one"},
+            bank=5000,
+            journal=str(tmp_path / "j.sqlite"),
+        ),
+        reader=ReaderConfig(kind="console"),
+    )
+    with Journal(config.table.journal, "pb") as journal:
+        service = TableService(config, journal)
+        for line in (
+            "punter ana 200",
+            "shuffle",
+            "card 7D",
+            "bet ana banker 20",
+            "lock",
+            "card 9S",
+            "card KD",
+            "card 7H",
+            "card AC",
+            "card 5D",
+        ):
+            service.execute_line(line)
+        snapshot = baccarat_snapshot(service.state)  # type: ignore[arg-type]
+    assert snapshot["game"] == "punto-banco"
+    assert snapshot["last_result"]["type"] == "coup_result"
+    assert snapshot["bankrolls"] == {"ana": 200}  # a tie: Banca pushes
+    assert "7D" not in json.dumps(snapshot["hands"])  # the burn card is no hand's

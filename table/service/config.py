@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from table.baccarat.rules import find_rules as find_baccarat_rules
 from table.errors import RulesError, TableError
 from table.faro.rules import find_rules
 from table.games import GAME_FACTORIES
@@ -208,6 +209,22 @@ def parse_config(text: str, source: str = "(text)") -> Config:
     display_section = _Section(source, "display", top.get("display", {}))
     display = DisplayConfig(terminal=display_section.flag("terminal", True))
     display_section.finish()
+    if table.game != "faro":
+        # The simulated dealer and punters, the LED casekeep and the web layout are Faro's.
+        faro_only = [
+            name
+            for name, used in (
+                ('[reader] kind = "simulated"', reader.kind == "simulated"),
+                ("[hardware]", "hardware" in top.data),
+                ("[web]", "web" in top.data),
+            )
+            if used
+        ]
+        if faro_only:
+            raise ConfigError(
+                f"{source}: {', '.join(faro_only)}: only a Faro table has this; a {table.game} "
+                "table reads its cards from the console, a barcode shoe or a camera"
+            )
     hardware_data = top.get("hardware", None)
     hardware = None if hardware_data is None else _hardware(source, hardware_data)
     web_data = top.get("web", None)
@@ -265,7 +282,7 @@ def _table(source: str, data: object) -> TableConfig:
     if not table_id or not all(c.isalnum() or c in "-_" for c in table_id):
         raise section.fail("id", "letters, digits, '-' or '_' (it names MQTT topics)", table_id)
     game = section.choice("game", "faro", sorted(GAME_FACTORIES))
-    rules = section.text("rules", "classic")
+    rules = section.text("rules", "classic" if game == "faro" else "standard")
     raw_options = section.get("options", {})
     if not isinstance(raw_options, dict):
         raise section.fail("options", "a table of rule options", raw_options)
@@ -273,11 +290,13 @@ def _table(source: str, data: object) -> TableConfig:
         str(key): str(value).lower() if isinstance(value, bool) else str(value)
         for key, value in raw_options.items()
     }
-    if game == "faro":
-        try:
+    try:
+        if game == "faro":
             find_rules(rules, options)
-        except RulesError as error:
-            raise ConfigError(f"{source}: [table] rules/options: {error}") from None
+        else:
+            find_baccarat_rules(game, rules, options)
+    except RulesError as error:
+        raise ConfigError(f"{source}: [table] rules/options: {error}") from None
     punters = []
     raw_punters = section.get("punters", [])
     if not isinstance(raw_punters, list):

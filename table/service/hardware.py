@@ -76,7 +76,7 @@ class TableHardware:
         self.show()
 
     def show(self) -> None:
-        state = self.service.state
+        state = self.service.faro
         if self.abacus is not None:
             self.abacus.show(casekeep_frame(state))
         if self.layout is not None:

@@ -30,6 +30,7 @@ from paho.mqtt.properties import Properties
 
 from table.cards import Card
 from table.errors import TableError
+from table.faro.engine import FaroState
 from table.language import (
     BetCmd,
     CallCmd,
@@ -45,7 +46,7 @@ from table.language import (
 )
 from table.service.config import MqttConfig
 from table.service.journal import Journal
-from table.service.table_service import TableService, state_snapshot
+from table.service.table_service import TableService, baccarat_snapshot, state_snapshot
 
 log = logging.getLogger("dealtable.mqtt")
 
@@ -313,7 +314,11 @@ class MqttLink:
         state = self.service.state
         if state.last_seq == self._state_seq:
             return
-        snapshot = state_snapshot(state, advisor=self.service.config.table.advisor)
+        snapshot = (
+            state_snapshot(state, advisor=self.service.config.table.advisor)
+            if isinstance(state, FaroState)
+            else baccarat_snapshot(state)
+        )
         payload = json.dumps(snapshot, ensure_ascii=False, separators=(",", ":"))
         info = self.client.publish(f"{self.prefix}/state", payload, qos=1, retain=True)
         if info.rc == mqtt.MQTT_ERR_SUCCESS:

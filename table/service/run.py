@@ -20,11 +20,20 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TextIO
 
+from display.baccarat_terminal import describe as describe_baccarat
+from display.baccarat_terminal import render_baccarat
 from display.terminal import describe, render_table
 from table.cards import Card
 from table.errors import TableError
-from table.events import DealFinished, DealVoided, Event
-from table.faro.engine import Phase
+from table.events import (
+    CoupResult,
+    DealFinished,
+    DealVoided,
+    Event,
+    ShoeFinished,
+    ShoeStarted,
+)
+from table.faro.engine import FaroState, Phase
 from table.faro.punters import DEMO_PUNTERS
 from table.language import Command, ShuffleCmd, parse_line
 from table.service.config import Config
@@ -93,7 +102,7 @@ class SimulatedTable:
         self._seat_missing()
 
     def _seat_missing(self) -> None:
-        state = self.service.state
+        state = self.service.faro
         commands: list[Command] = []
         for punter in self.punters:
             if punter.name not in state.bankrolls:
@@ -104,13 +113,13 @@ class SimulatedTable:
             self.service.execute_many(commands)
 
     def box_order(self, deal: int) -> list[Card]:
-        shoe = Shoe(self.service.state.rules.deck_spec, rng=random.Random(f"{self.seed}:{deal}"))
+        shoe = Shoe(self.service.faro.rules.deck_spec, rng=random.Random(f"{self.seed}:{deal}"))
         return shoe.peek_remaining()
 
     def step(self) -> list[Event]:
         """One thing a dealer does: a new deck, a round of bets and the next card."""
         service = self.service
-        state = service.state
+        state = service.faro
         if state.alarm is not None:
             return service.execute_line("void")
         if state.phase in (Phase.NO_DECK, Phase.FINISHED):
@@ -148,10 +157,21 @@ class TerminalDisplay:
         self.out = out
         self.service = service
         self.on_terminal = out.isatty()
+        self.results: list[CoupResult] = []  # this shoe's coups, for the scoreboards
 
     def show(self, events: Sequence[Event]) -> None:
-        lines = [text for event in events if (text := describe(event))]
-        frame = render_table(self.service.state, lines, colour=self.on_terminal)
+        state = self.service.state
+        if isinstance(state, FaroState):
+            lines = [text for event in events if (text := describe(event))]
+            frame = render_table(state, lines, colour=self.on_terminal)
+        else:
+            for event in events:
+                if isinstance(event, ShoeStarted):
+                    self.results.clear()
+                elif isinstance(event, CoupResult):
+                    self.results.append(event)
+            lines = [text for event in events if (text := describe_baccarat(event))]
+            frame = render_baccarat(state, self.results, lines, colour=self.on_terminal)
         if self.on_terminal:
             self.out.write("\x1b[H\x1b[2J" + frame + "\n")
         else:
@@ -178,11 +198,10 @@ def run(
     service = TableService(config, journal, clock)
     if service.resumed:
         log.info(
-            "resumed from %s at event %d (deal %d, %s)",
+            "resumed from %s at event %d (%s)",
             journal.path,
             journal.last_seq,
-            service.state.deal,
-            service.state.phase.value,
+            service.state.where(),
         )
     notifier = SystemdNotifier.from_environment()
     link = None
@@ -297,7 +316,10 @@ def run(
 
 
 def _deal_over(service: TableService, deal: int) -> bool:
+    """Faro: deal ``deal`` is over. Baccarat: coup ``deal`` is over."""
     state = service.state
+    if not isinstance(state, FaroState):
+        return state.coup > deal or (state.coup == deal and state.coup_over)
     return state.deal > deal or (
         state.deal == deal and state.phase in (Phase.FINISHED, Phase.NO_DECK)
     )
@@ -310,7 +332,9 @@ class _DealCounter:
         self.deals = 0
 
     def count(self, events: Sequence[Event]) -> None:
-        self.deals += sum(isinstance(event, DealFinished | DealVoided) for event in events)
+        self.deals += sum(
+            isinstance(event, DealFinished | DealVoided | ShoeFinished) for event in events
+        )
 
 
 def install_signal_handlers(stop: threading.Event) -> None:

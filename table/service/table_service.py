@@ -11,9 +11,10 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from table.baccarat.engine import BaccaratState, BaccaratTable
 from table.cards import Card
 from table.errors import TableError
-from table.events import Event
+from table.events import Event, event_to_json
 from table.faro.casekeep import Bead
 from table.faro.engine import FaroState, FaroTable
 from table.language import CardCmd, Command, parse_line
@@ -33,25 +34,42 @@ class TableService:
         self.clock = clock
         self.listeners: list[Listener] = []
         self.refusals: list[str] = []
-        if config.table.game != "faro":
-            raise TableError(f"game {config.table.game}: the service deals Faro for now")
         stored = list(journal.events())
         self.resumed = bool(stored)
+        table = config.table
+        self.game: FaroTable | BaccaratTable
         if stored:
-            self.game = FaroTable.replay(stored, config.table.id)
-        else:
-            table = config.table
+            self.game = self._engine_class().replay(stored, table.id)
+            return
+        if table.game == "faro":
             self.game = FaroTable(table.id, table.rules, table.options or None, at=clock())
-            events: list[Event] = list(self.game.opening)
-            if not self.game.state.rules.bank_passes and table.bank:
-                events += self.game.fund_bank(table.bank, at=clock())
-            for punter in table.punters:
-                events += self.game.seat(punter.name, punter.bankroll, at=clock())
-            self.journal.append(events)
+            funded = not self.game.state.rules.bank_passes
+        else:
+            self.game = BaccaratTable(
+                table.id, table.game, table.rules, table.options or None, at=clock()
+            )
+            funded = self.game.state.rules.house_banks
+        events: list[Event] = list(self.game.opening)
+        if funded and table.bank:
+            events += self.game.fund_bank(table.bank, at=clock())
+        for punter in table.punters:
+            events += self.game.seat(punter.name, punter.bankroll, at=clock())
+        self.journal.append(events)
+
+    def _engine_class(self) -> type[FaroTable] | type[BaccaratTable]:
+        return FaroTable if self.config.table.game == "faro" else BaccaratTable
 
     @property
-    def state(self) -> FaroState:
+    def state(self) -> FaroState | BaccaratState:
         return self.game.state
+
+    @property
+    def faro(self) -> FaroState:
+        """The state of a Faro table; the devices and screens built for Faro ask for it."""
+        state = self.game.state
+        if not isinstance(state, FaroState):
+            raise TableError(f"this is a {self.config.table.game} table, not a Faro table")
+        return state
 
     def execute(self, command: Command) -> list[Event]:
         """Carry out one command; its events are journaled before anyone hears of them."""
@@ -83,10 +101,44 @@ class TableService:
             self.journal.append(events)
         except JournalError:
             # The engine moved on but the journal did not: go back to what the journal holds.
-            self.game = FaroTable.replay(list(self.journal.events()), self.config.table.id)
+            self.game = self._engine_class().replay(
+                list(self.journal.events()), self.config.table.id
+            )
             raise
         for listener in self.listeners:
             listener(events)
+
+
+def baccarat_snapshot(state: BaccaratState) -> dict[str, Any]:
+    """The retained ``state`` of a baccarat table: the hands of the coup, the last result,
+    the bets and the bankrolls (only cards already out of the shoe)."""
+    result = state.last_result
+    return {
+        "table": state.table,
+        "seq": state.last_seq,
+        "game": state.game,
+        "rules": state.rules.name,
+        "shoe": state.shoe,
+        "coup": state.coup,
+        "phase": state.phase.value,
+        "bets_open": state.bets_open,
+        "hands": [[str(card) for card in hand] for hand in state.hands],
+        "last_result": None if result is None else event_to_json(result),
+        "bets": [
+            {"bet": bet.bet_id, "punter": bet.punter, "spot": bet.spot, "stake": bet.stake}
+            for bet in sorted(state.bets.values(), key=lambda bet: bet.bet_id)
+        ],
+        "bank": state.bank,
+        "banker": state.banker,
+        "bankrolls": dict(state.bankrolls),
+        "alarm": None
+        if state.alarm is None
+        else {
+            "alarm": state.alarm.alarm_id,
+            "kind": state.alarm.kind.value,
+            "message": state.alarm.message,
+        },
+    }
 
 
 def state_snapshot(state: FaroState, advisor: bool = False) -> dict[str, Any]:

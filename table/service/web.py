@@ -78,11 +78,11 @@ class ServiceFeed:
     def __init__(self, service: TableService, view: LiveView) -> None:
         self.view = view
         self.service = service
-        view.publish(service.state)
+        view.publish(service.faro)
         service.listeners.append(self._changed)
 
     def _changed(self, events: Sequence[Event]) -> None:
-        self.view.publish(self.service.state)
+        self.view.publish(self.service.faro)
 
 
 class JournalFollower:
