@@ -32,6 +32,7 @@ from table.cards import Card
 from table.errors import TableError
 from table.faro.engine import FaroState
 from table.language import (
+    BancoCmd,
     BetCmd,
     CallCmd,
     Command,
@@ -39,6 +40,7 @@ from table.language import (
     LeaveCmd,
     LockCmd,
     MoveCmd,
+    PassBankCmd,
     PunterCmd,
     ShuffleCmd,
     VoidCmd,
@@ -125,6 +127,10 @@ def command_from_payload(verb: str, payload: dict[str, Any]) -> Command:
             (order[0], order[1], order[2]),
             _field(payload, "amount", int, verb),
         )
+    if verb == "banco":
+        return BancoCmd(_field(payload, "punter", str, verb))
+    if verb == "pass":
+        return PassBankCmd()
     if verb == "punter":
         return PunterCmd(
             _field(payload, "punter", str, verb), _field(payload, "bankroll", int, verb)
@@ -146,8 +152,8 @@ def command_from_payload(verb: str, payload: dict[str, Any]) -> Command:
     if verb == "card":
         raise CommandError("cmd/card: commands cannot add a card; cards come from the readers")
     raise CommandError(
-        f"unknown verb {verb!r} (known: bet, withdraw, move, call, punter, leave, lock, "
-        "shuffle, void, correct)"
+        f"unknown verb {verb!r} (known: bet, withdraw, move, call, banco, pass, punter, leave, "
+        "lock, shuffle, void, correct)"
     )
 
 
