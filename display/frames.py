@@ -190,6 +190,7 @@ def table_view(state: FaroState, advisor: bool = False) -> dict[str, object]:
         None,
     )
     return {
+        "game": "faro",
         "seq": state.last_seq,
         "table": state.table,
         "rules": state.rules.name,

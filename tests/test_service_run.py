@@ -284,10 +284,10 @@ def test_a_punto_banco_table_runs_from_the_console_and_resumes(tmp_path: Path) -
 
 def test_faro_only_parts_are_refused_for_a_baccarat_table(tmp_path: Path) -> None:
     config = tmp_path / "pb.toml"
-    config.write_text('[table]\ngame = "punto-banco"\n\n[web]\nport = 8080\n')
+    config.write_text('[table]\ngame = "punto-banco"\n\n[hardware]\nabacus = true\n')
     refused = dealtable("config", "check", str(config))
     assert refused.returncode == 2
-    assert "only a Faro table has this" in refused.stderr and "[web]" in refused.stderr
+    assert "only a Faro table has this" in refused.stderr and "[hardware]" in refused.stderr
 
 
 def test_a_baccarat_tables_retained_state_shows_the_coup(tmp_path: Path) -> None:

@@ -186,3 +186,47 @@ def test_dealtable_web_follows_a_journal_another_process_writes(tmp_path: Path) 
         server.stop()
         follower.stop()
         journal.close()
+
+
+def test_a_punto_banco_table_shows_its_hands_and_roads(
+    browser: webdriver.Chrome, tmp_path: Path
+) -> None:
+    config = Config(
+        table=TableConfig(
+            id="pb",
+            game="punto-banco",
+            rules="standard",
+            options={"burn": "one"},
+            bank=5000,
+            journal=str(tmp_path / "pb.sqlite"),
+        ),
+        reader=ReaderConfig(kind="console"),
+    )
+    journal = Journal(config.table.journal, "pb")
+    service = TableService(config, journal)
+    view = LiveView()
+    ServiceFeed(service, view)
+    server = WebServer(view, "127.0.0.1", free_port())
+    server.start()
+    record = (Path(__file__).parent / "records" / "004_punto_banco.deal").read_text().splitlines()
+    try:
+        for line in record:
+            words = line.split("#")[0].split()
+            if words and words[0] not in ("game", "rules", "bank"):
+                service.execute_line(line)
+        browser.get(server.url + "?lang=en")
+        assert shows(browser, service)
+        hands = {
+            h.get_attribute("data-hand"): h.text
+            for h in browser.find_elements(By.CSS_SELECTOR, ".hand")
+        }
+        assert set(hands) == {"player", "banker"}
+        result = service.state.last_result  # type: ignore[union-attr]
+        assert f"coup {result.coup}" in browser.find_element(By.ID, "result").text
+        beads = browser.find_elements(By.CSS_SELECTOR, '.road[data-road="bead_plate"] .cell')
+        assert len(beads) == 3  # three coups in this shoe
+        assert beads[0].get_attribute("class").split()[-1] == "tie"
+        assert not browser.find_element(By.ID, "table").is_displayed()
+    finally:
+        server.stop()
+        journal.close()

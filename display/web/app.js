@@ -7,20 +7,29 @@ const WORDS = {
         loses: "loses", wins: "wins", split: "split", bank: "bank", locked: "bets locked", over: "deal over, hoc",
         noDeck: "waiting for a new deck", awaitingSoda: "waiting for the soda", connecting: "connecting…",
         live: "live", lost: "connection lost, reconnecting…", unknownLanguage: "Language not known here: English.",
-        coppered: "coppered", calls: "calls", alarm: "ALARM", cardsLeft: "left", edge: "edge" },
+        coppered: "coppered", calls: "calls", alarm: "ALARM", cardsLeft: "left", edge: "edge",
+        shoe: "shoe", coup: "coup", player: "player", banker: "banker", right: "right", left: "left",
+        tie: "tie", win: "wins", beadPlate: "Bead plate", bigRoad: "Big road", bigEyeBoy: "Big eye boy",
+        smallRoad: "Small road", cockroachPig: "Cockroach pig" },
   es: { title: "Faro", deal: "mano", turn: "turno", soda: "soda fuera, apuestas abiertas", left: "cartas en la caja",
         splits: "splits", lastTurn: "Último turno", casekeep: "Casekeep", bankrolls: "Fichas", history: "Historial",
         loses: "pierde", wins: "gana", split: "split", bank: "banca", locked: "apuestas cerradas", over: "mano terminada, hoc",
         noDeck: "esperando un mazo nuevo", awaitingSoda: "esperando la soda", connecting: "conectando…",
         live: "en directo", lost: "conexión perdida, reconectando…", unknownLanguage: "",
-        coppered: "con copper", calls: "declara", alarm: "ALARMA", cardsLeft: "quedan", edge: "ventaja" },
+        coppered: "con copper", calls: "declara", alarm: "ALARMA", cardsLeft: "quedan", edge: "ventaja",
+        shoe: "zapato", coup: "mano", player: "punto", banker: "banca", right: "derecha", left: "izquierda",
+        tie: "empate", win: "gana", beadPlate: "Bead plate", bigRoad: "Big road", bigEyeBoy: "Big eye boy",
+        smallRoad: "Small road", cockroachPig: "Cockroach pig" },
   ru: { title: "Фаро", deal: "талия", turn: "абцуг", soda: "сода открыта, ставки принимаются", left: "карт в ящике",
         splits: "плие", lastTurn: "Последний абцуг", casekeep: "Кейскипер", bankrolls: "Фишки", history: "История",
         loses: "проигрывает", wins: "выигрывает", split: "плие", bank: "банк", locked: "ставки закрыты", over: "талия окончена, гок",
         noDeck: "ждём новую колоду", awaitingSoda: "ждём соду", connecting: "подключение…",
         live: "в эфире", lost: "связь потеряна, переподключение…", unknownLanguage: "",
         coppered: "копперированная", calls: "объявляет", alarm: "ТРЕВОГА", cardsLeft: "осталось",
-        edge: "преимущество банка" },
+        edge: "преимущество банка", shoe: "шуз", coup: "кон", player: "игрок", banker: "банкир",
+        right: "правая", left: "левая", tie: "ничья", win: "выигрывает", beadPlate: "Бусы",
+        bigRoad: "Большая дорога", bigEyeBoy: "Большой глаз", smallRoad: "Малая дорога",
+        cockroachPig: "Таракан" },
 };
 
 const TOP = ["A", "2", "3", "4", "5", "6"];
@@ -91,7 +100,63 @@ function phaseText(view) {
   return `${t.turn} ${view.turn}` + (view.bets_locked ? ` · ${t.locked}` : "");
 }
 
+function renderBaccarat(view) {
+  document.body.dataset.seq = view.seq;
+  document.body.dataset.phase = view.phase;
+  document.body.dataset.game = view.game;
+  document.getElementById("table").hidden = true;
+  document.getElementById("baccarat").hidden = false;
+  document.querySelectorAll(".faro-only").forEach((element) => { element.hidden = true; });
+  document.getElementById("title").textContent = view.game;
+  document.getElementById("status").textContent = `${t.shoe} ${view.shoe} · ${t.coup} ${view.coup}`;
+  const alarm = document.getElementById("alarm");
+  alarm.hidden = !view.alarm;
+  alarm.textContent = view.alarm ? `${t.alarm}: ${view.alarm}` : "";
+  document.getElementById("hands").replaceChildren(...view.hands.map((hand) => {
+    const box = document.createElement("div");
+    box.className = "hand";
+    box.dataset.hand = hand.name;
+    box.innerHTML = `<h3>${t[hand.name] || hand.name}</h3>`;
+    for (const code of hand.cards) {
+      const card = document.createElement("span");
+      setCard(card, code);
+      card.className += " card";
+      box.appendChild(card);
+    }
+    const points = document.createElement("div");
+    points.className = "total";
+    points.textContent = hand.cards.length ? hand.total : "";
+    box.appendChild(points);
+    return box;
+  }));
+  const result = view.last_result;
+  document.getElementById("result").textContent = result
+    ? (result.winner === "tie" ? `${t.coup} ${result.coup}: ${t.tie}` : `${t.coup} ${result.coup}: ${t[result.winner]} ${t.win}`)
+    : "";
+  for (const road of document.querySelectorAll(".road")) {
+    road.querySelector("h2").textContent = t[road.querySelector("h2").dataset.word];
+    const data = view.roads[road.dataset.road];
+    road.querySelector(".grid").replaceChildren(...data.cells.map((cell) => {
+      const element = document.createElement("span");
+      element.className = `cell ${cell.outcome}`;
+      element.style.gridColumn = cell.column + 1;
+      element.style.gridRow = cell.row + 1;
+      element.textContent = cell.ties ? String(cell.ties) : "";
+      return element;
+    }));
+  }
+  document.getElementById("bankrolls").replaceChildren(
+    ...[[t.bank + (view.banker ? ` (${view.banker})` : ""), view.bank],
+        ...view.bankrolls.map((entry) => [entry.punter, entry.chips])].map(([name, chips]) => {
+      const item = document.createElement("li");
+      item.textContent = `${name}: ${chips}`;
+      item.dataset.punter = name;
+      return item;
+    }));
+}
+
 function render(view) {
+  if (view.game && view.game !== "faro") { renderBaccarat(view); return; }
   document.body.dataset.seq = view.seq;
   document.body.dataset.phase = view.phase;
   document.getElementById("deal").textContent = `${t.deal} ${view.deal}`;

@@ -210,7 +210,7 @@ def parse_config(text: str, source: str = "(text)") -> Config:
     display = DisplayConfig(terminal=display_section.flag("terminal", True))
     display_section.finish()
     if table.game != "faro":
-        # The simulated dealer and punters, the LED casekeep and the web layout are Faro's.
+        # The simulated dealer and punters and the LED casekeep are Faro's.
         faro_only = [
             name
             for name, used in (

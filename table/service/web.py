@@ -16,7 +16,7 @@ import sqlite3
 import threading
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from contextlib import closing
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -27,8 +27,10 @@ from typing import Any, Protocol
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
+from display.baccarat_view import baccarat_view
 from display.frames import table_view
-from table.events import Event, event_from_json
+from table.baccarat.engine import BaccaratState, BaccaratTable
+from table.events import CoupResult, Event, RulesChosen, ShoeStarted, event_from_json
 from table.faro.engine import FaroState, FaroTable
 from table.service.config import MqttConfig
 from table.service.table_service import TableService
@@ -51,12 +53,22 @@ class LiveView:
 
     def __init__(self, advisor: bool = False) -> None:
         self.advisor = advisor
+        self.results: list[CoupResult] = []  # the shoe's coups, for a baccarat table's roads
         self._changed = threading.Condition()
         self._seq = -1
         self._payload = b"{}"
 
-    def publish(self, state: FaroState) -> None:
-        payload = json.dumps(table_view(state, self.advisor), ensure_ascii=False).encode()
+    def publish(self, state: FaroState | BaccaratState, events: Iterable[Event] = ()) -> None:
+        if isinstance(state, FaroState):
+            view = table_view(state, self.advisor)
+        else:
+            for event in events:
+                if isinstance(event, ShoeStarted):
+                    self.results.clear()
+                elif isinstance(event, CoupResult):
+                    self.results.append(event)
+            view = baccarat_view(state, self.results)
+        payload = json.dumps(view, ensure_ascii=False).encode()
         with self._changed:
             self._seq = state.last_seq
             self._payload = payload
@@ -78,11 +90,11 @@ class ServiceFeed:
     def __init__(self, service: TableService, view: LiveView) -> None:
         self.view = view
         self.service = service
-        view.publish(service.faro)
+        view.publish(service.state, service.journal.events())
         service.listeners.append(self._changed)
 
     def _changed(self, events: Sequence[Event]) -> None:
-        self.view.publish(self.service.faro)
+        self.view.publish(self.service.state, events)
 
 
 class JournalFollower:
@@ -92,7 +104,7 @@ class JournalFollower:
         self.path = Path(path)
         self.view = view
         self.interval = interval
-        self.table: FaroTable | None = None
+        self.table: FaroTable | BaccaratTable | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="journal-follower", daemon=True)
 
@@ -117,11 +129,13 @@ class JournalFollower:
             return
         events = [event_from_json(json.loads(body)) for (body,) in rows]
         if self.table is None:
-            self.table = FaroTable.replay(events)
+            game = next((e.game for e in events if isinstance(e, RulesChosen)), "faro")
+            engine = FaroTable if game == "faro" else BaccaratTable
+            self.table = engine.replay(events)
         else:
             for event in events:
                 self.table.state.apply(event)
-        self.view.publish(self.table.state)
+        self.view.publish(self.table.state, events)
 
     def _run(self) -> None:
         while not self._stop.wait(self.interval):

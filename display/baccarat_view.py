@@ -1,0 +1,73 @@
+"""What a screen draws of a baccarat table, as JSON: the hands of the coup with their totals,
+the last result, the bets, the bankrolls and the shoe's five scoreboards."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from table.baccarat.engine import BaccaratState
+from table.baccarat.roads import Road, Scoreboard, coups_of
+from table.baccarat.tableau import total
+from table.events import CoupResult
+
+
+def _road(road: Road) -> dict[str, object]:
+    return {
+        "rows": road.rows,
+        "columns": road.columns,
+        "cells": [
+            {
+                "column": column,
+                "row": row,
+                "outcome": cell.outcome,
+                "ties": cell.ties,
+                "player_pair": cell.player_pair,
+                "banker_pair": cell.banker_pair,
+            }
+            for (column, row), cell in sorted(road.cells.items())
+        ],
+    }
+
+
+def baccarat_view(state: BaccaratState, results: Sequence[CoupResult]) -> dict[str, object]:
+    board = Scoreboard.of(coups_of(results))
+    names = state.geometry.hands
+    last = state.last_result
+    return {
+        "game": state.game,
+        "seq": state.last_seq,
+        "table": state.table,
+        "rules": state.rules.name,
+        "shoe": state.shoe,
+        "coup": state.coup,
+        "phase": state.phase.value,
+        "bets_open": state.bets_open,
+        "hands": [
+            {"name": name, "cards": [str(card) for card in cards], "total": total(cards)}
+            for name, cards in zip(names, state.hands, strict=False)
+        ],
+        "last_result": None
+        if last is None
+        else {
+            "coup": last.coup,
+            "winner": last.winner,
+            "totals": dict(last.totals),
+            "naturals": list(last.naturals),
+            "pairs": list(last.pairs),
+        },
+        "bets": [
+            {"punter": bet.punter, "spot": bet.spot, "stake": bet.stake}
+            for bet in sorted(state.bets.values(), key=lambda bet: bet.bet_id)
+        ],
+        "bank": state.bank,
+        "banker": state.banker,
+        "bankrolls": [{"punter": name, "chips": state.bankrolls[name]} for name in state.seats],
+        "alarm": state.alarm.message if state.alarm else None,
+        "roads": {
+            "bead_plate": _road(board.bead_plate),
+            "big_road": _road(board.big_road),
+            "big_eye_boy": _road(board.big_eye_boy),
+            "small_road": _road(board.small_road),
+            "cockroach_pig": _road(board.cockroach_pig),
+        },
+    }
