@@ -5,11 +5,15 @@ from __future__ import annotations
 import gc
 import io
 import os
+import random
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from display.narration import Narrator
+from table.cards import STANDARD_52
 from table.service.exhibit import ExhibitStats, run_exhibit
 from tests.conftest import deal, open_table
 
@@ -137,3 +141,30 @@ def test_a_thousand_deals_in_accelerated_time_with_flat_memory() -> None:
     assert memory[1000] <= memory[100] * 1.10, (
         f"memory grew from {memory[100]} to {memory[1000]} bytes"
     )
+
+
+def test_the_exhibit_explains_a_real_shoe_read_by_the_service(tmp_path: Path) -> None:
+    """`dealtable run` with [exhibit]: the cards come from a reader (here the dealer's
+    keyboard), simulated punters bet between turns, and every turn is explained."""
+    config = tmp_path / "museum.toml"
+    config.write_text(
+        f'[table]\nid = "museum"\njournal = "{tmp_path / "j.sqlite"}"\n'
+        '\n[reader]\nkind = "console"\n\n[exhibit]\nlanguage = "es"\n'
+    )
+    order = list(STANDARD_52.cards)
+    random.Random(4).shuffle(order)
+    lines = ["shuffle", *(f"card {card}" for card in order)]
+    result = subprocess.run(
+        [sys.executable, "-m", "table.service.cli", "run", "--config", str(config)],
+        input="\n".join(lines) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "Mazo nuevo. La primera carta, la soda," in out
+    assert sum(line.startswith("Turno ") for line in out.splitlines()) == 25
+    assert "La última carta, el hoc," in out
+    assert "La banca se lleva" in out or " gana " in out  # the simulated punters' bets settle

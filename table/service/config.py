@@ -116,6 +116,15 @@ class WebConfig:
 
 
 @dataclass(frozen=True)
+class ExhibitConfig:
+    """A museum table: every turn explained in plain words; simulated punters bet on the
+    cards the real shoe deals."""
+
+    language: str = "en"
+    punters: bool = True
+
+
+@dataclass(frozen=True)
 class DisplayConfig:
     terminal: bool = True
 
@@ -129,6 +138,7 @@ class Config:
     display: DisplayConfig = field(default_factory=DisplayConfig)
     hardware: HardwareConfig | None = None
     web: WebConfig | None = None
+    exhibit: ExhibitConfig | None = None
 
 
 class _Section:
@@ -216,6 +226,7 @@ def parse_config(text: str, source: str = "(text)") -> Config:
             for name, used in (
                 ('[reader] kind = "simulated"', reader.kind == "simulated"),
                 ("[hardware]", "hardware" in top.data),
+                ("[exhibit]", "exhibit" in top.data),
                 ("[web]", "web" in top.data),
             )
             if used
@@ -247,8 +258,17 @@ def parse_config(text: str, source: str = "(text)") -> Config:
             croupier_password=password,
         )
         web_section.finish()
+    exhibit = None
+    exhibit_data = top.get("exhibit", None)
+    if exhibit_data is not None:
+        exhibit_section = _Section(source, "exhibit", exhibit_data)
+        exhibit = ExhibitConfig(
+            language=exhibit_section.choice("language", "en", ("en", "es", "ru")),
+            punters=exhibit_section.flag("punters", True),
+        )
+        exhibit_section.finish()
     top.finish()
-    return Config(source, table, reader, mqtt, display, hardware, web)
+    return Config(source, table, reader, mqtt, display, hardware, web, exhibit)
 
 
 def _hardware(source: str, data: object) -> HardwareConfig:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
@@ -20,8 +20,10 @@ from table.errors import TableError
 from table.events import DealFinished, Event, TurnClosed
 from table.faro.engine import FaroTable, Phase
 from table.faro.punters import DEMO_PUNTERS
+from table.language import PunterCmd
 from table.odds.advisor import advice_for
 from table.odds.json_fractions import percent_text
+from table.service.table_service import TableService
 from table.shoe import Shoe
 
 BANK = 2000
@@ -110,3 +112,41 @@ def _keep_the_table_going(table: FaroTable, now: float) -> None:
             table.leave(punter.name, at=now)
         if punter.name not in state.bankrolls:
             table.seat(punter.name, punter.bankroll, at=now)
+
+
+class ExhibitVoice:
+    """A museum exhibit around a real shoe: it explains every change of the table in plain
+    words, and (if asked) simulated punters bet between turns on the cards the shoe deals."""
+
+    def __init__(self, service: TableService, language: str, out: TextIO, punters: bool) -> None:
+        self.service = service
+        self.narrator = Narrator(language_or_english(language)[0])
+        self.out = out
+        self.punters = punters
+        self.stats = ExhibitStats()
+        self._betting_window: tuple[int, int] | None = None
+        service.listeners.append(self._changed)
+
+    def _changed(self, events: Sequence[Event]) -> None:
+        narrate(self.narrator, list(events), self.out, self.stats)
+
+    def place_bets(self, seed: int = 1) -> None:
+        """Between turns, once a turn: the simulated punters' bets, journaled together."""
+        state = self.service.faro
+        window = (state.deal, state.turn)
+        if not self.punters or not state.bets_open or window == self._betting_window:
+            return
+        self._betting_window = window
+        rng = random.Random(f"{seed}:{state.deal}:{state.turn}")
+        commands = [
+            command
+            for punter in DEMO_PUNTERS
+            if punter.name in state.bankrolls and punter.name != state.banker
+            for command in punter.propose(state, rng)
+        ]
+        missing = [
+            PunterCmd(punter.name, punter.bankroll)
+            for punter in DEMO_PUNTERS
+            if punter.name not in state.bankrolls
+        ]
+        self.service.execute_many([*missing, *commands])

@@ -210,7 +210,12 @@ def run(
 
         link = MqttLink(config.mqtt, config.table.id, service, journal)
         link.start()
-    if config.display.terminal:
+    voice = None
+    if config.exhibit is not None:
+        from table.service.exhibit import ExhibitVoice
+
+        voice = ExhibitVoice(service, config.exhibit.language, out, config.exhibit.punters)
+    elif config.display.terminal:
         display = TerminalDisplay(out, service)
         service.listeners.append(display.show)
     if hardware is None and config.hardware is not None:
@@ -278,6 +283,8 @@ def run(
                 if pause:
                     sleep(pause)
             elif reader is not None:
+                if voice is not None:
+                    voice.place_bets(config.reader.seed)
                 if shoe_reader is not None:
                     news = shoe_reader.poll()
                     for alarm in news.alarms:
