@@ -172,3 +172,30 @@ def test_without_a_broker_the_page_says_so(browser: webdriver.Chrome, tmp_path: 
     finally:
         server.stop()
         journal.close()
+
+
+def test_the_turn_is_called_from_the_page_before_the_last_turn(
+    browser: webdriver.Chrome, croupier: Croupier
+) -> None:
+    with croupier.lock:
+        while croupier.service.faro.cards_left > 3 or not croupier.service.faro.bets_open:
+            croupier.simulated.step()
+        last = croupier.service.faro.casekeep.remaining_cards()
+    browser.get(croupier.server.url + "croupier")
+    assert shows(browser, croupier.service)
+    assert browser.find_element(By.ID, "call-box").is_displayed()
+    if len({card.rank for card in last}) == 1:
+        words = [card.colour.value for card in last]
+    else:
+        words = [card.rank.label for card in last]
+    for word in words:
+        tap(browser, f'#call-order button[data-word="{word}"]')
+    tap(browser, '#punters button[data-punter="carla"]')
+    tap(browser, '#amounts button[data-amount="2"]')
+    tap(browser, "#call")
+    assert answer(browser) == "Done"
+    with croupier.lock:
+        calls = [bet for bet in croupier.service.faro.bets.values() if bet.order]
+    assert [
+        (bet.punter, list(bet.order or ()), bet.stake) for bet in calls if bet.punter == "carla"
+    ] == [("carla", words, 2)]

@@ -5,15 +5,15 @@ const WORDS = {
   en: { punter: "Punter", amount: "Amount", copper: "copper", bet: "Bet", withdraw: "Withdraw", clear: "Clear",
         call: "Call", callTitle: "Call the turn", locked: "Bets locked: a turn is being dealt", turn: "turn",
         left: "cards in the box", bankrolls: "Bankrolls", chooseRank: "Tap one rank, or two to four that touch",
-        placed: "Done", bank: "bank" },
+        placed: "Done", bank: "bank", red: "red", black: "black" },
   es: { punter: "Jugador", amount: "Cantidad", copper: "copper", bet: "Apostar", withdraw: "Retirar", clear: "Borrar",
         call: "Declarar", callTitle: "Declarar el turno", locked: "Apuestas cerradas: se reparte un turno", turn: "turno",
         left: "cartas en la caja", bankrolls: "Fichas", chooseRank: "Toque un valor, o de dos a cuatro contiguos",
-        placed: "Hecho", bank: "banca" },
+        placed: "Hecho", bank: "banca", red: "rojo", black: "negro" },
   ru: { punter: "Понтёр", amount: "Ставка", copper: "коппер", bet: "Поставить", withdraw: "Снять", clear: "Сбросить",
         call: "Объявить", callTitle: "Объявить абцуг", locked: "Ставки закрыты: мечется абцуг", turn: "абцуг",
         left: "карт в ящике", bankrolls: "Фишки", chooseRank: "Коснитесь достоинства или двух–четырёх соседних",
-        placed: "Готово", bank: "банк" },
+        placed: "Готово", bank: "банк", red: "красная", black: "чёрная" },
 };
 const asked = new URLSearchParams(location.search).get("lang") || document.documentElement.dataset.lang || "en";
 const t = WORDS[asked] || WORDS.en;
@@ -124,9 +124,12 @@ function refresh() {
   const candidates = view.lamps.filter((lamp) => lamp.call_candidate).map((lamp) => lamp.rank);
   const callBox = document.getElementById("call-box");
   callBox.hidden = !candidates.length || locked;
-  document.getElementById("call-order").replaceChildren(...candidates.map((rank) =>
-    button(rank, () => { if (choice.order.length < 3) choice.order.push(rank); refresh(); })),
+  // Three of a kind left: the call names the colours' order (003's colour cat-hop).
+  const words = candidates.length === 1 ? ["red", "black"] : candidates;
+  document.getElementById("call-order").replaceChildren(...words.map((word) =>
+    button(t[word] || word, () => { if (choice.order.length < 3) choice.order.push(word); refresh(); }, { word })),
     button("⌫", () => { choice.order.pop(); refresh(); }));
+  document.getElementById("chosen").textContent += choice.order.length ? ` · ${choice.order.join(" ")}` : "";
   document.getElementById("bankrolls").replaceChildren(
     ...[[t.bank, view.bank], ...view.bankrolls.map((entry) => [entry.punter, entry.chips])].map(([name, chips]) => {
       const item = document.createElement("li");
