@@ -897,21 +897,7 @@ class BaccaratTable(DealerDesk):
                 and amount <= state.bankrolls[punter] - state.committed.get(punter, 0)
                 and self._house_exposure(side, amount) <= state.bank
             ):
-                out = self._begin(at)
-                self._emit(
-                    out,
-                    BetPlaced,
-                    bet=state.next_bet_id if existing_id is None else existing_id,
-                    punter=punter,
-                    spot=side,
-                    amount=amount,
-                    stake=stake,
-                    # Every field given: the trusted constructor skips filling in defaults.
-                    coppered=False,
-                    mark=False,
-                    instruction="",
-                )
-                return out
+                return self._place(punter, side, amount, stake, existing_id, at)
         what = f"bet {punter} {spot} {amount}"
         check_amount(what, amount)
         side = self._spot(what, spot)
@@ -929,11 +915,22 @@ class BaccaratTable(DealerDesk):
             self._check_house_covers(what, side, amount)
         else:
             self._check_bank_covers(what, punter, amount)
+        return self._place(punter, side, amount, stake, existing_id, at)
+
+    def _place(
+        self,
+        punter: str,
+        side: str,
+        amount: int,
+        stake: int,
+        existing_id: int | None,
+        at: float | None,
+    ) -> list[Event]:
         out = self._begin(at)
         self._emit(
             out,
             BetPlaced,
-            bet=state.next_bet_id if existing_id is None else existing_id,
+            bet=self.state.next_bet_id if existing_id is None else existing_id,
             punter=punter,
             spot=side,
             amount=amount,
