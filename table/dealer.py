@@ -102,6 +102,8 @@ class DealerDesk:
     consequences: ClassVar[tuple[type[Event], ...]] = ()
     # What the dealer voids whole: "deal" at Faro, "coup" at baccarat.
     unit: ClassVar[str] = "deal"
+    # Where a stake lies, for the table limits' messages: a Faro "spot", a baccarat "side".
+    stake_place: ClassVar[str] = "spot"
 
     def _emit(self, out: list[Event], cls: type[Event], **fields: Any) -> Any:
         raise NotImplementedError
@@ -129,6 +131,17 @@ class DealerDesk:
         if punter not in self.state.bankrolls:
             seated = ", ".join(self.state.seats) or "nobody"
             raise IllegalCommandError(f"{what}: {punter} is not seated (seated: {seated})")
+
+    def _check_limits(self, what: str, stake: int) -> None:
+        """The table minimum and maximum, for the whole stack a bet makes."""
+        rules = self.state.rules
+        if stake < rules.min_bet:
+            raise BetRefusedError(f"{what}: {stake} is under the table minimum {rules.min_bet}")
+        if rules.max_bet and stake > rules.max_bet:
+            raise BetRefusedError(
+                f"{what}: {stake} on one {self.stake_place} is over the table maximum "
+                f"{rules.max_bet}"
+            )
 
     def _refuse_during_alarm(self, what: str) -> None:
         alarm = self.state.alarm

@@ -577,6 +577,7 @@ class BaccaratTable(DealerDesk):
 
     consequences = _CONSEQUENCES
     unit = "coup"
+    stake_place = "side"
     state: BaccaratState
 
     def __init__(
@@ -1027,15 +1028,6 @@ class BaccaratTable(DealerDesk):
         if state.phase is Phase.BURNING:
             raise BetRefusedError(f"{what}: bets open once the burn is done ({state.where()})")
         raise BetRefusedError(f"{what}: no shoe is in play ({state.where()}); shuffle first")
-
-    def _check_limits(self, what: str, stake: int) -> None:
-        rules = self.state.rules
-        if stake < rules.min_bet:
-            raise BetRefusedError(f"{what}: {stake} is under the table minimum {rules.min_bet}")
-        if rules.max_bet and stake > rules.max_bet:
-            raise BetRefusedError(
-                f"{what}: {stake} on one side is over the table maximum {rules.max_bet}"
-            )
 
     def _check_house_covers(self, what: str, side: str, amount: int) -> None:
         state = self.state

@@ -414,6 +414,7 @@ class FaroTable(DealerDesk):
     game = GAME
     consequences = _CONSEQUENCES
     unit = "deal"
+    stake_place = "spot"
     state: FaroState
 
     def __init__(
@@ -842,7 +843,7 @@ class FaroTable(DealerDesk):
         existing_id = state.stack_index.get((punter, parsed.text, copper, mark, progression))
         existing = None if existing_id is None else state.bets[existing_id]
         stake = amount if existing is None else amount + existing.stake
-        self._check_limits(what, stake, amount)
+        self._check_limits(what, stake)
         self._check_funds(what, punter, parsed, amount, copper, mark)
         out = self._begin(at)
         self._emit(
@@ -930,15 +931,6 @@ class FaroTable(DealerDesk):
                     f"{what}: {spot.text} is cases (one card left); the house takes a bet on cases "
                     "only from a punter who also backs a rank that can still split"
                 )
-
-    def _check_limits(self, what: str, stake: int, amount: int) -> None:
-        rules = self.state.rules
-        if stake < rules.min_bet:
-            raise BetRefusedError(f"{what}: {stake} is under the table minimum {rules.min_bet}")
-        if rules.max_bet and stake > rules.max_bet:
-            raise BetRefusedError(
-                f"{what}: {stake} on one spot is over the table maximum {rules.max_bet}"
-            )
 
     def _check_funds(
         self,
@@ -1102,7 +1094,7 @@ class FaroTable(DealerDesk):
         self._check_bet(punter, target, bet.stake, copper=bet.coppered, mark=bet.mark, what=what)
         existing = self._stack(punter, target, bet.coppered, bet.mark, bet.instruction)
         stake = bet.stake + (existing.stake if existing else 0)
-        self._check_limits(what, stake, bet.stake)
+        self._check_limits(what, stake)
         freed = 0 if bet.mark else bet.stake
         self._check_funds(what, punter, target, bet.stake, bet.coppered, bet.mark, freed=freed)
         out = self._begin(at)
@@ -1160,7 +1152,7 @@ class FaroTable(DealerDesk):
         canonical = self._call_order(what, words, last_three, kind.name)
         existing = next((b for b in state.bets_of(punter) if b.order == canonical), None)
         stake = amount + (existing.stake if existing else 0)
-        self._check_limits(what, stake, amount)
+        self._check_limits(what, stake)
         self._check_funds(what, punter, CALL_SPOT, amount, False, False, pays=kind.pays)
         out = self._begin(at)
         if existing is not None:
