@@ -90,7 +90,9 @@ class ServiceFeed:
     def __init__(self, service: TableService, view: LiveView) -> None:
         self.view = view
         self.service = service
-        view.publish(service.state, service.journal.events())
+        # Only a baccarat table's roads need the past: its shoe's coup results.
+        past = () if isinstance(service.state, FaroState) else service.journal.events()
+        view.publish(service.state, past)
         service.listeners.append(self._changed)
 
     def _changed(self, events: Sequence[Event]) -> None:
