@@ -840,8 +840,7 @@ class FaroTable(DealerDesk):
                 f"{what}: standing instructions ({progression.text}) are a Saratoga Faro rule, "
                 f"not offered under {state.rules.name} rules"
             )
-        existing_id = state.stack_index.get((punter, parsed.text, copper, mark, progression))
-        existing = None if existing_id is None else state.bets[existing_id]
+        existing = self._stack(punter, parsed, copper, mark, progression)
         stake = amount if existing is None else amount + existing.stake
         self._check_limits(what, stake)
         self._check_funds(what, punter, parsed, amount, copper, mark)
