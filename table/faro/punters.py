@@ -8,7 +8,7 @@ the museum exhibit and the simulator use them; the engine judges what they propo
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from table.cards import Rank
@@ -131,3 +131,15 @@ DEMO_PUNTERS = (
     SimulatedPunter("elena", "caller", 100, 2),
     SimulatedPunter("frank", "casekeep", 100, 2),
 )
+
+
+def round_of_bets(
+    state: FaroState, punters: Sequence[SimulatedPunter], rng: random.Random
+) -> list[Command]:
+    """What the seated punters (the banker aside) propose between two turns, in seat order."""
+    return [
+        command
+        for punter in punters
+        if punter.name in state.bankrolls and punter.name != state.banker
+        for command in punter.propose(state, rng)
+    ]

@@ -247,7 +247,7 @@ def _snapshot(args: argparse.Namespace) -> int:
 
     from display.snapshot import draw_snapshot
     from table.faro.engine import FaroTable
-    from table.faro.punters import DEMO_PUNTERS
+    from table.faro.punters import DEMO_PUNTERS, round_of_bets
     from table.shoe import Shoe
 
     if args.journal:
@@ -266,10 +266,9 @@ def _snapshot(args: argparse.Namespace) -> int:
             : args.cards
         ]:
             if table.state.bets_open:
-                for punter in DEMO_PUNTERS:
-                    for command in punter.propose(table.state, rng):
-                        with contextlib.suppress(TableError):
-                            table.apply(command)
+                for command in round_of_bets(table.state, DEMO_PUNTERS, rng):
+                    with contextlib.suppress(TableError):
+                        table.apply(command)
             table.deal(card)
     path = draw_snapshot(table.state, args.out)
     print(f"dealtable snapshot: {path}")

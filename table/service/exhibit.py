@@ -19,7 +19,7 @@ from display.narration import Narrator, language_or_english
 from table.errors import TableError
 from table.events import DealFinished, Event, TurnClosed
 from table.faro.engine import FaroTable, Phase
-from table.faro.punters import DEMO_PUNTERS
+from table.faro.punters import DEMO_PUNTERS, round_of_bets
 from table.language import PunterCmd
 from table.odds.advisor import advice_for
 from table.odds.json_fractions import percent_text
@@ -69,13 +69,11 @@ def run_exhibit(
             if state.bets_open:
                 rng = random.Random(f"{seed}:{deal_number}:{state.turn}")
                 events: list[Event] = []
-                for punter in DEMO_PUNTERS:
-                    if punter.name in state.bankrolls:
-                        for command in punter.propose(state, rng):
-                            try:
-                                events += table.apply(command, at=clock())
-                            except TableError:
-                                stats.refusals += 1
+                for command in round_of_bets(state, DEMO_PUNTERS, rng):
+                    try:
+                        events += table.apply(command, at=clock())
+                    except TableError:
+                        stats.refusals += 1
                 narrate(narrator, events, out, stats)
             dealt = table.deal(card, at=clock())
             narrate(narrator, dealt, out, stats)
@@ -138,12 +136,7 @@ class ExhibitVoice:
             return
         self._betting_window = window
         rng = random.Random(f"{seed}:{state.deal}:{state.turn}")
-        commands = [
-            command
-            for punter in DEMO_PUNTERS
-            if punter.name in state.bankrolls and punter.name != state.banker
-            for command in punter.propose(state, rng)
-        ]
+        commands = round_of_bets(state, DEMO_PUNTERS, rng)
         missing = [
             PunterCmd(punter.name, punter.bankroll)
             for punter in DEMO_PUNTERS

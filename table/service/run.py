@@ -34,7 +34,7 @@ from table.events import (
     ShoeStarted,
 )
 from table.faro.engine import FaroState, Phase
-from table.faro.punters import DEMO_PUNTERS
+from table.faro.punters import DEMO_PUNTERS, round_of_bets
 from table.language import Command, ShuffleCmd, parse_line
 from table.service.config import Config
 from table.service.journal import Journal
@@ -127,11 +127,7 @@ class SimulatedTable:
         events: list[Event] = []
         if state.bets_open:
             rng = random.Random(f"{self.seed}:{state.deal}:{state.turn}")
-            proposals: list[Command] = []
-            for punter in self.punters:
-                if punter.name != state.banker and punter.name in state.bankrolls:
-                    proposals += punter.propose(state, rng)
-            events += service.execute_many(proposals)
+            events += service.execute_many(round_of_bets(state, self.punters, rng))
         dealt = set(state.casekeep.dealt_cards())
         next_card = next(card for card in self.box_order(state.deal) if card not in dealt)
         events += service.card(next_card)
