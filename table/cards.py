@@ -40,6 +40,10 @@ class Suit(enum.Enum):
     DIAMONDS = "D"
     CLUBS = "C"
 
+    # A member is its one instance, so identity is equality; the identity hash is computed
+    # in C, where Enum's own hashes the name in Python for every card looked up.
+    __hash__ = object.__hash__
+
     @property
     def symbol(self) -> str:
         return _SUIT_SYMBOLS[self]

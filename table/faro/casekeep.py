@@ -52,18 +52,21 @@ class Spindle:
 class Casekeep:
     """Cards out of the box, by rank, in the order they came."""
 
-    __slots__ = ("_by_rank", "_dealt", "deck")
+    __slots__ = ("_by_rank", "_dealt", "_left", "deck")
 
     def __init__(self, deck: DeckSpec) -> None:
         self.deck = deck
         self._by_rank: dict[Rank, tuple[CasekeepEntry, ...]] = dict.fromkeys(deck.ranks, ())
         self._dealt: dict[Card, CasekeepEntry] = {}
+        # Asked for every rank of every bet: counted as cards come rather than each time.
+        self._left: dict[Rank, int] = dict.fromkeys(deck.ranks, len(deck.suits))
 
     def copy(self) -> Casekeep:
         twin = Casekeep.__new__(Casekeep)
         twin.deck = self.deck
         twin._by_rank = dict(self._by_rank)
         twin._dealt = dict(self._dealt)
+        twin._left = dict(self._left)
         return twin
 
     def __eq__(self, other: object) -> bool:
@@ -82,6 +85,7 @@ class Casekeep:
         entry = CasekeepEntry(card, role, turn)
         self._by_rank[card.rank] = (*self._by_rank[card.rank], entry)
         self._dealt[card] = entry
+        self._left[card.rank] -= 1
 
     def entry_for(self, card: Card) -> CasekeepEntry | None:
         """How this card went, if it is out."""
@@ -95,9 +99,7 @@ class Casekeep:
 
     def left(self, rank: Rank) -> int:
         """Cards of this rank still in the box (0 for a rank the deck does not have)."""
-        if rank not in self._by_rank:
-            return 0
-        return len(self.deck.suits) - len(self._by_rank[rank])
+        return self._left.get(rank, 0)
 
     def is_dead(self, rank: Rank) -> bool:
         return self.left(rank) == 0

@@ -42,6 +42,7 @@ from table.events import (
     TurnCalled,
     TurnClosed,
     build_event,
+    complete_event,
 )
 from table.faro.bets import Bet, Instruction
 from table.faro.casekeep import Casekeep
@@ -193,6 +194,10 @@ class FaroState(TableFolds):
         handler = _FOLDS.get(type(event))
         if handler is None:
             raise IllegalCommandError(f"a Faro table cannot apply a {event.type_name} event")
+        self.fold(event, handler)
+
+    def fold(self, event: Event, handler: Callable[[FaroState, Any], None]) -> None:
+        """Fold ``event`` with the handler its type has in ``_FOLDS``."""
         if self.deal_start is not None:
             # Logged first: a new deck then starts an empty log, and a voided card's
             # correction rebuilds the log without the card and without itself.
@@ -263,17 +268,25 @@ class FaroState(TableFolds):
                 existing._replace(stake=event.stake, base=existing.base + event.amount),
             )
             return
-        bet = Bet(
-            bet_id=event.bet,
-            punter=event.punter,
-            spot=parse_spot(event.spot),
-            stake=event.stake,
-            coppered=event.coppered,
-            mark=event.mark,
-            instruction=Instruction.parse(event.instruction) if event.instruction else None,
-            base=event.stake,
+        instruction = Instruction.parse(event.instruction) if event.instruction else None
+        stake = event.stake
+        spot = parse_spot(event.spot)
+        # Positional: a bet is made for every chip put down, and keywords cost twice as much.
+        self._add_bet(
+            Bet(
+                event.bet,
+                event.punter,
+                spot,
+                stake,
+                event.coppered,
+                event.mark,
+                instruction,
+                None,
+                1,
+                stake,
+                0,
+            )
         )
-        self._add_bet(bet)
 
     def _fold_called(self, event: TurnCalled) -> None:
         bet = Bet(
@@ -471,6 +484,14 @@ class FaroTable(DealerDesk):
         out.append(event)
         return event
 
+    def _record(
+        self, out: list[Event], event: Event, handler: Callable[[FaroState, Any], None]
+    ) -> None:
+        """:meth:`_emit` for the events that come by the hundred each deal: built whole by
+        the caller (:func:`complete_event`) and folded by their known handler."""
+        self.state.fold(event, handler)
+        out.append(event)
+
     # --- the table and its people ---------------------------------------------------------
 
     def choose_rules(
@@ -627,18 +648,28 @@ class FaroTable(DealerDesk):
         state = self.state
         phase = state.phase
         if phase is Phase.AWAITING_SODA:
-            self._emit(out, CardDealt, card=card, role=CardRole.SODA, turn=0)
+            self._card_dealt(out, card, CardRole.SODA, 0)
         elif phase is Phase.BETTING or phase is Phase.LOCKED:
             turn = state.turn + 1
             if phase is Phase.BETTING:
-                self._emit(out, BetsLocked, turn=turn)
-            self._emit(out, CardDealt, card=card, role=CardRole.LOSER, turn=turn)
+                self._record(out, complete_event(BetsLocked, {
+                    "table": state.table, "seq": state.last_seq + 1, "at": self._at,
+                    "deal": state.deal, "turn": turn,
+                }), FaroState._fold_locked)  # fmt: skip
+            self._card_dealt(out, card, CardRole.LOSER, turn)
         elif phase is Phase.IN_TURN:
-            self._emit(out, CardDealt, card=card, role=CardRole.WINNER, turn=state.turn)
+            self._card_dealt(out, card, CardRole.WINNER, state.turn)
             self._close_turn(out, card)
         else:  # AWAITING_HOC
-            self._emit(out, CardDealt, card=card, role=CardRole.HOC, turn=state.turn)
+            self._card_dealt(out, card, CardRole.HOC, state.turn)
             self._finish_deal(out, card)
+
+    def _card_dealt(self, out: list[Event], card: Card, role: CardRole, turn: int) -> None:
+        state = self.state
+        self._record(out, complete_event(CardDealt, {
+            "table": state.table, "seq": state.last_seq + 1, "at": self._at, "deal": state.deal,
+            "card": card, "role": role, "turn": turn,
+        }), FaroState._fold_card)  # fmt: skip
 
     def _close_turn(self, out: list[Event], winner: Card) -> None:
         state = self.state
@@ -671,18 +702,13 @@ class FaroTable(DealerDesk):
             stake, note = self._stake_after(bet, decision)
         else:
             stake, note = 0, ""
-        self._emit(
-            out,
-            BetSettled,
-            bet=bet.bet_id,
-            punter=bet.punter,
-            spot=bet.spot.text,
-            outcome=decision.outcome,
-            net=decision.net,
-            stake=stake,
-            turn=turn,
-            note=note or decision.note,
-        )
+        state = self.state
+        self._record(out, complete_event(BetSettled, {
+            "table": state.table, "seq": state.last_seq + 1, "at": self._at, "deal": state.deal,
+            "bet": bet.bet_id, "punter": bet.punter, "spot": bet.spot.text,
+            "outcome": decision.outcome, "net": decision.net, "stake": stake, "turn": turn,
+            "note": note or decision.note,
+        }), FaroState._fold_settled)  # fmt: skip
 
     def _stake_after(self, bet: Bet, decision: Decision) -> tuple[int, str]:
         """What stays on the spot after a decision: standing bets, 001's winners, progressions."""
@@ -845,18 +871,12 @@ class FaroTable(DealerDesk):
         self._check_limits(what, stake)
         self._check_funds(what, punter, parsed, amount, copper, mark)
         out = self._begin(at)
-        self._emit(
-            out,
-            BetPlaced,
-            bet=state.next_bet_id if existing is None else existing.bet_id,
-            punter=punter,
-            spot=parsed.text,
-            amount=amount,
-            stake=stake,
-            coppered=copper,
-            mark=mark,
-            instruction=progression.text if progression else "",
-        )
+        self._record(out, complete_event(BetPlaced, {
+            "table": state.table, "seq": state.last_seq + 1, "at": self._at, "deal": state.deal,
+            "bet": state.next_bet_id if existing is None else existing.bet_id, "punter": punter,
+            "spot": parsed.text, "amount": amount, "stake": stake, "coppered": copper,
+            "mark": mark, "instruction": progression.text if progression else "",
+        }), FaroState._fold_bet_placed)  # fmt: skip
         return out
 
     def _stack(

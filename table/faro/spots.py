@@ -27,6 +27,8 @@ class SpotKind(enum.Enum):
     BLACK = "black"
     CALL = "call"
 
+    __hash__ = object.__hash__  # as Suit's: a member is its one instance
+
 
 STANDING_KINDS = frozenset(
     {SpotKind.HIGH, SpotKind.ODD, SpotKind.EVEN, SpotKind.RED, SpotKind.BLACK}
