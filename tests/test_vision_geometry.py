@@ -1,10 +1,21 @@
 from __future__ import annotations
 
+import cv2
 import numpy as np
-from vision_fixtures import frame_of
+import pytest
+from vision_fixtures import TEST_DESIGN, frame_of
 
 from table.cards import Card
 from vision.geometry import CANON_HEIGHT, CANON_WIDTH, FrameProblem, detect, flatten, order_quad
+from vision.synthetic import (
+    DESIGNS,
+    FACE_HEIGHT,
+    FACE_WIDTH,
+    FrameSpec,
+    Pose,
+    Spoilers,
+    render_frame,
+)
 
 
 def test_a_clean_frame_holds_one_card_shaped_outline() -> None:
@@ -34,3 +45,32 @@ def test_corners_are_ordered_clockwise_with_a_short_first_edge() -> None:
 
 def test_a_black_frame_is_reported_dark() -> None:
     assert detect(np.zeros((480, 640, 3), np.uint8)).problem is FrameProblem.DARK
+
+
+def _visible_corners(spec: FrameSpec) -> np.ndarray:
+    """Where the card's visible outline truly is: the lip hides a strip of each long side."""
+    lip = spec.spoilers.lip
+    face = [[lip, 0], [1 - lip, 0], [1 - lip, 1], [lip, 1]]
+    points = np.array([[[u * FACE_WIDTH, v * FACE_HEIGHT] for u, v in face]], np.float32)
+    return np.asarray(cv2.perspectiveTransform(points, spec.pose.homography())[0], np.float32)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_outline_follows_the_card_edges_beside_a_wide_lip_and_glare(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    spoilers = Spoilers(
+        lip=0.03,
+        glare=0.45,
+        glare_at=(float(rng.uniform(0.2, 0.8)), float(rng.uniform(0.2, 0.8))),
+        glare_radius=0.2,
+        blur=0.8,
+        noise=4.0,
+    )
+    spec = FrameSpec(Card.parse("7C"), DESIGNS[TEST_DESIGN], Pose.sample(rng), spoilers, seed=seed)
+    detection = detect(render_frame(spec))
+    assert len(detection.cards) == 1
+    found, truth = detection.cards[0].quad, _visible_corners(spec)
+    error = min(
+        float(np.abs(np.roll(found, k, axis=0) - truth).max()) for k in range(4)
+    )  # the outline may start at either short side
+    assert error < 2.0

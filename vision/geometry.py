@@ -2,9 +2,12 @@
 
 The card is the largest bright quadrilateral with a card's proportions; the box's lip may
 trim its long sides, a finger may bite into it, and the sliding top card or a hand turns it
-into a shape no card has. Each found card is warped square-on to a canonical
-:data:`CANON_WIDTH` × :data:`CANON_HEIGHT` picture, portrait. Upside down is left as is:
-the corner index is printed in two opposite corners, so reading both makes it irrelevant.
+into a shape no card has. A rough outline comes from a half-resolution mask of card stock;
+each of its sides is then moved onto the edge found across it in the full frame, where
+glare spilling onto the box or a finger on the mask no longer pulls it. Each found card
+is warped square-on to a canonical :data:`CANON_WIDTH` × :data:`CANON_HEIGHT` picture,
+portrait. Upside down is left as is: the corner index is printed in two opposite corners,
+so reading both makes it irrelevant.
 """
 
 from __future__ import annotations
@@ -127,30 +130,93 @@ def _four_corners(polygon: npt.NDArray[np.float64]) -> npt.NDArray[np.float32] |
     return quad
 
 
-def _line_through(
-    points: npt.NDArray[np.float64],
-) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-    vx, vy, x0, y0 = cv2.fitLine(points.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
-    return np.array([x0, y0], np.float64), np.array([vx, vy], np.float64)
+EDGE_REACH = 16  # full-resolution pixels searched either side of a coarse side
+EDGE_PROFILES = 36  # profiles across each side
+EDGE_INLIER = 1.5  # pixels: how far an edge point may lie off its side's line
+MIN_EDGE_POINTS = 6
+# Candidate lines through pairs of profiles this many profiles apart: far enough apart to
+# fix a direction, and always a pair on either side of a finger that hides a stretch.
+_PAIRS = np.array(
+    [
+        (i, i + gap)
+        for gap in (EDGE_PROFILES // 4, EDGE_PROFILES // 3, EDGE_PROFILES // 2)
+        for i in range(EDGE_PROFILES - gap)
+    ]
+)
 
 
-def _refine(quad: Quad, edge_points: npt.NDArray[np.float64]) -> Quad:
-    """Move each side onto the outline points that lie along it, before the opening
-    rounded the corners: a robust line fit, so a finger crossing the side barely pulls."""
+def _edge_offsets(
+    image: Image, quad: npt.NDArray[np.float64], reach: int
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
+    """How far outside each rough side the card stock ends, on profiles across the sides
+    (4 × EDGE_PROFILES offsets in pixels, and which profiles found an edge at all).
+
+    The edge is the outermost place where paperness falls by at least half the profile's
+    steepest fall, so a printed border just inside the edge (as steep a fall as the edge
+    itself) does not pass for it."""
+    starts, ends = quad, np.roll(quad, -1, axis=0)
+    alongs = (ends - starts) / np.maximum(np.linalg.norm(ends - starts, axis=1), 1e-6)[:, None]
+    outwards = np.stack([alongs[:, 1], -alongs[:, 0]], axis=1)
+    ts = np.linspace(0.1, 0.9, EDGE_PROFILES)
+    steps = np.arange(-reach, reach + 1, dtype=np.float64)
+    bases = starts[:, None, :] + ts[None, :, None] * (ends - starts)[:, None, :]
+    points = bases[:, :, None, :] + steps[None, None, :, None] * outwards[:, None, None, :]
+    points = points.reshape(4 * EDGE_PROFILES, len(steps), 2).astype(np.float32)
+    samples = cv2.remap(
+        image, points[..., 0], points[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    ).astype(np.float32)
+    paper = np.maximum(2 * samples.min(axis=2) - samples.max(axis=2), 0.0)
+    fall = paper[:, :-2] - paper[:, 2:]  # positive where paper gives way going outward
+    steepest = fall.max(axis=1)
+    inner = fall[:, 1:-1]
+    peak = (inner >= 0.5 * steepest[:, None]) & (inner >= fall[:, :-2]) & (inner >= fall[:, 2:])
+    last = inner.shape[1] - 1 - np.argmax(peak[:, ::-1], axis=1)  # outermost strong peak
+    rows = np.arange(len(fall))
+    before, middle, after = fall[rows, last], fall[rows, last + 1], fall[rows, last + 2]
+    curvature = before - 2 * middle + after
+    safe = np.where(curvature < -1e-6, curvature, -1.0)
+    sub = np.where(curvature < -1e-6, 0.5 * (before - after) / safe, 0.0)
+    offsets = steps[2:-2][last] + np.clip(sub, -0.5, 0.5)
+    found = (steepest >= 24.0) & peak.any(axis=1)
+    return offsets.reshape(4, EDGE_PROFILES), found.reshape(4, EDGE_PROFILES)
+
+
+def _refine(image: Image, quad: Quad, reach: int) -> Quad:
+    """Move each side onto the card's edge found across it in the full-resolution frame.
+
+    Along each side the edge offsets are fitted by a line through the pair of profiles most
+    others agree with, then by least squares over those: a finger across the side or a
+    glint is left out rather than averaged in."""
+    corners_in = quad.astype(np.float64)
+    offsets, found = _edge_offsets(image, corners_in, reach)
+    lengths = np.linalg.norm(np.roll(corners_in, -1, axis=0) - corners_in, axis=1)
+    along = np.linspace(0.1, 0.9, EDGE_PROFILES)[None, :] * lengths[:, None]  # 4 × P
+    i, j = _PAIRS[:, 0], _PAIRS[:, 1]
+    usable = found[:, i] & found[:, j]  # 4 × K
+    slope = (offsets[:, j] - offsets[:, i]) / (along[:, j] - along[:, i])
+    intercept = offsets[:, i] - slope * along[:, i]
+    residual = np.abs(
+        offsets[:, None, :] - (slope[:, :, None] * along[:, None, :] + intercept[:, :, None])
+    )
+    inliers = (residual < EDGE_INLIER) & found[:, None, :] & usable[:, :, None]
+    best = np.argmax(inliers.sum(axis=2), axis=1)
+    chosen = inliers[np.arange(4), best].astype(np.float64)  # 4 × P
+    # Least squares of offset against distance along the side, over each side's inliers.
+    n = chosen.sum(axis=1)
+    sa, so = (chosen * along).sum(axis=1), (chosen * offsets).sum(axis=1)
+    saa, sao = (chosen * along * along).sum(axis=1), (chosen * along * offsets).sum(axis=1)
+    spread = n * saa - sa * sa
+    slope_fit = (n * sao - sa * so) / np.where(spread > 1e-6, spread, 1.0)
+    intercept_fit = (so - slope_fit * sa) / np.maximum(n, 1.0)
     lines = []
     for k in range(4):
-        start, end = quad[k].astype(np.float64), quad[(k + 1) % 4].astype(np.float64)
-        length = float(np.linalg.norm(end - start))
-        along = (end - start) / max(length, 1e-6)
-        normal = np.array([-along[1], along[0]])
-        offset = edge_points - start
-        t = offset @ along / max(length, 1e-6)
-        d = offset @ normal
-        near = edge_points[(t > 0.12) & (t < 0.88) & (np.abs(d) < 4.0)]
-        if len(near) >= 8:
-            lines.append(_line_through(near))
-        else:
-            lines.append((start, along))
+        start = corners_in[k]
+        direction = (corners_in[(k + 1) % 4] - start) / max(float(lengths[k]), 1e-6)
+        outward = np.array([direction[1], -direction[0]])
+        if n[k] < MIN_EDGE_POINTS or spread[k] <= 1e-6:
+            lines.append((start, direction))  # no clear edge: keep the rough side
+            continue
+        lines.append((start + intercept_fit[k] * outward, direction + slope_fit[k] * outward))
     corners = []
     for k in range(4):
         (p, u), (q, v) = lines[k - 1], lines[k]
@@ -162,26 +228,26 @@ def _refine(quad: Quad, edge_points: npt.NDArray[np.float64]) -> Quad:
     return np.array(corners, np.float32)
 
 
-def _outline(
-    contour: npt.NDArray[np.int32], scale: float, edge_points: npt.NDArray[np.float64]
-) -> CardOutline | None:
+def _outline(image: Image, contour: npt.NDArray[np.int32], scale: float) -> CardOutline | None:
     hull = cv2.convexHull(contour)
     perimeter = cv2.arcLength(hull, True)
     approx = cv2.approxPolyDP(hull, 0.02 * perimeter, True).reshape(-1, 2).astype(np.float64)
     points = _four_corners(approx)
     if points is None:
         points = cv2.boxPoints(cv2.minAreaRect(hull)).astype(np.float32)
-    quad = order_quad(points)
-    if len(edge_points):
-        quad = _refine(quad, edge_points)
-    quad_area = float(cv2.contourArea(quad))
+    quad = order_quad(points) / scale
+    # The opened mask only roughly follows the card; its true edges are found across each
+    # rough side, then once more across the corrected sides, nearer.
+    quad = _refine(image, quad, EDGE_REACH)
+    quad = _refine(image, quad, EDGE_REACH // 3)
+    quad_area = float(cv2.contourArea(quad)) * scale * scale
     if quad_area <= 0:
         return None
     solidity = float(cv2.contourArea(contour)) / quad_area
     short = (np.linalg.norm(quad[1] - quad[0]) + np.linalg.norm(quad[3] - quad[2])) / 2
     long = (np.linalg.norm(quad[2] - quad[1]) + np.linalg.norm(quad[0] - quad[3])) / 2
     aspect = float(long) / max(float(short), 1e-6)
-    return CardOutline((quad / scale).astype(np.float32), solidity, aspect)
+    return CardOutline(quad.astype(np.float32), solidity, aspect)
 
 
 def detect(image: Image) -> Detection:
@@ -201,11 +267,6 @@ def detect(image: Image) -> Detection:
     mask = np.zeros_like(mask)
     cv2.drawContours(mask, outer, -1, 255, cv2.FILLED)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, _OPENING)
-    edge_points = (
-        np.concatenate([c.reshape(-1, 2) for c in outer]).astype(np.float64)
-        if outer
-        else np.zeros((0, 2))
-    )
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     frame_area = float(mask.shape[0] * mask.shape[1])
     cards: list[CardOutline] = []
@@ -218,7 +279,7 @@ def detect(image: Image) -> Detection:
         touches_edge = x <= 1 or y <= 1 or x + w >= mask.shape[1] - 1 or y + h >= mask.shape[0] - 1
         if area > MAX_AREA_FRACTION * frame_area:
             continue  # the table itself under bright light, not a card
-        outline = _outline(np.asarray(contour, np.int32), DETECT_SCALE, edge_points)
+        outline = _outline(image, np.asarray(contour, np.int32), DETECT_SCALE)
         if outline is None:
             continue
         if (
@@ -232,13 +293,15 @@ def detect(image: Image) -> Detection:
     return Detection(None, tuple(cards), obstructed)
 
 
+_CANON_CORNERS = np.array(
+    [[0, 0], [CANON_WIDTH - 1, 0], [CANON_WIDTH - 1, CANON_HEIGHT - 1], [0, CANON_HEIGHT - 1]],
+    np.float32,
+)
+
+
 def flatten(image: Image, quad: Quad) -> Image:
     """The card square-on, CANON_WIDTH × CANON_HEIGHT, BGR."""
-    target = np.array(
-        [[0, 0], [CANON_WIDTH - 1, 0], [CANON_WIDTH - 1, CANON_HEIGHT - 1], [0, CANON_HEIGHT - 1]],
-        np.float32,
-    )
-    transform = cv2.getPerspectiveTransform(quad, target)
+    transform = cv2.getPerspectiveTransform(quad, _CANON_CORNERS)
     return cv2.warpPerspective(  # type: ignore[return-value]
         image,
         transform,
@@ -257,11 +320,7 @@ def redness(image: Image) -> FloatImage:
 def warp_corners(image: Image, quad: Quad, width: int, height: int) -> tuple[Image, Image]:
     """The card's top-left ``width`` × ``height`` corner and its bottom-right one turned
     upright, exactly as :func:`flatten` would show them, warping only those pixels."""
-    target = np.array(
-        [[0, 0], [CANON_WIDTH - 1, 0], [CANON_WIDTH - 1, CANON_HEIGHT - 1], [0, CANON_HEIGHT - 1]],
-        np.float32,
-    )
-    to_card = cv2.getPerspectiveTransform(quad, target)
+    to_card = cv2.getPerspectiveTransform(quad, _CANON_CORNERS)
     turn = np.array([[-1, 0, CANON_WIDTH - 1], [0, -1, CANON_HEIGHT - 1], [0, 0, 1]], np.float64)
     views = []
     for transform in (to_card, turn @ to_card):
