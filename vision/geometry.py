@@ -311,6 +311,16 @@ def flatten(image: Image, quad: Quad) -> Image:
     )
 
 
+def widen(quad: Quad, left: float, right: float) -> Quad:
+    """The outline of a card whose long sides lie ``left`` and ``right`` canonical pixels
+    beyond those of ``quad`` (the box's lip hides a strip of each)."""
+    to_card = cv2.getPerspectiveTransform(quad, _CANON_CORNERS)
+    far = CANON_WIDTH - 1 + right
+    wide = np.array([[[-left, 0], [far, 0], [far, CANON_HEIGHT - 1], [-left, CANON_HEIGHT - 1]]])
+    mapped = cv2.perspectiveTransform(wide.astype(np.float32), np.linalg.inv(to_card))
+    return np.asarray(mapped[0], np.float32)
+
+
 def redness(image: Image) -> FloatImage:
     """Red minus the mean of green and blue: high on red ink, near zero on paper and black."""
     blue, green, red = cv2.split(image.astype(np.float32))

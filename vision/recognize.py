@@ -21,7 +21,7 @@ import numpy.typing as npt
 
 from table.cards import Card, Colour, Rank, Suit
 from vision.frames import Image
-from vision.geometry import FloatImage, detect, warp_corners, whiteness
+from vision.geometry import FloatImage, Quad, detect, warp_corners, whiteness, widen
 from vision.profile import (
     CORNER_HEIGHT,
     CORNER_WIDTH,
@@ -59,6 +59,9 @@ class CornerRead:
     rank_separation: float
     suit_separation: float
     likeness: float  # the read card's whole taught index against this corner
+    # Where the best rank sat against where teaching saw it, in canonical pixels: a card
+    # whose long edge the box's lip hides shows its index nearer the found edge.
+    rank_shift: tuple[int, int] = (0, 0)
 
     @property
     def card(self) -> Card:
@@ -149,6 +152,13 @@ def _window(patch: A, box: Box, shift: tuple[int, int] = (0, 0), slack: int = SE
 
 
 SUIT_SLACK = 3
+MIN_STRIP = 1.5  # canonical pixels: a smaller shift of the index is no sign of a hidden strip
+MAX_STRIP = 12.0
+
+
+def _corner_patches(image: Image, quad: Quad) -> tuple[Image, Image]:
+    corners = warp_corners(image, quad, CORNER_WIDTH, CORNER_HEIGHT)
+    return pad_corner(corners[0]), pad_corner(corners[1])
 
 
 def _best_two(scores: Mapping[K, float]) -> tuple[K, float, K, float]:
@@ -284,6 +294,7 @@ class Recognizer:
             self._rank_separation[rank, rank2],
             self._suit_separation[suit, suit2],
             self._likeness(patch, Card(rank, suit), (dx, dy)),
+            (dx, dy),
         )
 
     def _likeness(self, patch: FloatImage, card: Card, shift: tuple[int, int]) -> float:
@@ -304,12 +315,14 @@ class Recognizer:
         or glare hides it); two indices that both lean the same way are enough too, as
         their noise is independent; indices that lean different ways are never a card.
         """
-        t = self.thresholds
         if all(_is_blank(patch) for patch in patches):
             return CardReading(
                 ReadingStatus.NO_CARD, detail="a bright empty window: no card in the box"
             )
-        corners = [self.read_corner(patch) for patch in patches]
+        return self._judge([self.read_corner(patch) for patch in patches])
+
+    def _judge(self, corners: list[CornerRead]) -> CardReading:
+        t = self.thresholds
 
         def passing(score: float, margin: float, likeness: float = 0.0) -> list[CornerRead]:
             return [
@@ -388,5 +401,35 @@ class Recognizer:
                     ReadingStatus.OBSTRUCTED, detail="something covers the box or a card is moving"
                 )
             return CardReading(ReadingStatus.NO_CARD, detail="no card in view")
-        corners = warp_corners(image, detection.cards[0].quad, CORNER_WIDTH, CORNER_HEIGHT)
-        return self.read_corners((pad_corner(corners[0]), pad_corner(corners[1])))
+        quad = detection.cards[0].quad
+        patches = _corner_patches(image, quad)
+        if all(_is_blank(patch) for patch in patches):
+            return CardReading(
+                ReadingStatus.NO_CARD, detail="a bright empty window: no card in the box"
+            )
+        corners = [self.read_corner(patch) for patch in patches]
+        reading = self._judge(corners)
+        if reading.status is ReadingStatus.CARD:
+            return reading
+        hidden = self._hidden_strips(corners)
+        if hidden is None:
+            return reading
+        # A second look at the whole card: the box's lip hid a strip of each long side, so
+        # the found outline was narrower than the card and its index came out stretched.
+        widened = widen(quad, *hidden)
+        return self._judge([self.read_corner(patch) for patch in _corner_patches(image, widened)])
+
+    def _hidden_strips(self, corners: list[CornerRead]) -> tuple[float, float] | None:
+        """How much of the card's left and right long sides lies beyond the found outline,
+        in canonical pixels, judged from where each index sat; None when the indices say
+        nothing of it (too faint to trust, or where teaching saw them)."""
+        trusted = [c.score >= self.thresholds.guess_score for c in corners]
+        if not any(trusted):
+            return None
+        strips = [float(-c.rank_shift[0]) for c in corners]
+        if not all(trusted):  # the lip hides as much on either side
+            strips = [strips[trusted.index(True)]] * 2
+        strips = [min(max(strip, -MAX_STRIP / 2), MAX_STRIP) for strip in strips]
+        if max(abs(strip) for strip in strips) < MIN_STRIP:
+            return None
+        return strips[0], strips[1]
