@@ -74,3 +74,26 @@ def test_the_outline_follows_the_card_edges_beside_a_wide_lip_and_glare(seed: in
         float(np.abs(np.roll(found, k, axis=0) - truth).max()) for k in range(4)
     )  # the outline may start at either short side
     assert error < 2.0
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_glare_spilling_onto_the_box_and_a_finger_leave_the_outline_on_the_card(
+    seed: int,
+) -> None:
+    rng = np.random.default_rng(100 + seed)
+    spoilers = Spoilers(
+        lip=0.02,
+        finger=True,
+        finger_corner=seed % 4,
+        glare=0.45,
+        glare_at=(0.95 if seed % 2 else 0.05, float(rng.uniform(0.3, 0.7))),
+        glare_radius=0.2,
+        blur=0.8,
+        noise=4.0,
+        jpeg_quality=70,
+    )
+    spec = FrameSpec(Card.parse("9S"), DESIGNS[TEST_DESIGN], Pose.sample(rng), spoilers, seed=seed)
+    detection = detect(render_frame(spec))
+    assert len(detection.cards) == 1
+    found, truth = detection.cards[0].quad, _visible_corners(spec)
+    assert min(float(np.abs(np.roll(found, k, axis=0) - truth).max()) for k in range(4)) < 2.5

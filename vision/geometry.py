@@ -12,6 +12,7 @@ so reading both makes it irrelevant.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum
 
@@ -42,6 +43,7 @@ class CardOutline:
     quad: Quad  # full-resolution frame pixels
     solidity: float  # bright area / quad area: a covered or sliding card falls well below 1
     aspect: float  # long side / short side
+    edge_support: float = 1.0  # share of profiles across the best three sides whose edge is on them
 
 
 @dataclass(frozen=True)
@@ -51,12 +53,18 @@ class Detection:
     obstructed: bool  # a large bright shape that is not a card: a hand, a sliding card
 
 
-_OPENING = cv2.getStructuringElement(cv2.MORPH_RECT, (17, 17))
+_OPENING = cv2.getStructuringElement(cv2.MORPH_RECT, (25, 25))
 MIN_AREA_FRACTION = 0.04
 MAX_AREA_FRACTION = 0.6
 MIN_ASPECT = 1.15
 MAX_ASPECT = 1.75
-MIN_SOLIDITY = 0.88
+MIN_SOLIDITY = 0.8
+# A card's edges are straight and seen along most of their length (a finger may hide much
+# of one side, so the best three count); a hand's outline is straight nowhere.
+MIN_EDGE_SUPPORT = 0.75
+# A side whose edge is found on fewer profiles than this was probably guessed wrong: glare
+# on the box or a finger bent the mask there, and another rough guess is tried.
+MIN_SIDE_SEEN = 0.4
 
 
 def paperness(image: Image) -> npt.NDArray[np.uint8]:
@@ -130,10 +138,15 @@ def _four_corners(polygon: npt.NDArray[np.float64]) -> npt.NDArray[np.float32] |
     return quad
 
 
-EDGE_REACH = 16  # full-resolution pixels searched either side of a coarse side
+EDGE_REACH = 24  # full-resolution pixels searched either side of a coarse side
 EDGE_PROFILES = 36  # profiles across each side
 EDGE_INLIER = 1.5  # pixels: how far an edge point may lie off its side's line
 MIN_EDGE_POINTS = 6
+MIN_EDGE_FALL = 16.0  # paperness lost across an edge at the least, on a dim card
+_BESIDE = np.array([-2.0, 0.0, 2.0])
+EDGE_FALL_SHARE = 0.4
+EDGE_PAPER_SHARE = 0.7
+_FALL_HALF = 2
 # Candidate lines through pairs of profiles this many profiles apart: far enough apart to
 # fix a direction, and always a pair on either side of a finger that hides a stretch.
 _PAIRS = np.array(
@@ -146,7 +159,7 @@ _PAIRS = np.array(
 
 
 def _edge_offsets(
-    image: Image, quad: npt.NDArray[np.float64], reach: int
+    paper_image: npt.NDArray[np.uint8], quad: npt.NDArray[np.float64], reach: int
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
     """How far outside each rough side the card stock ends, on profiles across the sides
     (4 × EDGE_PROFILES offsets in pixels, and which profiles found an edge at all).
@@ -160,35 +173,59 @@ def _edge_offsets(
     ts = np.linspace(0.1, 0.9, EDGE_PROFILES)
     steps = np.arange(-reach, reach + 1, dtype=np.float64)
     bases = starts[:, None, :] + ts[None, :, None] * (ends - starts)[:, None, :]
-    points = bases[:, :, None, :] + steps[None, None, :, None] * outwards[:, None, None, :]
-    points = points.reshape(4 * EDGE_PROFILES, len(steps), 2).astype(np.float32)
+    # Three neighbouring lines a profile, averaged: sensor noise and JPEG blocks on a dim
+    # card are as strong as its edge on any single line of pixels.
+    bases = bases[:, :, None, :] + _BESIDE[None, None, :, None] * alongs[:, None, None, :]
+    points = bases[..., None, :] + steps[None, None, None, :, None] * outwards[:, None, None, None]
+    points = points.reshape(-1, len(steps), 2).astype(np.float32)
     samples = cv2.remap(
-        image, points[..., 0], points[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+        paper_image,
+        points[..., 0],
+        points[..., 1],
+        cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_REPLICATE,
     ).astype(np.float32)
-    paper = np.maximum(2 * samples.min(axis=2) - samples.max(axis=2), 0.0)
-    fall = paper[:, :-2] - paper[:, 2:]  # positive where paper gives way going outward
+    paper = samples.reshape(4 * EDGE_PROFILES, len(_BESIDE), len(steps)).mean(axis=1)
+    # Paper lost over four pixels going outward: a blurred or smeared edge spreads its
+    # fall over as many.
+    fall = paper[:, : -2 * _FALL_HALF] - paper[:, 2 * _FALL_HALF :]
     steepest = fall.max(axis=1)
+    # A fall counts as the card's edge only if it is a fair share of the card stock's own
+    # level: the outer edge of the box, lit by glare beside the card, falls by much less.
+    card_level = float(np.median(paper.max(axis=1)))
+    strong = np.maximum(0.5 * steepest, EDGE_FALL_SHARE * card_level)
     inner = fall[:, 1:-1]
-    peak = (inner >= 0.5 * steepest[:, None]) & (inner >= fall[:, :-2]) & (inner >= fall[:, 2:])
+    # And it must fall from card stock: the box lit by glare beside the card falls to the
+    # felt as steeply, but from well below the paper just inside it on the same profile.
+    nearest_paper = paper[:, : reach + 1].max(axis=1)
+    above = np.maximum(paper[:, : inner.shape[1]], paper[:, 1 : inner.shape[1] + 1])
+    peak = (
+        (inner >= strong[:, None])
+        & (inner >= fall[:, :-2])
+        & (inner >= fall[:, 2:])
+        & (above >= EDGE_PAPER_SHARE * nearest_paper[:, None])
+    )
     last = inner.shape[1] - 1 - np.argmax(peak[:, ::-1], axis=1)  # outermost strong peak
     rows = np.arange(len(fall))
     before, middle, after = fall[rows, last], fall[rows, last + 1], fall[rows, last + 2]
     curvature = before - 2 * middle + after
     safe = np.where(curvature < -1e-6, curvature, -1.0)
     sub = np.where(curvature < -1e-6, 0.5 * (before - after) / safe, 0.0)
-    offsets = steps[2:-2][last] + np.clip(sub, -0.5, 0.5)
-    found = (steepest >= 24.0) & peak.any(axis=1)
+    offsets = steps[_FALL_HALF + 1 : -_FALL_HALF - 1][last] + np.clip(sub, -0.5, 0.5)
+    found = (steepest >= MIN_EDGE_FALL) & peak.any(axis=1)
     return offsets.reshape(4, EDGE_PROFILES), found.reshape(4, EDGE_PROFILES)
 
 
-def _refine(image: Image, quad: Quad, reach: int) -> Quad:
+def _refine(
+    paper_image: npt.NDArray[np.uint8], quad: Quad, reach: int
+) -> tuple[Quad, npt.NDArray[np.float64]]:
     """Move each side onto the card's edge found across it in the full-resolution frame.
 
     Along each side the edge offsets are fitted by a line through the pair of profiles most
     others agree with, then by least squares over those: a finger across the side or a
     glint is left out rather than averaged in."""
     corners_in = quad.astype(np.float64)
-    offsets, found = _edge_offsets(image, corners_in, reach)
+    offsets, found = _edge_offsets(paper_image, corners_in, reach)
     lengths = np.linalg.norm(np.roll(corners_in, -1, axis=0) - corners_in, axis=1)
     along = np.linspace(0.1, 0.9, EDGE_PROFILES)[None, :] * lengths[:, None]  # 4 × P
     i, j = _PAIRS[:, 0], _PAIRS[:, 1]
@@ -222,24 +259,114 @@ def _refine(image: Image, quad: Quad, reach: int) -> Quad:
         (p, u), (q, v) = lines[k - 1], lines[k]
         denominator = u[0] * v[1] - u[1] * v[0]
         if abs(denominator) < 1e-6:
-            return quad
+            return quad, np.zeros(4)
+        t = ((q[0] - p[0]) * v[1] - (q[1] - p[1]) * v[0]) / denominator
+        corners.append(p + t * u)
+    return np.array(corners, np.float32), n / EDGE_PROFILES
+
+
+def _line_corners(
+    lines: list[tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]],
+) -> npt.NDArray[np.float32] | None:
+    """The corners where consecutive lines (point, direction) of a closed four-sided
+    outline cross."""
+    corners = []
+    for k in range(4):
+        (p, u), (q, v) = lines[k - 1], lines[k]
+        denominator = u[0] * v[1] - u[1] * v[0]
+        if abs(denominator) < 1e-6:
+            return None
         t = ((q[0] - p[0]) * v[1] - (q[1] - p[1]) * v[0]) / denominator
         corners.append(p + t * u)
     return np.array(corners, np.float32)
 
 
-def _outline(image: Image, contour: npt.NDArray[np.int32], scale: float) -> CardOutline | None:
+def _straight_sides(contour: npt.NDArray[np.int32]) -> npt.NDArray[np.float32] | None:
+    """The card's corners from the four straight runs of its mask's outline that best make
+    a card: glare spilling onto the box or a finger bulges the outline, and its convex hull
+    with it, but leaves most of each side straight where it was."""
+    points = contour.reshape(-1, 2).astype(np.float64)
+    perimeter = cv2.arcLength(contour, True)
+    polygon = cv2.approxPolyDP(contour, max(2.0, 0.01 * perimeter), True)
+    starts = polygon.reshape(-1, 2).astype(np.float64)
+    ends = np.roll(starts, -1, axis=0)
+    lengths = np.linalg.norm(ends - starts, axis=1)
+    keep = lengths >= 0.06 * perimeter
+    if keep.sum() < 4:
+        return None
+    starts, directions = starts[keep], ((ends - starts)[keep] / lengths[keep, None])
+    normals = np.stack([-directions[:, 1], directions[:, 0]], axis=1)
+    distances = np.einsum("cnj,cj->cn", points[None, :, :] - starts[:, None, :], normals)
+    support = (np.abs(distances) < 2.0).sum(axis=1).astype(np.float64)
+    angles = np.arctan2(directions[:, 1], directions[:, 0])
+    centre = points.mean(axis=0)
+    first = int(np.argmax(support))
+
+    def turn(k: int) -> float:  # the angle between candidate k and the first side, 0…90°
+        difference = abs(angles[k] - angles[first]) % np.pi
+        return float(np.degrees(min(difference, np.pi - difference)))
+
+    across = (starts - starts[first]) @ normals[first]  # each candidate's place across the first
+    middles = (starts - centre) @ directions[first] + 0.5 * lengths[keep] * (
+        directions @ directions[first]
+    )  # and along it
+    candidates = range(len(starts))
+    opposite = [k for k in candidates if turn(k) < 20 and abs(across[k]) > 0.15 * perimeter]
+    before = [k for k in candidates if turn(k) > 60 and middles[k] < 0]
+    after = [k for k in candidates if turn(k) > 60 and middles[k] > 0]
+    if not (opposite and before and after):
+        return None
+    lines = []
+    for k in (
+        first,
+        max(after, key=lambda k: support[k]),
+        max(opposite, key=lambda k: support[k]),
+        max(before, key=lambda k: support[k]),
+    ):
+        # The polygon's edge only roughly lies on the run; the run's own points place it.
+        on_line = points[np.abs(distances[k]) < 2.0]
+        if len(on_line) >= 5:
+            centroid = on_line.mean(axis=0)
+            _, _, vt = np.linalg.svd(on_line - centroid)
+            lines.append((centroid, vt[0]))
+        else:
+            lines.append((starts[k], directions[k]))
+    corners = _line_corners(lines)
+    if corners is None or not cv2.isContourConvex(corners.reshape(-1, 1, 2)):
+        return None
+    return corners
+
+
+def _rough_quads(contour: npt.NDArray[np.int32]) -> Iterator[npt.NDArray[np.float32]]:
+    """Rough corners of the card in its mask's outline, the likeliest first."""
+    points = _straight_sides(contour)
+    if points is not None:
+        yield points
     hull = cv2.convexHull(contour)
     perimeter = cv2.arcLength(hull, True)
     approx = cv2.approxPolyDP(hull, 0.02 * perimeter, True).reshape(-1, 2).astype(np.float64)
     points = _four_corners(approx)
     if points is None:
         points = cv2.boxPoints(cv2.minAreaRect(hull)).astype(np.float32)
-    quad = order_quad(points) / scale
-    # The opened mask only roughly follows the card; its true edges are found across each
-    # rough side, then once more across the corrected sides, nearer.
-    quad = _refine(image, quad, EDGE_REACH)
-    quad = _refine(image, quad, EDGE_REACH // 3)
+    yield points
+
+
+def _outline(
+    paper_image: npt.NDArray[np.uint8], contour: npt.NDArray[np.int32], scale: float
+) -> CardOutline | None:
+    best: tuple[Quad, npt.NDArray[np.float64]] | None = None
+    for rough in _rough_quads(contour):
+        # The mask only roughly follows the card; its true edges are found across each
+        # rough side, then once more across the corrected sides, nearer.
+        quad, _ = _refine(paper_image, order_quad(rough) / scale, EDGE_REACH)
+        quad, seen = _refine(paper_image, quad, EDGE_REACH // 3)
+        if best is None or seen.min() > best[1].min():
+            best = quad, seen
+        if seen.min() >= MIN_SIDE_SEEN:
+            break  # every side found: no need to try the next guess
+    assert best is not None
+    quad, seen = best
+    support = float(np.sort(seen)[1:].mean())
     quad_area = float(cv2.contourArea(quad)) * scale * scale
     if quad_area <= 0:
         return None
@@ -247,7 +374,7 @@ def _outline(image: Image, contour: npt.NDArray[np.int32], scale: float) -> Card
     short = (np.linalg.norm(quad[1] - quad[0]) + np.linalg.norm(quad[3] - quad[2])) / 2
     long = (np.linalg.norm(quad[2] - quad[1]) + np.linalg.norm(quad[0] - quad[3])) / 2
     aspect = float(long) / max(float(short), 1e-6)
-    return CardOutline(quad.astype(np.float32), solidity, aspect)
+    return CardOutline(quad.astype(np.float32), solidity, aspect, support)
 
 
 def detect(image: Image) -> Detection:
@@ -267,10 +394,11 @@ def detect(image: Image) -> Detection:
     mask = np.zeros_like(mask)
     cv2.drawContours(mask, outer, -1, 255, cv2.FILLED)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, _OPENING)
-    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     frame_area = float(mask.shape[0] * mask.shape[1])
     cards: list[CardOutline] = []
     obstructed = False
+    paper_image = paperness(image) if contours else np.zeros((0, 0), np.uint8)
     for contour in contours:
         area = cv2.contourArea(contour)
         if area < MIN_AREA_FRACTION * frame_area:
@@ -279,12 +407,13 @@ def detect(image: Image) -> Detection:
         touches_edge = x <= 1 or y <= 1 or x + w >= mask.shape[1] - 1 or y + h >= mask.shape[0] - 1
         if area > MAX_AREA_FRACTION * frame_area:
             continue  # the table itself under bright light, not a card
-        outline = _outline(image, np.asarray(contour, np.int32), DETECT_SCALE)
+        outline = _outline(paper_image, np.asarray(contour, np.int32), DETECT_SCALE)
         if outline is None:
             continue
         if (
             MIN_ASPECT <= outline.aspect <= MAX_ASPECT
             and outline.solidity >= MIN_SOLIDITY
+            and outline.edge_support >= MIN_EDGE_SUPPORT
             and not touches_edge
         ):
             cards.append(outline)
