@@ -437,7 +437,9 @@ class Recognizer:
         """How much of the card's left and right long sides lies beyond the found outline,
         in canonical pixels, judged from where each index sat; None when the indices say
         nothing of it (too faint to trust, or where teaching saw them)."""
-        trusted = [c.score >= self.thresholds.guess_score for c in corners]
+        # A rank cut off by the edge of the patch scores low while its pip, further in,
+        # still fits: either one found well places the index.
+        trusted = [max(c.rank_score, c.suit_score) >= self.thresholds.guess_score for c in corners]
         if not any(trusted):
             return None
         strips = [float(-c.rank_shift[0]) for c in corners]
