@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from vision_fixtures import TEST_DESIGN, frame_of, taught_profile
 
-from table.cards import STANDARD_52, Card
-from vision.recognize import ReadingStatus, Recognizer
+from table.cards import STANDARD_52, Card, Rank, Suit
+from vision.recognize import CornerRead, ReadingStatus, Recognizer
 from vision.synthetic import DESIGNS, FrameSpec, Pose, Scene, Spoilers, random_spec, render_frame
 
 
@@ -124,3 +124,39 @@ def test_a_card_whose_long_sides_the_lip_hides_is_read(design_name: str) -> None
         assert reading.card in (None, card), (seed, reading)
         right += reading.card == card
     assert right >= 47  # club and spade pips under heavy blur may be refused, never misread
+
+
+def _corner(card: str, margin: float, likeness: float) -> CornerRead:
+    parsed = Card.parse(card)
+    other = next(
+        suit for suit in Suit if suit is not parsed.suit and suit.colour is parsed.suit.colour
+    )
+    runner_up_rank = next(rank for rank in Rank if rank is not parsed.rank)
+    return CornerRead(
+        parsed.rank,
+        parsed.suit,
+        0.9,
+        0.95,
+        runner_up_rank,
+        0.5,
+        other,
+        0.95 - margin * 0.03,
+        0.3,
+        0.03,
+        likeness,
+    )
+
+
+def test_two_indices_leaning_one_way_need_only_one_to_look_like_this_deck(
+    recognizer: Recognizer,
+) -> None:
+    # Glare beside one index dulls its likeness; the other index vouches for the deck.
+    reading = recognizer._judge([_corner("8C", 0.4, 0.94), _corner("8C", 0.6, 0.82)])
+    assert reading.status is ReadingStatus.CARD
+    assert reading.card == Card.parse("8C")
+    # Neither looking like this deck's print is still no card.
+    reading = recognizer._judge([_corner("8C", 0.4, 0.8), _corner("8C", 0.6, 0.82)])
+    assert reading.card is None
+    # Nor is one index alone with too small a lead.
+    reading = recognizer._judge([_corner("8C", 0.4, 0.94), _corner("3H", 0.0, 0.2)])
+    assert reading.card is None

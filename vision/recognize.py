@@ -354,7 +354,12 @@ class Recognizer:
                 detail="the two corner indices disagree: "
                 + " and ".join(sorted(card.code for card in claimed)),
             )
-        agreeing = [c for c in passing(t.agree_score, t.agree_margin, t.likeness) if c.placed]
+        # Two indices leaning the same way are independent evidence; one of them looking
+        # like this deck's print is enough to tell the deck apart, as it is for a sure
+        # index, while glare or a finger beside the other may dull its likeness.
+        agreeing = [c for c in passing(t.agree_score, t.agree_margin) if c.placed]
+        if not any(c.likeness >= t.likeness for c in agreeing):
+            agreeing = []
         if sure or (len(agreeing) == 2 and agreeing[0].card == agreeing[1].card):
             best = max(sure or agreeing, key=lambda c: (c.score, c.margin))
             runner_up, runner_up_score = best.runner_up
