@@ -97,3 +97,15 @@ def test_glare_spilling_onto_the_box_and_a_finger_leave_the_outline_on_the_card(
     assert len(detection.cards) == 1
     found, truth = detection.cards[0].quad, _visible_corners(spec)
     assert min(float(np.abs(np.roll(found, k, axis=0) - truth).max()) for k in range(4)) < 2.5
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_card_under_a_strong_warm_dim_lamp_stands_out_from_the_felt(seed: int) -> None:
+    # A warm cast leaves cream stock barely less coloured than the felt; balanced on the
+    # brightest things in view, the card is colourless again.
+    spoilers = Spoilers(cast=(0.65, 0.8, 1.2), light=0.6, noise=2.0, gradient=0.3)
+    rng = np.random.default_rng(seed)
+    spec = FrameSpec(Card.parse("10D"), DESIGNS[TEST_DESIGN], Pose.sample(rng), spoilers, seed=seed)
+    detection = detect(render_frame(spec))
+    assert len(detection.cards) == 1
+    assert not detection.obstructed

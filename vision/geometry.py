@@ -377,13 +377,38 @@ def _outline(
     return CardOutline(quad.astype(np.float32), solidity, aspect, support)
 
 
+BALANCE_SHARE = 99.0  # percentile: the brightest things in view, the card stock when there is one
+
+
+def _balance(small: Image) -> tuple[float, float, float]:
+    """Per-channel gains that make the brightest part of the frame colourless: a warm lamp
+    on cream stock leaves the card barely paler than a cool felt, and paperness, which
+    punishes colour, then hardly tells the two apart."""
+    levels = []
+    for k in range(3):
+        counts = cv2.calcHist([small], [k], None, [256], [0, 256]).ravel().cumsum()
+        level = int(np.searchsorted(counts, counts[-1] * BALANCE_SHARE / 100))
+        levels.append(float(max(level, 1)))
+    top = max(levels)
+    return (top / levels[0], top / levels[1], top / levels[2])
+
+
+def _scaled(image: Image, gains: tuple[float, float, float]) -> Image:
+    if max(gains) < 1.02:
+        return image
+    scale = np.array([*gains, 0.0], np.float64).reshape(4, 1)
+    return np.asarray(cv2.multiply(image, scale, dtype=cv2.CV_8U), np.uint8)
+
+
 def detect(image: Image) -> Detection:
     """Find the card-like outlines in a BGR frame."""
     small = cv2.resize(image, None, fx=DETECT_SCALE, fy=DETECT_SCALE, interpolation=cv2.INTER_AREA)
     problem = frame_problem(whiteness(small))  # type: ignore[arg-type]
     if problem is not None:
         return Detection(problem, (), False)
-    blurred = cv2.GaussianBlur(paperness(small), (5, 5), 0)  # type: ignore[arg-type]
+    gains = _balance(np.asarray(small, np.uint8))
+    balanced = _scaled(np.asarray(small, np.uint8), gains)
+    blurred = cv2.GaussianBlur(paperness(balanced), (5, 5), 0)
     otsu, _ = cv2.threshold(blurred, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
     # Otsu splits a card with glare on one half and a shadow on the other; everything that
     # is not card stock scores near zero, so half its level still keeps them apart.
@@ -398,7 +423,7 @@ def detect(image: Image) -> Detection:
     frame_area = float(mask.shape[0] * mask.shape[1])
     cards: list[CardOutline] = []
     obstructed = False
-    paper_image = paperness(image) if contours else np.zeros((0, 0), np.uint8)
+    paper_image = paperness(_scaled(image, gains)) if contours else np.zeros((0, 0), np.uint8)
     for contour in contours:
         area = cv2.contourArea(contour)
         if area < MIN_AREA_FRACTION * frame_area:
