@@ -254,15 +254,10 @@ def _refine(
             lines.append((start, direction))  # no clear edge: keep the rough side
             continue
         lines.append((start + intercept_fit[k] * outward, direction + slope_fit[k] * outward))
-    corners = []
-    for k in range(4):
-        (p, u), (q, v) = lines[k - 1], lines[k]
-        denominator = u[0] * v[1] - u[1] * v[0]
-        if abs(denominator) < 1e-6:
-            return quad, np.zeros(4)
-        t = ((q[0] - p[0]) * v[1] - (q[1] - p[1]) * v[0]) / denominator
-        corners.append(p + t * u)
-    return np.array(corners, np.float32), n / EDGE_PROFILES
+    corners = _line_corners(lines)
+    if corners is None:
+        return quad, np.zeros(4)
+    return corners, n / EDGE_PROFILES
 
 
 def _line_corners(
