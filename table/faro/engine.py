@@ -480,15 +480,15 @@ class FaroTable(DealerDesk):
         fields["at"] = self._at
         fields["deal"] = state.deal if deal is None else deal
         event = build_event(cls, fields)
-        state.apply(event)
-        out.append(event)
+        self._record(out, event, _FOLDS[cls])
         return event
 
     def _record(
         self, out: list[Event], event: Event, handler: Callable[[FaroState, Any], None]
     ) -> None:
-        """:meth:`_emit` for the events that come by the hundred each deal: built whole by
-        the caller (:func:`complete_event`) and folded by their known handler."""
+        """Fold ``event`` by its known handler and hand it out. :meth:`_emit` builds it from
+        keywords; the events that come by the hundred each deal are built whole by their
+        caller (:func:`complete_event`) and come here directly."""
         self.state.fold(event, handler)
         out.append(event)
 
