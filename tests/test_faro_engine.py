@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from table.baccarat import BaccaratTable
 from table.cards import Card, Rank
 from table.errors import BetRefusedError, CardRefusedError, IllegalCommandError, TableError
 from table.events import (
@@ -20,6 +21,7 @@ from table.events import (
 )
 from table.faro import FaroTable, Phase
 from table.faro.casekeep import Bead
+from table.language import parse_line
 from tests.conftest import cards, deal, deal_rest, open_table, settlements
 
 # --- 001 "A turn": the worked example ------------------------------------------------------
@@ -725,3 +727,23 @@ def test_replaying_the_events_rebuilds_the_same_state() -> None:
 def test_cards_given_as_text_are_parsed() -> None:
     table = open_table()
     assert [e.card for e in table.deal("kd") if isinstance(e, CardDealt)] == cards("KD")
+
+
+def test_the_lines_every_game_shares_work_alike_at_faro_and_baccarat() -> None:
+    faro = FaroTable("t1")
+    baccarat = BaccaratTable("t2", "punto-banco")
+    for table in (faro, baccarat):
+        seated = table.apply(parse_line("punter ana 100"))
+        assert [type(e).__name__ for e in seated] == ["PunterSeated"]
+        assert table.apply(parse_line("bank 1000"))[0].bankroll == 1000
+        assert table.apply(parse_line(f"game {table.game}")) == []
+        before = table.state.copy()
+        with pytest.raises(IllegalCommandError, match=f"this table deals {table.game}"):
+            table.apply(parse_line("game chemin-de-fer"))
+        with pytest.raises(IllegalCommandError, match=r"^void: no (deal is running|card)"):
+            table.apply(parse_line("void"))
+        assert table.state == before
+    with pytest.raises(IllegalCommandError, match="Faro has no third card"):
+        faro.apply(parse_line("stand"))
+    with pytest.raises(IllegalCommandError, match="baccarat has no turn"):
+        baccarat.apply(parse_line("call ana 2 3 4 5"))

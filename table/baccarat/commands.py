@@ -4,26 +4,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from table.commands import run_table_command
 from table.errors import BetRefusedError, IllegalCommandError
 from table.events import Event
 from table.language import (
     BancoCmd,
-    BankCmd,
-    BankerCmd,
     BetCmd,
     CallCmd,
-    CardCmd,
     Command,
-    CorrectCmd,
     CutCmd,
     EmptyCmd,
-    GameCmd,
-    LeaveCmd,
-    LockCmd,
     MoveCmd,
     PassBankCmd,
-    PunterCmd,
-    RulesCmd,
     ShuffleCmd,
     StandCmd,
     VoidCmd,
@@ -37,8 +29,6 @@ if TYPE_CHECKING:
 def run_command(table: BaccaratTable, command: Command, *, at: float | None = None) -> list[Event]:
     """One command on the table; raises a TableError (state unchanged) when refused."""
     match command:
-        case CardCmd(card=card):
-            return table.deal(card, at=at)
         case BetCmd(copper=False, mark=False, instruction=""):
             return table.bet(command.punter, command.spot, command.amount, at=at)
         case BetCmd():
@@ -50,8 +40,6 @@ def run_command(table: BaccaratTable, command: Command, *, at: float | None = No
             return table.banco(punter, at=at)
         case WithdrawCmd(copper=None):
             return table.withdraw(command.punter, command.spot, command.amount, at=at)
-        case LockCmd():
-            return table.lock(at=at)
         case StandCmd():
             return table.stand(at=at)
         case ShuffleCmd():
@@ -62,26 +50,8 @@ def run_command(table: BaccaratTable, command: Command, *, at: float | None = No
             return table.shoe_empty(at=at)
         case VoidCmd(deal=True):
             return table.void_coup(at=at)
-        case VoidCmd():
-            return table.void_card(at=at)
-        case CorrectCmd(card=card):
-            return table.correct(card, at=at)
-        case PunterCmd():
-            return table.seat(command.punter, command.bankroll, at=at)
-        case LeaveCmd():
-            return table.leave(command.punter, at=at)
-        case BankCmd():
-            return table.fund_bank(command.amount, at=at)
-        case BankerCmd():
-            return table.choose_banker(command.banker, at=at)
         case PassBankCmd():
             return table.pass_bank(at=at)
-        case RulesCmd():
-            return table.choose_rules(command.name, command.options, at=at)
-        case GameCmd(game=game) if game == table.game:
-            return []
-        case GameCmd(game=game):
-            raise IllegalCommandError(f"game {game}: this table deals {table.game}")
         case CallCmd():
             raise IllegalCommandError("call: calling the turn is Faro's; baccarat has no turn")
         case MoveCmd():
@@ -93,4 +63,4 @@ def run_command(table: BaccaratTable, command: Command, *, at: float | None = No
                 f"withdraw {command.punter} {command.spot}: coppers are Faro's; "
                 "a baccarat withdrawal is PUNTER SIDE [AMOUNT]"
             )
-    raise IllegalCommandError(f"a baccarat table cannot carry out {type(command).__name__}")
+    return run_table_command(table, command, at=at)
