@@ -126,17 +126,17 @@ def report_event_costs(table: FaroTable) -> None:
 
     The state is a fold of its events, so every deal pays for making each frozen event and
     folding it; measured here on the last deal's own events, in the same run as the rate."""
-    events = list(table.state.deal_log)
+    events = list(table.state.since_checkpoint)
     copies = [(type(event), event.__dict__) for event in events]
     build_times, fold_times = [], []
-    deal_start = table.state.deal_start
-    assert deal_start is not None
+    checkpoint = table.state.checkpoint
+    assert checkpoint is not None
     for _ in range(200):
         start = time.perf_counter()
         for cls, fields in copies:
             complete_event(cls, dict(fields))
         build_times.append(time.perf_counter() - start)
-        state = deal_start.copy()
+        state = checkpoint.copy()
         start = time.perf_counter()
         for event in events:
             state.apply(event)

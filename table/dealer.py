@@ -9,9 +9,10 @@ names.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import copy
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 from table.cards import Card
 from table.errors import BetRefusedError, CardRefusedError, IllegalCommandError
@@ -25,6 +26,7 @@ from table.events import (
     Event,
     PunterLeft,
     PunterSeated,
+    build_event,
 )
 
 
@@ -39,13 +41,50 @@ class Alarm:
 
 
 class TableFolds:
-    """The folds every game's state shares: the bank's funds, who sits, alarms."""
+    """The fold every game's state shares: applying an event by its handler, the folds of
+    the bank's funds, who sits and alarms, and rewinding for a voided or corrected card.
 
+    A game's state names its handlers in ``folds``, and keeps a ``checkpoint`` (the state
+    a void goes back to: the deck's start at Faro, the shoe's at baccarat) with every event
+    folded ``since_checkpoint``.
+    """
+
+    folds: ClassVar[Mapping[type[Event], Callable[[Any, Any], None]]]
+    # Named in refusals: "a Faro table cannot apply …", "no coup to correct".
+    game_title: ClassVar[str]
+    unit: ClassVar[str]
+
+    table: str
     bank: int
     bankrolls: dict[str, int]
     seats: list[str]
     alarm: Alarm | None
     next_alarm_id: int
+    next_bet_id: int
+    last_seq: int
+    checkpoint: TableFolds | None
+    since_checkpoint: list[Event]
+
+    def copy(self) -> Self:
+        raise NotImplementedError
+
+    def apply(self, event: Event) -> None:
+        """Fold one event into the state."""
+        handler = self.folds.get(type(event))
+        if handler is None:
+            raise IllegalCommandError(
+                f"a {self.game_title} table cannot apply a {event.type_name} event"
+            )
+        self.fold(event, handler)
+
+    def fold(self, event: Event, handler: Callable[[Any, Any], None]) -> None:
+        """Fold ``event`` with the handler its type has in ``folds``."""
+        if self.checkpoint is not None:
+            # Logged first: a new checkpoint then starts an empty log, and a voided card's
+            # correction rebuilds the log without the card and without itself.
+            self.since_checkpoint.append(event)
+        handler(self, event)
+        self.last_seq = event.seq
 
     def _fold_bank_funded(self, event: BankFunded) -> None:
         self.bank = event.bankroll
@@ -64,6 +103,27 @@ class TableFolds:
 
     def _fold_alarm_cleared(self, event: AlarmCleared) -> None:
         self.alarm = None
+
+    def _fold_correction(self, event: DealerCorrection) -> None:
+        """A voided or corrected card: the state becomes the checkpoint with every event
+        since folded again, up to the card (a correction's new card then follows)."""
+        if not event.undone:
+            return
+        checkpoint = self.checkpoint
+        if checkpoint is None:
+            raise IllegalCommandError(f"no {self.unit} to correct")
+        rebuilt = checkpoint.copy()
+        rebuilt.checkpoint = checkpoint
+        for earlier in self.since_checkpoint[: self._voided_from()]:
+            rebuilt.apply(earlier)
+        # Ids keep counting up so that a bet or alarm id is never given twice.
+        rebuilt.next_alarm_id = max(self.next_alarm_id, rebuilt.next_alarm_id)
+        rebuilt.next_bet_id = max(self.next_bet_id, rebuilt.next_bet_id)
+        self.__dict__.update(rebuilt.__dict__)
+
+    def _voided_from(self) -> int:
+        """Where the voided card's events begin in the log since the checkpoint."""
+        return last_card_index(self.since_checkpoint)
 
 
 def check_amount(what: str, amount: object) -> None:
@@ -91,13 +151,16 @@ def last_card_index(log: Sequence[Event]) -> int:
 class DealerDesk:
     """Alarms and the dealer's voids and corrections, for a game engine.
 
-    The engine has ``state`` (with ``alarm``, ``next_alarm_id``, ``bankrolls``, ``seats``),
-    ``_emit``, ``_card_problem(card)`` (the alarm a card would raise, or None) and
-    ``_take_card(out, card)``, and answers :meth:`_undo_log` and :meth:`_trial_copy`.
+    The engine has ``state`` (a :class:`TableFolds`), ``_number()`` (the deal or coup its
+    events carry), ``_card_problem(card)`` (the alarm a card would raise, or None),
+    ``_take_card(out, card)`` and ``_start_state(events, table_id)`` (the state a replay
+    starts from), and answers :meth:`_undo_log`.
     """
 
     state: Any
     _at: float
+    # The events the table opened with (its rules), for whoever records it from the start.
+    opening: list[Event]
     # Events that follow a card as its own consequences: the card may still be voided.
     consequences: ClassVar[tuple[type[Event], ...]] = ()
     # What the dealer voids whole: "deal" at Faro, "coup" at baccarat.
@@ -105,8 +168,35 @@ class DealerDesk:
     # Where a stake lies, for the table limits' messages: a Faro "spot", a baccarat "side".
     stake_place: ClassVar[str] = "spot"
 
-    def _emit(self, out: list[Event], cls: type[Event], **fields: Any) -> Any:
+    def _number(self) -> int:
+        """The number the events carry as their ``deal``: the deal at Faro, the coup at
+        baccarat."""
         raise NotImplementedError
+
+    def _emit(
+        self, out: list[Event], cls: type[Event], *, deal: int | None = None, **fields: Any
+    ) -> Any:
+        """Build an event of ``cls`` from keywords, fold it into the state, hand it out."""
+        state = self.state
+        fields["table"] = state.table
+        fields["seq"] = state.last_seq + 1
+        fields["at"] = self._at
+        fields["deal"] = self._number() if deal is None else deal
+        event = build_event(cls, fields)
+        # TableFolds.fold, written out: every event of a baccarat coup comes this way.
+        if state.checkpoint is not None:
+            state.since_checkpoint.append(event)
+        state.folds[cls](state, event)
+        state.last_seq = event.seq
+        out.append(event)
+        return event
+
+    def _record(self, out: list[Event], event: Event, handler: Callable[[Any, Any], None]) -> None:
+        """Fold ``event`` by its known handler and hand it out. :meth:`_emit` builds it from
+        keywords; the events that come by the hundred each deal are built whole by their
+        engine (:func:`~table.events.complete_event`) and come here directly."""
+        self.state.fold(event, handler)
+        out.append(event)
 
     def _card_problem(self, card: Card) -> tuple[AlarmKind, str] | None:
         raise NotImplementedError
@@ -118,9 +208,30 @@ class DealerDesk:
         """The events since the state a void goes back to; raise if there is nothing to void."""
         raise NotImplementedError
 
-    def _trial_copy(self) -> DealerDesk:
-        """A throw-away twin of this table, to try a correction on."""
+    @classmethod
+    def replay(cls, events: Iterable[Event], table_id: str | None = None) -> Self:
+        """A table whose state is the fold of ``events`` (a journal, a recorded deal)."""
+        events = list(events)
+        table = cls.__new__(cls)
+        table._at = 0.0
+        table.opening = []
+        table.state = table._start_state(
+            events, table_id or (events[0].table if events else "table")
+        )
+        for event in events:
+            table.state.apply(event)
+        return table
+
+    def _start_state(self, events: Sequence[Event], table_id: str) -> Any:
+        """The empty state a replay of ``events`` folds them into."""
         raise NotImplementedError
+
+    def _trial_copy(self) -> Self:
+        """A throw-away twin of this table, to try a correction on."""
+        trial = copy.copy(self)
+        trial.state = self.state.copy()
+        trial.opening = []
+        return trial
 
     def _begin(self, at: float | None) -> list[Event]:
         if at is not None:

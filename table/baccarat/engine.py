@@ -14,9 +14,8 @@ known from what comes next: a card out of the shoe (the hand drew) or a ``stand`
 
 from __future__ import annotations
 
-import dataclasses
 import enum
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -61,7 +60,6 @@ from table.events import (
     ShoeFinished,
     ShoeStarted,
     ThirdCardChoice,
-    build_event,
 )
 
 GAMES = ("punto-banco", "mini-baccarat", "chemin-de-fer", "banque", "macao")
@@ -169,6 +167,9 @@ _CONSEQUENCES = (
 class BaccaratState(TableFolds):
     """Everything a baccarat table knows. Change it only through :meth:`apply`."""
 
+    game_title = "baccarat"
+    unit = "coup"
+
     table: str
     game: str
     rules: BaccaratRules
@@ -206,9 +207,9 @@ class BaccaratState(TableFolds):
     last_seq: int = 0
     # The shoe so far, for voiding a card: the state when it was loaded, then every event
     # since. A correction replays the shoe without the card (a few milliseconds); a
-    # snapshot per coup would cost every coup a copy of the state instead.
-    snapshot: BaccaratState | None = field(default=None, repr=False, compare=False)
-    log: list[Event] = field(default_factory=list, repr=False, compare=False)
+    # checkpoint per coup would cost every coup a copy of the state instead.
+    checkpoint: BaccaratState | None = field(default=None, repr=False, compare=False)
+    since_checkpoint: list[Event] = field(default_factory=list, repr=False, compare=False)
     geometry: Geometry = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -303,7 +304,7 @@ class BaccaratState(TableFolds):
         twin.spot_totals = dict(self.spot_totals)
         twin.bankrolls = dict(self.bankrolls)
         twin.seats = list(self.seats)
-        twin.log = list(self.log)
+        twin.since_checkpoint = list(self.since_checkpoint)
         return twin
 
     # --- the tableau ----------------------------------------------------------------------
@@ -367,20 +368,10 @@ class BaccaratState(TableFolds):
 
     # --- the fold -------------------------------------------------------------------------
 
-    def apply(self, event: Event) -> None:
-        """Fold one event into the state."""
-        handler = _FOLDS.get(type(event))
-        if handler is None:
-            raise IllegalCommandError(f"a baccarat table cannot apply a {event.type_name} event")
-        if self.snapshot is not None:
-            self.log.append(event)
-        handler(self, event)
-        self.last_seq = event.seq
-
-    def _take_snapshot(self) -> None:
-        self.log = []
-        self.snapshot = None
-        self.snapshot = self.copy()
+    def _take_checkpoint(self) -> None:
+        self.since_checkpoint = []
+        self.checkpoint = None
+        self.checkpoint = self.copy()
 
     def _fold_rules(self, event: RulesChosen) -> None:
         self.game = event.game
@@ -410,7 +401,7 @@ class BaccaratState(TableFolds):
         self.coup_over = False
         self.burn_left = {"value": -1, "one": 1, "none": 0}[event.burn]
         self.phase = Phase.BURNING if self.burn_left else Phase.BETTING
-        self._take_snapshot()
+        self._take_checkpoint()
 
     def _fold_cut(self, event: CutCardOut) -> None:
         self.cut_out = True
@@ -513,24 +504,12 @@ class BaccaratState(TableFolds):
         self.bank -= event.amount
         self.house = event.house
 
-    def _fold_correction(self, event: DealerCorrection) -> None:
-        if not event.undone:
-            return
-        if self.snapshot is None:
-            raise IllegalCommandError("no coup to correct")
-        index = last_card_index(self.log)
-        before = self.log[index - 1] if index > 0 else None
+    def _voided_from(self) -> int:
+        index = last_card_index(self.since_checkpoint)
+        before = self.since_checkpoint[index - 1] if index > 0 else None
         if isinstance(before, ThirdCardChoice) and before.draws:
             index -= 1  # the choice to draw goes with the card that showed it
-        rebuilt = self.snapshot.copy()
-        rebuilt.snapshot = self.snapshot
-        for earlier in self.log[:index]:
-            rebuilt.apply(earlier)
-        rebuilt.next_alarm_id = max(self.next_alarm_id, rebuilt.next_alarm_id)
-        rebuilt.next_bet_id = max(self.next_bet_id, rebuilt.next_bet_id)
-        for item in dataclasses.fields(self):
-            setattr(self, item.name, getattr(rebuilt, item.name))
-        self.geometry = rebuilt.geometry
+        return index
 
 
 _FOLDS: dict[type[Event], Callable[[BaccaratState, Any], None]] = {
@@ -558,6 +537,7 @@ _FOLDS: dict[type[Event], Callable[[BaccaratState, Any], None]] = {
     AlarmCleared: BaccaratState._fold_alarm_cleared,
     DealerCorrection: BaccaratState._fold_correction,
 }
+BaccaratState.folds = _FOLDS
 
 
 def _game_of(game: str) -> str:
@@ -597,55 +577,19 @@ class BaccaratTable(DealerDesk):
         self.opening: list[Event] = self.choose_rules(rules, options)
 
     def _undo_log(self, what: str) -> list[Event]:
-        if self.state.snapshot is None:
+        if self.state.checkpoint is None:
             raise IllegalCommandError(f"{what}: no card has been dealt")
-        return self.state.log
+        return self.state.since_checkpoint
 
-    def _trial_copy(self) -> BaccaratTable:
-        trial = BaccaratTable.__new__(BaccaratTable)
-        trial.game = self.game
-        trial.state = self.state.copy()
-        trial.state.snapshot = self.state.snapshot
-        trial._at = self._at
-        trial.opening = []
-        return trial
-
-    @classmethod
-    def replay(cls, events: Iterable[Event], table_id: str | None = None) -> BaccaratTable:
-        """A table whose state is the fold of ``events`` (a journal, a recorded shoe)."""
-        events = list(events)
+    def _start_state(self, events: Sequence[Event], table_id: str) -> BaccaratState:
         first = next((e for e in events if isinstance(e, RulesChosen)), None)
-        game = first.game if first else "punto-banco"
-        table = cls.__new__(cls)
-        table.game = game
-        table.state = BaccaratState(
-            table=table_id or (events[0].table if events else "table"),
-            game=game,
-            rules=find_rules(game),
-        )
-        table._at = 0.0
-        table.opening = []
-        for event in events:
-            table.state.apply(event)
-        return table
+        self.game = first.game if first else "punto-banco"
+        return BaccaratState(table=table_id, game=self.game, rules=find_rules(self.game))
 
     # --- emitting -------------------------------------------------------------------------
 
-    def _emit(
-        self, out: list[Event], cls: type[Event], *, deal: int | None = None, **fields: Any
-    ) -> None:
-        state = self.state
-        fields["table"] = state.table
-        fields["seq"] = state.last_seq + 1
-        fields["at"] = self._at
-        fields["deal"] = state.coup if deal is None else deal
-        event = build_event(cls, fields)
-        # BaccaratState.apply, inlined: this runs for every event of every coup.
-        if state.snapshot is not None:
-            state.log.append(event)
-        _FOLDS[cls](state, event)
-        state.last_seq = event.seq
-        out.append(event)
+    def _number(self) -> int:
+        return self.state.coup
 
     def _between_coups(self, what: str) -> None:
         state = self.state

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from table.cards import Card, Rank, Suit
-from table.dealer import Alarm, DealerDesk, TableFolds, check_amount, check_name, last_card_index
+from table.dealer import Alarm, DealerDesk, TableFolds, check_amount, check_name
 from table.errors import BetRefusedError, CardRefusedError, IllegalCommandError, RulesError
 from table.events import (
     AlarmCleared,
@@ -41,7 +41,6 @@ from table.events import (
     RulesChosen,
     TurnCalled,
     TurnClosed,
-    build_event,
     complete_event,
 )
 from table.faro.bets import Bet, Instruction
@@ -72,6 +71,9 @@ _CONSEQUENCES = (BetSettled, TurnClosed, DealFinished, BankPassed, AlarmRaised, 
 class FaroState(TableFolds):
     """Everything a Faro table knows. Change it only through :meth:`apply`."""
 
+    game_title = "Faro"
+    unit = "deal"
+
     table: str
     rules: FaroRules
     rules_options: dict[str, str] = field(default_factory=dict)
@@ -101,8 +103,8 @@ class FaroState(TableFolds):
     alarm: Alarm | None = None
     last_seq: int = 0
     # The deal so far, for voiding a card: the state at its deck start and every event since.
-    deal_start: FaroState | None = field(default=None, repr=False)
-    deal_log: list[Event] = field(default_factory=list, repr=False)
+    checkpoint: FaroState | None = field(default=None, repr=False)
+    since_checkpoint: list[Event] = field(default_factory=list, repr=False)
 
     def __post_init__(self) -> None:
         if self.casekeep.deck != self.rules.deck_spec:
@@ -184,26 +186,10 @@ class FaroState(TableFolds):
         twin.bankrolls = dict(self.bankrolls)
         twin.seats = list(self.seats)
         twin.banks_held = dict(self.banks_held)
-        twin.deal_log = list(self.deal_log)
+        twin.since_checkpoint = list(self.since_checkpoint)
         return twin
 
     # --- the fold -------------------------------------------------------------------------
-
-    def apply(self, event: Event) -> None:
-        """Fold one event into the state."""
-        handler = _FOLDS.get(type(event))
-        if handler is None:
-            raise IllegalCommandError(f"a Faro table cannot apply a {event.type_name} event")
-        self.fold(event, handler)
-
-    def fold(self, event: Event, handler: Callable[[FaroState, Any], None]) -> None:
-        """Fold ``event`` with the handler its type has in ``_FOLDS``."""
-        if self.deal_start is not None:
-            # Logged first: a new deck then starts an empty log, and a voided card's
-            # correction rebuilds the log without the card and without itself.
-            self.deal_log.append(event)
-        handler(self, event)
-        self.last_seq = event.seq
 
     def _fold_rules(self, event: RulesChosen) -> None:
         self.rules = find_rules(event.rules, event.options)
@@ -225,10 +211,10 @@ class FaroState(TableFolds):
         self.last_turn = None
         self.hoc = None
         self.splits = 0
-        self.deal_log = []
-        self.deal_start = None
+        self.since_checkpoint = []
+        self.checkpoint = None
         self.last_seq = event.seq
-        self.deal_start = self.copy()
+        self.checkpoint = self.copy()
 
     def _fold_card(self, event: CardDealt) -> None:
         card, role = event.card, event.role
@@ -367,23 +353,6 @@ class FaroState(TableFolds):
             rides = bet.rides + 1 if event.outcome is Outcome.WIN else 0
             self._replace_bet(bet, bet._replace(stake=event.stake, rides=rides))
 
-    def _fold_correction(self, event: DealerCorrection) -> None:
-        if not event.undone:
-            return
-        if self.deal_start is None:
-            raise IllegalCommandError("no deal to correct")
-        index = last_card_index(self.deal_log)
-        kept = self.deal_log[:index]
-        rebuilt = self.deal_start.copy()
-        rebuilt.deal_start = self.deal_start
-        for earlier in kept:
-            rebuilt.apply(earlier)
-        # Ids keep counting up so that a bet or alarm id is never given twice.
-        rebuilt.next_alarm_id = max(self.next_alarm_id, rebuilt.next_alarm_id)
-        rebuilt.next_bet_id = max(self.next_bet_id, rebuilt.next_bet_id)
-        for item in dataclasses.fields(self):
-            setattr(self, item.name, getattr(rebuilt, item.name))
-
 
 StackKey = tuple[str, str, bool, bool, "Instruction | None"]
 
@@ -414,6 +383,7 @@ _FOLDS: dict[type[Event], Callable[[FaroState, Any], None]] = {
     AlarmCleared: FaroState._fold_alarm_cleared,
     DealerCorrection: FaroState._fold_correction,
 }
+FaroState.folds = _FOLDS
 
 
 class FaroTable(DealerDesk):
@@ -443,54 +413,19 @@ class FaroTable(DealerDesk):
         self._at = at
         self.opening: list[Event] = self.choose_rules(name, options)
 
-    @classmethod
-    def replay(cls, events: Iterable[Event], table_id: str | None = None) -> FaroTable:
-        """A table whose state is the fold of ``events`` (a journal, a recorded deal)."""
-        events = list(events)
-        table = cls.__new__(cls)
-        first_table = table_id or (events[0].table if events else "table")
-        table.state = FaroState(table=first_table, rules=find_rules("classic"))
-        table._at = 0.0
-        table.opening = []
-        for event in events:
-            table.state.apply(event)
-        return table
+    def _start_state(self, events: Sequence[Event], table_id: str) -> FaroState:
+        return FaroState(table=table_id, rules=find_rules("classic"))
 
     def _undo_log(self, what: str) -> list[Event]:
         state = self.state
-        if state.deal_start is None or state.phase is Phase.NO_DECK:
+        if state.checkpoint is None or state.phase is Phase.NO_DECK:
             raise IllegalCommandError(f"{what}: no deal is running")
-        return state.deal_log
-
-    def _trial_copy(self) -> FaroTable:
-        trial = FaroTable.__new__(FaroTable)
-        trial.state = self.state.copy()
-        trial._at = self._at
-        trial.opening = []
-        return trial
+        return state.since_checkpoint
 
     # --- emitting -------------------------------------------------------------------------
 
-    def _emit(
-        self, out: list[Event], cls: type[Event], *, deal: int | None = None, **fields: Any
-    ) -> Any:
-        state = self.state
-        fields["table"] = state.table
-        fields["seq"] = state.last_seq + 1
-        fields["at"] = self._at
-        fields["deal"] = state.deal if deal is None else deal
-        event = build_event(cls, fields)
-        self._record(out, event, _FOLDS[cls])
-        return event
-
-    def _record(
-        self, out: list[Event], event: Event, handler: Callable[[FaroState, Any], None]
-    ) -> None:
-        """Fold ``event`` by its known handler and hand it out. :meth:`_emit` builds it from
-        keywords; the events that come by the hundred each deal are built whole by their
-        caller (:func:`complete_event`) and come here directly."""
-        self.state.fold(event, handler)
-        out.append(event)
+    def _number(self) -> int:
+        return self.state.deal
 
     # --- the table and its people ---------------------------------------------------------
 
