@@ -269,6 +269,25 @@ class DealerDesk:
             out, AlarmRaised, alarm=self.state.next_alarm_id, kind=kind, message=message, card=card
         )
 
+    def deal(self, card: Card | str, *, at: float | None = None) -> list[Event]:
+        """The next card out of the box or shoe. A card that cannot be raises an alarm;
+        nothing is settled from it until the dealer resolves the alarm."""
+        card = Card.parse(card) if isinstance(card, str) else card
+        alarm = self.state.alarm
+        if alarm is not None:
+            raise CardRefusedError(
+                f"card {card}: alarm {alarm.alarm_id} waits for the dealer ({alarm.message})"
+            )
+        if at is not None:
+            self._at = at
+        out: list[Event] = []
+        problem = self._card_problem(card)
+        if problem is not None:
+            self._raise_alarm(out, problem[0], problem[1], card)
+            return out
+        self._take_card(out, card)
+        return out
+
     def void_card(self, *, at: float | None = None) -> list[Event]:
         """The dealer voids the card an alarm stopped, or the last card taken (a misread)."""
         state = self.state

@@ -31,7 +31,7 @@ from table.baccarat.tableau import (
 )
 from table.cards import Card
 from table.dealer import Alarm, DealerDesk, TableFolds, check_amount, check_name, last_card_index
-from table.errors import BetRefusedError, CardRefusedError, IllegalCommandError, RulesError
+from table.errors import BetRefusedError, IllegalCommandError, RulesError
 from table.events import (
     AlarmCleared,
     AlarmKind,
@@ -1031,26 +1031,6 @@ class BaccaratTable(DealerDesk):
         return out
 
     # --- the cards ------------------------------------------------------------------------
-
-    def deal(self, card: Card | str, *, at: float | None = None) -> list[Event]:
-        """The next card out of the shoe. A card that cannot be raises an alarm; nothing is
-        settled from it until the dealer resolves the alarm."""
-        card = Card.parse(card) if isinstance(card, str) else card
-        state = self.state
-        alarm = state.alarm
-        if alarm is not None:
-            raise CardRefusedError(
-                f"card {card}: alarm {alarm.alarm_id} waits for the dealer ({alarm.message})"
-            )
-        if at is not None:
-            self._at = at
-        out: list[Event] = []
-        problem = self._card_problem(card)
-        if problem is not None:
-            self._raise_alarm(out, problem[0], problem[1], card)
-            return out
-        self._take_card(out, card)
-        return out
 
     def stand(self, *, at: float | None = None) -> list[Event]:
         """The hand whose turn it is takes no third card (a choice the tableau leaves)."""

@@ -16,7 +16,7 @@ from typing import Any
 
 from table.cards import Card, Rank, Suit
 from table.dealer import Alarm, DealerDesk, TableFolds, check_amount, check_name
-from table.errors import BetRefusedError, CardRefusedError, IllegalCommandError, RulesError
+from table.errors import BetRefusedError, IllegalCommandError, RulesError
 from table.events import (
     AlarmCleared,
     AlarmKind,
@@ -542,23 +542,6 @@ class FaroTable(DealerDesk):
             "void the deal, or void this alarm if the box is not empty",
             None,
         )
-        return out
-
-    def deal(self, card: Card | str, *, at: float | None = None) -> list[Event]:
-        """The next card out of the box. A card that cannot be raises an alarm."""
-        card = Card.parse(card) if isinstance(card, str) else card
-        state = self.state
-        alarm = state.alarm
-        if alarm is not None:
-            raise CardRefusedError(
-                f"card {card}: alarm {alarm.alarm_id} waits for the dealer ({alarm.message})"
-            )
-        out = self._begin(at)
-        problem = self._card_problem(card)
-        if problem is not None:
-            self._raise_alarm(out, problem[0], problem[1], card)
-            return out
-        self._take_card(out, card)
         return out
 
     def _card_problem(self, card: Card) -> tuple[AlarmKind, str] | None:
