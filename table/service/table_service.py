@@ -13,6 +13,7 @@ from typing import Any
 
 from table.baccarat.engine import BaccaratState, BaccaratTable
 from table.cards import Card
+from table.dealer import Alarm
 from table.errors import TableError
 from table.events import Event, event_to_json
 from table.faro.casekeep import Bead
@@ -109,6 +110,13 @@ class TableService:
             listener(events)
 
 
+def alarm_json(alarm: Alarm | None) -> dict[str, Any] | None:
+    """The alarm waiting for the dealer, as the ``state`` topic carries it."""
+    if alarm is None:
+        return None
+    return {"alarm": alarm.alarm_id, "kind": alarm.kind.value, "message": alarm.message}
+
+
 def baccarat_snapshot(state: BaccaratState) -> dict[str, Any]:
     """The retained ``state`` of a baccarat table: the hands of the coup, the last result,
     the bets and the bankrolls (only cards already out of the shoe)."""
@@ -131,13 +139,7 @@ def baccarat_snapshot(state: BaccaratState) -> dict[str, Any]:
         "bank": state.bank,
         "banker": state.banker,
         "bankrolls": dict(state.bankrolls),
-        "alarm": None
-        if state.alarm is None
-        else {
-            "alarm": state.alarm.alarm_id,
-            "kind": state.alarm.kind.value,
-            "message": state.alarm.message,
-        },
+        "alarm": alarm_json(state.alarm),
     }
 
 
@@ -186,13 +188,7 @@ def state_snapshot(state: FaroState, advisor: bool = False) -> dict[str, Any]:
         "bank": state.bank_bankroll,
         "banker": state.banker,
         "bankrolls": dict(state.bankrolls),
-        "alarm": None
-        if state.alarm is None
-        else {
-            "alarm": state.alarm.alarm_id,
-            "kind": state.alarm.kind.value,
-            "message": state.alarm.message,
-        },
+        "alarm": alarm_json(state.alarm),
         "advice": _advice(state) if advisor else None,
     }
 
