@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 RECORDS = Path(__file__).parent / "records"
 
@@ -21,17 +22,25 @@ def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str
     )
 
 
-def test_replay_json_prints_every_event_one_object_a_line() -> None:
-    result = run("replay", str(RECORDS / "001_example.deal"), "--json")
+def replay_json(record: str) -> list[dict[str, Any]]:
+    """Every event of a written deal or shoe, from `dealtable replay --json`."""
+    result = run("replay", str(RECORDS / record), "--json")
     assert result.returncode == 0, result.stderr
-    events = [json.loads(line) for line in result.stdout.splitlines()]
-    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
-    settled = [
+    return [json.loads(line) for line in result.stdout.splitlines()]
+
+
+def settled_bets(events: list[dict[str, Any]]) -> list[tuple[str, str, str, int]]:
+    return [
         (e["punter"], e["spot"], e["outcome"], e["net"])
         for e in events
         if e["type"] == "bet_settled"
     ]
-    assert settled == [("dan", "9", "win", 4), ("anna", "K", "win", 2)]
+
+
+def test_replay_json_prints_every_event_one_object_a_line() -> None:
+    events = replay_json("001_example.deal")
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+    assert settled_bets(events) == [("dan", "9", "win", 4), ("anna", "K", "win", 2)]
     assert all("type" in e and "seq" in e for e in events)
 
 
@@ -77,15 +86,8 @@ def test_demo_deals_a_full_deck_in_plain_text_off_a_terminal() -> None:
 
 def test_replay_settles_a_written_punto_banco_shoe() -> None:
     """004: a written shoe through `dealtable replay --json`, with commission and pushes."""
-    result = run("replay", str(RECORDS / "004_punto_banco.deal"), "--json")
-    assert result.returncode == 0, result.stderr
-    events = [json.loads(line) for line in result.stdout.splitlines()]
-    settled = [
-        (e["punter"], e["spot"], e["outcome"], e["net"])
-        for e in events
-        if e["type"] == "bet_settled"
-    ]
-    assert settled == [
+    events = replay_json("004_punto_banco.deal")
+    assert settled_bets(events) == [
         ("ana", "banker", "push", 0),
         ("ben", "player", "push", 0),
         ("ana", "tie", "lose", -5),
@@ -129,15 +131,8 @@ def test_demo_deals_a_baccarat_shoe_with_its_roads() -> None:
 
 def test_replay_settles_a_written_chemin_de_fer_shoe() -> None:
     """002: partial stakes, a tie carrying them, the bank passing, banco, two naturals."""
-    result = run("replay", str(RECORDS / "002_chemin_de_fer.deal"), "--json")
-    assert result.returncode == 0, result.stderr
-    events = [json.loads(line) for line in result.stdout.splitlines()]
-    settled = [
-        (e["punter"], e["spot"], e["outcome"], e["net"])
-        for e in events
-        if e["type"] == "bet_settled"
-    ]
-    assert settled == [
+    events = replay_json("002_chemin_de_fer.deal")
+    assert settled_bets(events) == [
         ("ana", "player", "push", 0),
         ("ben", "player", "push", 0),
         ("ana", "player", "win", 30),
