@@ -52,6 +52,7 @@ class TableFolds:
     folds: ClassVar[Mapping[type[Event], Callable[[Any, Any], None]]]
     # Named in refusals: "a Faro table cannot apply …", "no coup to correct".
     game_title: ClassVar[str]
+    # What the dealer voids whole: "deal" at Faro, "coup" at baccarat.
     unit: ClassVar[str]
 
     table: str
@@ -163,8 +164,6 @@ class DealerDesk:
     opening: list[Event]
     # Events that follow a card as its own consequences: the card may still be voided.
     consequences: ClassVar[tuple[type[Event], ...]] = ()
-    # What the dealer voids whole: "deal" at Faro, "coup" at baccarat.
-    unit: ClassVar[str] = "deal"
     # Where a stake lies, for the table limits' messages: a Faro "spot", a baccarat "side".
     stake_place: ClassVar[str] = "spot"
 
@@ -259,7 +258,7 @@ class DealerDesk:
         if alarm is not None:
             raise IllegalCommandError(
                 f"{what}: alarm {alarm.alarm_id} waits for the dealer ({alarm.message}); "
-                f"void the card, correct it, or void the {self.unit} first"
+                f"void the card, correct it, or void the {self.state.unit} first"
             )
 
     def _raise_alarm(
@@ -355,7 +354,7 @@ class DealerDesk:
         log = self._undo_log(what)
         index = last_card_index(log)
         if index < 0:
-            raise IllegalCommandError(f"{what}: no card has been dealt in this {self.unit}")
+            raise IllegalCommandError(f"{what}: no card has been dealt in this {self.state.unit}")
         for event in log[index + 1 :]:
             if not isinstance(event, self.consequences) and not (
                 isinstance(event, DealerCorrection) and not event.undone

@@ -556,7 +556,6 @@ class BaccaratTable(DealerDesk):
     """
 
     consequences = _CONSEQUENCES
-    unit = "coup"
     stake_place = "side"
     state: BaccaratState
 

@@ -396,7 +396,6 @@ class FaroTable(DealerDesk):
 
     game = GAME
     consequences = _CONSEQUENCES
-    unit = "deal"
     stake_place = "spot"
     state: FaroState
 
