@@ -6,11 +6,11 @@ colours (banker red, player blue, tie green), plain text goes to a file or a pip
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Iterable, Sequence
 
 from display.terminal import Painter
 from display.terminal import describe as describe_faro
+from display.text import wrap
 from table.baccarat.engine import BaccaratState, Phase
 from table.baccarat.roads import Road, Scoreboard, coups_of
 from table.events import (
@@ -159,9 +159,7 @@ def render_baccarat(
         if state.house:
             rolls.append(f"house {state.house}")
     rolls += [f"{name} {state.bankrolls[name]}" for name in state.seats]
-    lines += textwrap.wrap(
-        " · ".join(rolls), width=WIDTH, initial_indent="  ", subsequent_indent="  "
-    )
+    lines += wrap(" · ".join(rolls), WIDTH, indent="  ", subsequent="  ")
     if state.deviations:
         lines.append(f"  banker's deviations from the table: {state.deviations}")
     if state.alarm:
@@ -172,7 +170,7 @@ def render_baccarat(
     if recent:
         lines.append("")
         for line in recent:
-            lines += textwrap.wrap(line, width=WIDTH, initial_indent="  ", subsequent_indent="    ")
+            lines += wrap(line, WIDTH, indent="  ", subsequent="    ")
     return "\n".join(lines)
 
 

@@ -67,6 +67,11 @@ class Words:
             return f"{count} ficha" + ("" if count == 1 else "s")
         return f"{count} chip" + ("" if count == 1 else "s")
 
+    def splits(self, count: int, language: str) -> str:
+        if language == "ru":
+            return f"плие {count}"
+        return f"{count} split" + ("" if count == 1 else "s")
+
 
 _NUMBERS = {rank: rank.label for rank in Rank}
 WORDS: dict[str, Words] = {
@@ -99,7 +104,7 @@ WORDS: dict[str, Words] = {
         call_lost="{name}'s call of the last turn misses: the bank takes {chips}.",
         hoc="The last card, the hoc, is {card}: it does not count.",
         soda="A new deck. The first card, the soda, is {card}: it does not count.",
-        deal_over="The deck is done: {splits} splits; the bank has {bank}.",
+        deal_over="The deck is done: {splits}; the bank has {bank}.",
         bank="the bank",
         advice="The casekeep says: a bet costs least now on {ranks} (the bank's edge {edge}).",
     ),
@@ -138,7 +143,7 @@ WORDS: dict[str, Words] = {
         call_lost="{name} no acertó el último turno: la banca se lleva {chips}.",
         hoc="La última carta, el hoc, es {card}: no cuenta.",
         soda="Mazo nuevo. La primera carta, la soda, es {card}: no cuenta.",
-        deal_over="Mazo terminado: {splits} splits; la banca tiene {bank}.",
+        deal_over="Mazo terminado: {splits}; la banca tiene {bank}.",
         bank="la banca",
         advice="El casekeep dice: ahora lo más barato es apostar a {ranks} "
         "(ventaja de la banca {edge}).",
@@ -178,7 +183,7 @@ WORDS: dict[str, Words] = {
         call_lost="{name} не угадал последний абцуг: банк забирает {chips}.",
         hoc="Последняя карта, гок, — {card}: она не в счёт.",
         soda="Новая колода. Первая карта, сода, — {card}: она не в счёт.",
-        deal_over="Колода сдана: плие {splits}; в банке {bank}.",
+        deal_over="Колода сдана: {splits}; в банке {bank}.",
         bank="банк",
         advice="Кейскипер подсказывает: дешевле всего сейчас ставить на {ranks} "
         "(преимущество банка {edge}).",
@@ -277,7 +282,8 @@ class Narrator:
                 settled = []
                 lines.append(
                     words.deal_over.format(
-                        splits=event.splits, bank=chips(event.bank, self.language)
+                        splits=words.splits(event.splits, self.language),
+                        bank=chips(event.bank, self.language),
                     )
                 )
             elif isinstance(event, DeckStarted):

@@ -13,6 +13,7 @@ import matplotlib.pyplot as plt
 from matplotlib.patches import Circle, FancyBboxPatch, RegularPolygon
 
 from display.frames import BeadState, casekeep_frame, layout_frame
+from display.text import count
 from table.cards import Rank
 from table.faro.engine import FaroState
 from table.faro.layout import BOTTOM_ROW, TOP_ROW
@@ -150,7 +151,7 @@ def draw_snapshot(state: FaroState, path: str | Path, title: str = "") -> Path:
         axes.text(
             12.1 + 2.0 * (index % 2), 3.25 - 0.38 * (index // 2), line, fontsize=12, color="white"
         )
-    splits = f"{state.splits} split" + ("" if state.splits == 1 else "s")
+    splits = count(state.splits, "split")
     heading = title or (
         f"Faro · {state.rules.name} · deal {state.deal} · turn {state.turn} · "
         f"{state.cards_left} in the box · {splits}"

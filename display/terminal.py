@@ -6,9 +6,9 @@ plain text is what goes to a file or a pipe.
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Iterable
 
+from display.text import count, wrap
 from table.cards import Card, Rank
 from table.events import (
     AlarmCleared,
@@ -104,17 +104,13 @@ def render_layout(state: FaroState, paint: Painter) -> list[str]:
         lines.append("  " + "".join(head for head, _ in cells))
         lines.append("  " + "".join(chips for _, chips in cells))
         if row is TOP_ROW:
+            # The seven stands apart at the end of the rows (003); its chips go under it
+            # rather than beside it, which would pass the 80th column.
             seven_head, seven_chips = cell(Rank.SEVEN)
-            lines.append(
-                "  " + " " * (CELL * 6) + seven_head.rstrip() + "  " + seven_chips.rstrip()
-            )
+            lines.append("  " + " " * (CELL * 6) + seven_head)
+            lines.append("  " + " " * (CELL * 6) + seven_chips)
     if others:
-        lines += textwrap.wrap(
-            "other bets: " + "; ".join(others),
-            width=78,
-            initial_indent="  ",
-            subsequent_indent="    ",
-        )
+        lines += wrap("other bets: " + "; ".join(others), indent="  ", subsequent="    ")
     return [line.rstrip() for line in lines]
 
 
@@ -150,7 +146,7 @@ def render_status(state: FaroState, paint: Painter) -> list[str]:
         where = "soda out, bets open"
     else:
         where = f"turn {state.turn} {'dealing' if state.phase is Phase.IN_TURN else 'closed'}"
-    splits = f"{state.splits} split" + ("" if state.splits == 1 else "s")
+    splits = count(state.splits, "split")
     head = (
         f"Faro · {rules.name} · deal {state.deal} · {where} · "
         f"{state.cards_left} in the box · {splits}"
@@ -164,7 +160,7 @@ def render_status(state: FaroState, paint: Painter) -> list[str]:
     rolls = [f"{bank} {state.bank_bankroll}"] + [
         f"{name} {state.bankrolls[name]}" for name in state.seats if name != state.banker
     ]
-    lines += textwrap.wrap(" · ".join(rolls), width=78, initial_indent="  ", subsequent_indent="  ")
+    lines += wrap(" · ".join(rolls), indent="  ", subsequent="  ")
     if state.alarm:
         lines.append(paint.paint(f"  ALARM {state.alarm.alarm_id}: {state.alarm.message}", _RED))
     return lines
@@ -182,7 +178,7 @@ def render_table(state: FaroState, recent: Iterable[str] = (), colour: bool = Fa
     if recent:
         lines.append("")
         for line in recent:
-            lines += textwrap.wrap(line, width=78, initial_indent="  ", subsequent_indent="    ")
+            lines += wrap(line, indent="  ", subsequent="    ")
     return "\n".join(lines)
 
 
@@ -219,7 +215,8 @@ def describe(event: Event) -> str | None:
         rolls = ", ".join(f"{name} {chips}" for name, chips in event.bankrolls.items())
         hoc = event.hoc.pretty
         return (
-            f"deal {event.deal} over: hoc {hoc}, {event.splits} splits; bank {event.bank}; {rolls}"
+            f"deal {event.deal} over: hoc {hoc}, {count(event.splits, 'split')}; "
+            f"bank {event.bank}; {rolls}"
         )
     if isinstance(event, DealVoided):
         return f"deal {event.deal} voided: {event.reason}"

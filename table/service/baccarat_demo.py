@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import random
 import sys
-import textwrap
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TextIO
 
 from display.baccarat_terminal import describe, render_baccarat
+from display.text import wrap
 from table.baccarat import BaccaratState, BaccaratTable, Draw, Family, Phase
 from table.baccarat.shoe import BaccaratShoe
 from table.errors import TableError
@@ -200,5 +200,5 @@ def run_baccarat_demo(
         + ", ".join(f"{name} {state.bankrolls[name]}" for name in state.seats)
         + f"; chips on the table {state.total_chips()}"
     )
-    out.write("\n" + textwrap.fill(summary, width=78) + "\n")
+    out.write("\n" + "\n".join(wrap(summary)) + "\n")
     return BaccaratDemoResult(table, events, results, refusals)

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import random
 import sys
-import textwrap
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TextIO
 
 from display.terminal import describe, render_table
+from display.text import count, wrap
 from table.errors import TableError
 from table.events import BetPlaced, BetWithdrawn, Event, TurnCalled
 from table.faro.engine import FaroTable
@@ -100,11 +100,10 @@ def run_demo(
             sleep(pause)
     state = table.state
     bank = f"the bank now with {state.banker}" if state.rules.bank_passes else "bank"
-    splits = f"{state.splits} split" + ("" if state.splits == 1 else "s")
     summary = (
-        f"Deal over: {splits}; {bank} {state.bank_bankroll}; "
+        f"Deal over: {count(state.splits, 'split')}; {bank} {state.bank_bankroll}; "
         + ", ".join(f"{name} {state.bankrolls[name]}" for name in state.seats)
         + f"; chips on the table {state.total_chips()}"
     )
-    out.write("\n" + textwrap.fill(summary, width=78) + "\n")
+    out.write("\n" + "\n".join(wrap(summary)) + "\n")
     return DemoResult(table, events, refusals)

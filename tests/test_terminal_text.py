@@ -1,0 +1,62 @@
+"""The table as text: a name never parts from its chips at a line's end, and counts agree
+with their nouns, in the terminal demo and the exhibit's sentences."""
+
+from __future__ import annotations
+
+import io
+import re
+
+import pytest
+
+from display.narration import Narrator
+from display.terminal import describe
+from display.text import count, wrap
+from table.cards import Card
+from table.events import DealFinished
+from table.service.demo import run_demo
+
+
+def test_a_line_breaks_between_names_never_between_a_name_and_its_chips() -> None:
+    text = "Deal over: 1 split; bank 1985; anna 94, ben 104, carla 106, dmitri 107, elena 96"
+    for width in range(20, 80):
+        lines = wrap(text, width)
+        assert " ".join(lines) == text
+        assert all(len(line) <= width for line in lines)
+        for line in lines[1:]:
+            assert not line[0].isdigit(), (width, lines)
+
+
+def test_every_demo_line_keeps_each_punter_with_their_chips() -> None:
+    for seed in range(12):
+        out = io.StringIO()
+        result = run_demo(seed=seed, out=out, colour=False)
+        names = "|".join(result.table.state.seats)
+        parted = re.findall(rf"\b(?:{names}|bank)\n\s*\d", out.getvalue())
+        assert parted == [], seed
+        assert max(len(line) for line in out.getvalue().splitlines()) <= 80
+
+
+def deal_over(splits: int) -> DealFinished:
+    return DealFinished(
+        table="t", seq=9, at=0.0, deal=1, hoc=Card.parse("8H"), splits=splits, bank=1985,
+        bankrolls={"anna": 94},
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("language", "one", "three"),
+    [
+        ("en", "The deck is done: 1 split;", "The deck is done: 3 splits;"),
+        ("es", "Mazo terminado: 1 split;", "Mazo terminado: 3 splits;"),
+        ("ru", "Колода сдана: плие 1;", "Колода сдана: плие 3;"),
+    ],
+)
+def test_the_end_of_a_deal_counts_its_splits_in_words(language: str, one: str, three: str) -> None:
+    assert one in " ".join(Narrator(language).explain([deal_over(1)]))
+    assert three in " ".join(Narrator(language).explain([deal_over(3)]))
+
+
+def test_the_terminal_line_for_the_end_of_a_deal_agrees_with_its_count() -> None:
+    assert "hoc 8♥, 1 split;" in (describe(deal_over(1)) or "")
+    assert "hoc 8♥, 0 splits;" in (describe(deal_over(0)) or "")
+    assert [count(n, "coup") for n in (0, 1, 2)] == ["0 coups", "1 coup", "2 coups"]
