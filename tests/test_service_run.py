@@ -6,6 +6,7 @@ import functools
 import json
 import os
 import random
+import re
 import signal
 import socket
 import sqlite3
@@ -192,6 +193,9 @@ def test_verify_history_and_export_from_the_command_line(tmp_path: Path) -> None
     assert verified.returncode == 0 and "chain intact" in verified.stdout
     listing = dealtable("history", str(journal)).stdout.splitlines()
     assert len(listing) == 2 and all("52 cards" in line and "finished" in line for line in listing)
+    for line in listing:
+        splits = re.search(r"\b(\d+) (splits?)\b", line)
+        assert splits and (splits[2] == "split") == (splits[1] == "1"), line
     recall = dealtable("history", str(journal), "2").stdout
     assert "deal 2: a new standard-52 deck" in recall and "turn 25:" in recall
     assert dealtable("history", str(journal), "9").returncode == 1

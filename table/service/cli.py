@@ -154,6 +154,7 @@ def _verify(args: argparse.Namespace) -> int:
 
 def _history(args: argparse.Namespace) -> int:
     from display.terminal import describe
+    from display.text import count
 
     with _open_journal(args.journal) as journal:
         if args.deal is None:
@@ -162,7 +163,8 @@ def _history(args: argparse.Namespace) -> int:
                 started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(deal.started_at))
                 print(
                     f"deal {deal.deal:>5}  {started}  {deal.cards:>2} cards  "
-                    f"{deal.splits} splits  {deal.ended}  (events {deal.first_seq}-{deal.last_seq})"
+                    f"{count(deal.splits, 'split'):>9}  {deal.ended}  "
+                    f"(events {deal.first_seq}-{deal.last_seq})"
                 )
             if not deals:
                 print("no deals yet")
