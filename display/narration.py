@@ -39,7 +39,7 @@ def _russian_plural(count: int, one: str, few: str, many: str) -> str:
 @dataclass(frozen=True)
 class Words:
     ranks: dict[Rank, str]
-    ranks_plural: dict[Rank, str]
+    pairs: dict[Rank, str]  # two cards of a rank, as a split is said
     spots: dict[str, str]
     turn: str
     split_turn: str
@@ -56,9 +56,13 @@ class Words:
     soda: str
     deal_over: str
     bank: str
+    and_word: str
+    or_word: str
     advice: str = ""
     ranks_on: dict[Rank, str] | None = None  # after "on" where the language declines it
     ranks_from: dict[Rank, str] | None = None  # after "from"
+    # Each rank the advisor offers: Spanish repeats the preposition ("al 6 o a la jota").
+    offered: str = "{rank}"
 
     def chips(self, count: int, language: str) -> str:
         if language == "ru":
@@ -73,6 +77,13 @@ class Words:
         return f"{count} split" + ("" if count == 1 else "s")
 
 
+def _listing(items: list[str], last_word: str) -> str:
+    """``a``, ``a and b``, ``a, b and c``: items joined as a sentence joins them."""
+    if len(items) < 2:
+        return "".join(items)
+    return f"{', '.join(items[:-1])} {last_word} {items[-1]}"
+
+
 _NUMBERS = {rank: rank.label for rank in Rank}
 WORDS: dict[str, Words] = {
     "en": Words(
@@ -83,16 +94,26 @@ WORDS: dict[str, Words] = {
             Rank.QUEEN: "the queen",
             Rank.KING: "the king",
         },
-        ranks_plural={
-            **{r: f"{r.label}s" for r in Rank},
-            Rank.ACE: "aces",
-            Rank.JACK: "jacks",
-            Rank.QUEEN: "queens",
-            Rank.KING: "kings",
+        pairs={
+            Rank.ACE: "two aces",
+            Rank.TWO: "two twos",
+            Rank.THREE: "two threes",
+            Rank.FOUR: "two fours",
+            Rank.FIVE: "two fives",
+            Rank.SIX: "two sixes",
+            Rank.SEVEN: "two sevens",
+            Rank.EIGHT: "two eights",
+            Rank.NINE: "two nines",
+            Rank.TEN: "two tens",
+            Rank.JACK: "two jacks",
+            Rank.QUEEN: "two queens",
+            Rank.KING: "two kings",
         },
         spots={"high": "high card", "odd": "odd", "even": "even", "red": "red", "black": "black"},
         turn="Turn {turn}: {loser} loses, {winner} wins.",
-        split_turn="Turn {turn}: two {rank}, a split.",
+        split_turn="Turn {turn}: {pair}, a split.",
+        and_word="and",
+        or_word="or",
         wins="{name}'s bet on {spot} wins {chips}.",
         coppered_wins="{name}'s coppered bet on {spot} wins {chips}.",
         taken="The bank takes {name}'s {chips} on {spot}.",
@@ -116,12 +137,20 @@ WORDS: dict[str, Words] = {
             Rank.QUEEN: "la reina",
             Rank.KING: "el rey",
         },
-        ranks_plural={
-            **{r: f"{r.label}" for r in Rank},
-            Rank.ACE: "ases",
-            Rank.JACK: "jotas",
-            Rank.QUEEN: "reinas",
-            Rank.KING: "reyes",
+        pairs={
+            Rank.ACE: "dos ases",
+            Rank.TWO: "dos doses",
+            Rank.THREE: "dos treses",
+            Rank.FOUR: "dos cuatros",
+            Rank.FIVE: "dos cincos",
+            Rank.SIX: "dos seises",
+            Rank.SEVEN: "dos sietes",
+            Rank.EIGHT: "dos ochos",
+            Rank.NINE: "dos nueves",
+            Rank.TEN: "dos dieces",
+            Rank.JACK: "dos jotas",
+            Rank.QUEEN: "dos reinas",
+            Rank.KING: "dos reyes",
         },
         spots={
             "high": "la carta alta",
@@ -131,7 +160,9 @@ WORDS: dict[str, Words] = {
             "black": "negro",
         },
         turn="Turno {turn}: pierde {loser}, gana {winner}.",
-        split_turn="Turno {turn}: dos {rank}, un split.",
+        split_turn="Turno {turn}: {pair}, un split.",
+        and_word="y",
+        or_word="o",
         wins="La apuesta de {name} a {spot} gana {chips}.",
         coppered_wins="La apuesta con copper de {name} a {spot} gana {chips}.",
         taken="La banca se lleva {chips} de {name} de {spot}.",
@@ -145,7 +176,8 @@ WORDS: dict[str, Words] = {
         soda="Mazo nuevo. La primera carta, la soda, es {card}: no cuenta.",
         deal_over="Mazo terminado: {splits}; la banca tiene {bank}.",
         bank="la banca",
-        advice="El casekeep dice: ahora lo más barato es apostar a {ranks} "
+        offered="a {rank}",
+        advice="El casekeep dice: ahora lo más barato es apostar {ranks} "
         "(ventaja de la banca {edge}).",
     ),
     "ru": Words(
@@ -156,12 +188,21 @@ WORDS: dict[str, Words] = {
             Rank.QUEEN: "дама",
             Rank.KING: "король",
         },
-        ranks_plural={
-            **{r: f"{r.label}" for r in Rank},
-            Rank.ACE: "туза",
-            Rank.JACK: "валета",
-            Rank.QUEEN: "дамы",
-            Rank.KING: "короля",
+        # A card of a number is a двойка … десятка: feminine, as is the queen.
+        pairs={
+            Rank.ACE: "два туза",
+            Rank.TWO: "две двойки",
+            Rank.THREE: "две тройки",
+            Rank.FOUR: "две четвёрки",
+            Rank.FIVE: "две пятёрки",
+            Rank.SIX: "две шестёрки",
+            Rank.SEVEN: "две семёрки",
+            Rank.EIGHT: "две восьмёрки",
+            Rank.NINE: "две девятки",
+            Rank.TEN: "две десятки",
+            Rank.JACK: "два валета",
+            Rank.QUEEN: "две дамы",
+            Rank.KING: "два короля",
         },
         spots={
             "high": "старшую карту",
@@ -171,7 +212,9 @@ WORDS: dict[str, Words] = {
             "black": "чёрное",
         },
         turn="Абцуг {turn}: {loser} проигрывает, {winner} выигрывает.",
-        split_turn="Абцуг {turn}: два {rank}, плие.",
+        split_turn="Абцуг {turn}: {pair}, плие.",
+        and_word="и",
+        or_word="или",
         wins="Ставка {name} на {spot} выигрывает {chips}.",
         coppered_wins="Копперированная ставка {name} на {spot} выигрывает {chips}.",
         taken="Банк забирает {chips} {name} с {spot}.",
@@ -228,7 +271,8 @@ class Narrator:
         if ">" in spot:
             win, lose = spot.split(">")
             return f"{names[Rank.parse(win)]} > {names[Rank.parse(lose)]}"
-        return ", ".join(names[Rank.parse(part)] for part in spot.split("+"))
+        ranks = [names[Rank.parse(part)] for part in spot.split("+")]
+        return _listing(ranks, self.words.and_word)
 
     def _card(self, card: Card) -> str:
         return f"{self.words.ranks[card.rank]} ({card.pretty})"
@@ -267,7 +311,7 @@ class Narrator:
             elif isinstance(event, TurnClosed):
                 if event.split:
                     head = words.split_turn.format(
-                        turn=event.turn, rank=words.ranks_plural[event.loser.rank]
+                        turn=event.turn, pair=words.pairs[event.loser.rank]
                     )
                 else:
                     head = words.turn.format(
@@ -295,7 +339,9 @@ class Narrator:
     def advise(self, ranks: Iterable[Rank], edge_percent: str) -> str:
         """The advisor's sentence: where a bet costs the punter least right now."""
         names = self.words.ranks_on or self.words.ranks
-        listed = ", ".join(names[rank] for rank in ranks)
+        # Each rank named is a bet of its own: the listing offers a choice.
+        offered = [self.words.offered.format(rank=names[rank]) for rank in ranks]
+        listed = _listing(offered, self.words.or_word)
         return self._finish(self.words.advice.format(ranks=listed, edge=edge_percent))
 
     def _settlement(self, event: BetSettled) -> str:

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from display.narration import Narrator
-from table.cards import STANDARD_52
+from display.narration import WORDS, Narrator
+from table.cards import STANDARD_52, Rank
 from table.service.exhibit import ExhibitStats, run_exhibit
 from tests.conftest import deal, open_table
 
@@ -67,6 +67,38 @@ def test_a_turn_in_plain_words(language: str, expected: list[str]) -> None:
     text = " ".join(Narrator(language).explain(a_turn_to_explain()))
     for sentence in expected:
         assert sentence in text
+
+
+@pytest.mark.parametrize(
+    ("language", "split", "group"),
+    [
+        ("en", "two queens, a split", "Anna's 3 chips on the 4 and the 5"),
+        ("es", "dos reinas, un split", "3 fichas de Anna del 4 y el 5"),
+        ("ru", "две дамы, плие", "3 фишки Anna с 4 и 5"),
+    ],
+)
+def test_a_split_and_a_group_are_said_as_the_language_says_them(
+    language: str, split: str, group: str
+) -> None:
+    """Russian counts a pair of queens, and of any number card, in the feminine."""
+    table = open_table()
+    events = table.bet("anna", "4+5", 3)
+    events += deal(table, "4H QD")
+    events += deal(table, "QH QS")
+    text = " ".join(Narrator(language).explain(events))
+    assert split in text and group in text
+
+
+def test_every_rank_has_its_pair_named_in_every_language() -> None:
+    for words in WORDS.values():
+        assert set(words.pairs) == set(Rank)
+
+
+def test_the_advisor_offers_its_ranks_as_a_choice() -> None:
+    offered = [Rank.SIX, Rank.TEN, Rank.QUEEN]
+    assert "on the 6, the 10 or the queen" in Narrator("en").advise(offered, "0.5 %")
+    assert "apostar al 6, al 10 o a la reina" in Narrator("es").advise(offered, "0.5 %")
+    assert "ставить на 6, 10 или даму" in Narrator("ru").advise(offered, "0.5 %")
 
 
 def test_the_exhibit_deals_explains_and_starts_a_new_deck_after_the_hoc() -> None:
