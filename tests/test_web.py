@@ -43,6 +43,14 @@ def live_table(
     journal.close()
 
 
+def russian_form(number: int, one: str, few: str, many: str) -> str:
+    if number % 10 == 1 and number % 100 != 11:
+        return one
+    if 2 <= number % 10 <= 4 and not 12 <= number % 100 <= 14:
+        return few
+    return many
+
+
 def page_seq(browser: webdriver.Chrome) -> int:
     value = browser.find_element(By.TAG_NAME, "body").get_attribute("data-seq")
     return int(value) if value else -1
@@ -66,6 +74,7 @@ def test_a_page_opened_mid_deal_shows_the_table_at_once(
     assert browser.find_element(By.ID, "winner").get_attribute("data-card") == str(winner)
     assert f"turno {state.turn}" in browser.find_element(By.ID, "turn").text
     assert browser.find_element(By.ID, "history-title").text.lower() == "historial"
+    assert browser.find_element(By.ID, "left").text == f"{state.cards_left} cartas en la caja"
     chips = {
         (chip.get_attribute("data-punter"), chip.get_attribute("data-spot"))
         for chip in browser.find_elements(By.CSS_SELECTOR, ".chip")
@@ -145,6 +154,9 @@ def test_an_unknown_language_shows_english_with_a_notice(
     browser.get(server.url + "?lang=ru")
     assert shows(browser, service)
     assert browser.find_element(By.ID, "history-title").text.lower() == "история"
+    left = service.state.cards_left
+    form = russian_form(left, "карта", "карты", "карт")
+    assert browser.find_element(By.ID, "left").text == f"{left} {form} в ящике"
 
 
 def test_with_the_advisor_on_each_live_rank_shows_its_edge(

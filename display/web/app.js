@@ -2,7 +2,7 @@
 "use strict";
 
 const WORDS = {
-  en: { title: "Faro", deal: "deal", turn: "turn", soda: "soda out, bets open", left: "cards in the box",
+  en: { title: "Faro", deal: "deal", turn: "turn", soda: "soda out, bets open", inBox: ["card in the box", "cards in the box"],
         splits: "splits", lastTurn: "Last turn", casekeep: "Casekeep", bankrolls: "Bankrolls", history: "History",
         loses: "loses", wins: "wins", split: "split", bank: "bank", locked: "bets locked", over: "deal over, hoc",
         noDeck: "waiting for a new deck", awaitingSoda: "waiting for the soda", connecting: "connecting…",
@@ -11,7 +11,7 @@ const WORDS = {
         shoe: "shoe", coup: "coup", player: "player", banker: "banker", right: "right", left: "left",
         tie: "tie", win: "wins", beadPlate: "Bead plate", bigRoad: "Big road", bigEyeBoy: "Big eye boy",
         smallRoad: "Small road", cockroachPig: "Cockroach pig" },
-  es: { title: "Faro", deal: "mano", turn: "turno", soda: "soda fuera, apuestas abiertas", left: "cartas en la caja",
+  es: { title: "Faro", deal: "mano", turn: "turno", soda: "soda fuera, apuestas abiertas", inBox: ["carta en la caja", "cartas en la caja"],
         splits: "splits", lastTurn: "Último turno", casekeep: "Casekeep", bankrolls: "Fichas", history: "Historial",
         loses: "pierde", wins: "gana", split: "split", bank: "banca", locked: "apuestas cerradas", over: "mano terminada, hoc",
         noDeck: "esperando un mazo nuevo", awaitingSoda: "esperando la soda", connecting: "conectando…",
@@ -20,7 +20,7 @@ const WORDS = {
         shoe: "zapato", coup: "mano", player: "punto", banker: "banca", right: "derecha", left: "izquierda",
         tie: "empate", win: "gana", beadPlate: "Bead plate", bigRoad: "Big road", bigEyeBoy: "Big eye boy",
         smallRoad: "Small road", cockroachPig: "Cockroach pig" },
-  ru: { title: "Фаро", deal: "талия", turn: "абцуг", soda: "сода открыта, ставки принимаются", left: "карт в ящике",
+  ru: { title: "Фаро", deal: "талия", turn: "абцуг", soda: "сода открыта, ставки принимаются", inBox: ["карта в ящике", "карты в ящике", "карт в ящике"],
         splits: "плие", lastTurn: "Последний абцуг", casekeep: "Кейскипер", bankrolls: "Фишки", history: "История",
         loses: "проигрывает", wins: "выигрывает", split: "плие", bank: "банк", locked: "ставки закрыты", over: "талия окончена, гок",
         noDeck: "ждём новую колоду", awaitingSoda: "ждём соду", connecting: "подключение…",
@@ -161,7 +161,7 @@ function render(view) {
   document.body.dataset.phase = view.phase;
   document.getElementById("deal").textContent = `${t.deal} ${view.deal}`;
   document.getElementById("turn").textContent = phaseText(view);
-  document.getElementById("left").textContent = `${view.cards_left} ${t.left}`;
+  document.getElementById("left").textContent = `${view.cards_left} ${counted(view.cards_left, t.inBox)}`;
   document.getElementById("splits").textContent = `${view.splits} ${view.splits === 1 ? t.split : t.splits}`;
   const alarm = document.getElementById("alarm");
   alarm.hidden = !view.alarm;

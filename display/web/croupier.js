@@ -4,15 +4,15 @@
 const WORDS = {
   en: { punter: "Punter", amount: "Amount", copper: "copper", bet: "Bet", withdraw: "Withdraw", clear: "Clear",
         call: "Call", callTitle: "Call the turn", locked: "Bets locked: a turn is being dealt", turn: "turn",
-        left: "cards in the box", bankrolls: "Bankrolls", chooseRank: "Tap one rank, or two to four that touch",
+        inBox: ["card in the box", "cards in the box"], bankrolls: "Bankrolls", chooseRank: "Tap one rank, or two to four that touch",
         placed: "Done", bank: "bank", red: "red", black: "black" },
   es: { punter: "Jugador", amount: "Cantidad", copper: "copper", bet: "Apostar", withdraw: "Retirar", clear: "Borrar",
         call: "Declarar", callTitle: "Declarar el turno", locked: "Apuestas cerradas: se reparte un turno", turn: "turno",
-        left: "cartas en la caja", bankrolls: "Fichas", chooseRank: "Toque un valor, o de dos a cuatro contiguos",
+        inBox: ["carta en la caja", "cartas en la caja"], bankrolls: "Fichas", chooseRank: "Toque un valor, o de dos a cuatro contiguos",
         placed: "Hecho", bank: "banca", red: "rojo", black: "negro" },
   ru: { punter: "Понтёр", amount: "Ставка", copper: "коппер", bet: "Поставить", withdraw: "Снять", clear: "Сбросить",
         call: "Объявить", callTitle: "Объявить абцуг", locked: "Ставки закрыты: мечется абцуг", turn: "абцуг",
-        left: "карт в ящике", bankrolls: "Фишки", chooseRank: "Коснитесь достоинства или двух–четырёх соседних",
+        inBox: ["карта в ящике", "карты в ящике", "карт в ящике"], bankrolls: "Фишки", chooseRank: "Коснитесь достоинства или двух–четырёх соседних",
         placed: "Готово", bank: "банк", red: "красная", black: "чёрная" },
 };
 const asked = new URLSearchParams(location.search).get("lang") || document.documentElement.dataset.lang || "en";
@@ -95,7 +95,7 @@ function refresh() {
   alarm.hidden = !view.alarm;
   alarm.textContent = view.alarm || "";
   document.getElementById("turn").textContent = `${t.turn} ${view.turn}`;
-  document.getElementById("left").textContent = `${view.cards_left} ${t.left}`;
+  document.getElementById("left").textContent = `${view.cards_left} ${counted(view.cards_left, t.inBox)}`;
   if (!choice.punter && view.bankrolls.length) choice.punter = view.bankrolls[0].punter;
   document.getElementById("punters").replaceChildren(...view.bankrolls.map((entry) =>
     button(entry.punter, () => { choice.punter = entry.punter; refresh(); }, { punter: entry.punter })));
