@@ -102,6 +102,43 @@ def test_a_page_opened_mid_deal_shows_the_table_at_once(
     assert felt[1] > felt[0] * 1.5 and felt[1] > felt[2] * 1.5, f"not green felt: {felt}"
 
 
+def centre(element: Any) -> tuple[float, float]:
+    rect = element.rect
+    return rect["x"] + rect["width"] / 2, rect["y"] + rect["height"] / 2
+
+
+def test_a_group_bet_lies_where_its_cards_meet(browser: webdriver.Chrome, live_table: Any) -> None:
+    service, simulated, server, _ = live_table
+    simulated.step()  # a new deck
+    simulated.step()  # the soda
+    punter = service.faro.seats[0]
+    service.execute_line(f"bet {punter} 4+5 2")
+    service.execute_line(f"bet {punter} 8+9+10 3")
+    browser.get(server.url)
+    assert shows(browser, service)
+
+    def card(rank: str) -> Any:
+        return browser.find_element(By.CSS_SELECTOR, f'.spade[data-rank="{rank}"]').rect
+
+    def chip(spot: str) -> Any:
+        return browser.find_element(
+            By.CSS_SELECTOR, f'.chip[data-spot="{spot}"][data-punter="{punter}"]'
+        )
+
+    pair = chip("4+5")
+    x, y = centre(pair)
+    four, five = card("4"), card("5")
+    assert four["x"] + four["width"] <= x <= five["x"]  # in the gap between the two cards
+    assert four["y"] < y < four["y"] + four["height"]
+    row = browser.find_element(
+        By.CSS_SELECTOR, f'.chip[data-spot="8+9+10"][data-punter="{punter}"]'
+    )
+    x, y = centre(row)
+    nine = card("9")
+    assert nine["x"] < x < nine["x"] + nine["width"]
+    assert abs(y - (nine["y"] + nine["height"])) < 2  # on the nine's outer edge, not on the nine
+
+
 def test_the_page_keeps_up_with_a_deal_dealt_faster_than_the_demo(
     browser: webdriver.Chrome, live_table: Any
 ) -> None:

@@ -168,12 +168,13 @@ function render(view) {
   alarm.textContent = view.alarm ? `${t.alarm}: ${view.alarm}` : "";
 
   const chipsByRank = {};
+  const groups = [];
   const standing = [];
   for (const bet of view.bets) {
-    if (bet.kind === "rank") {
+    if (bet.ranks.length === 1) {
       (chipsByRank[bet.ranks[0]] ||= []).push(bet);
     } else if (bet.ranks.length) {
-      (chipsByRank[bet.ranks[0]] ||= []).push(bet);
+      groups.push(bet);
     } else if (bet.order) {
       standing.push(`${bet.punter} ${t.calls} ${bet.order.join(" ")} · ${bet.stake}`);
     } else {
@@ -188,17 +189,9 @@ function render(view) {
     for (const name of ["loser", "winner", "split"]) spade.classList.toggle(name, lamp.last_turn === name);
     spade.classList.toggle("candidate", lamp.call_candidate);
     const chips = spade.querySelector(".chips");
-    chips.replaceChildren(...(chipsByRank[lamp.rank] || []).map((bet) => {
-      const chip = document.createElement("span");
-      chip.className = "chip" + (bet.coppered ? " coppered" : "");
-      chip.style.background = colourOf(bet.punter);
-      chip.title = `${bet.punter} ${bet.stake} ${bet.spot}${bet.coppered ? " " + t.coppered : ""}`;
-      chip.textContent = bet.punter.slice(0, 1).toUpperCase() + bet.stake;
-      chip.dataset.punter = bet.punter;
-      chip.dataset.spot = bet.spot;
-      return chip;
-    }));
+    chips.replaceChildren(...(chipsByRank[lamp.rank] || []).map(chipFor));
   }
+  placeGroupChips(groups);
   document.getElementById("standing").textContent = standing.join("   ·   ");
   const advice = {};
   for (const entry of (view.advice ? view.advice.ranks : [])) advice[entry.rank] = entry;
@@ -242,12 +235,53 @@ function render(view) {
   }));
 }
 
+function chipFor(bet) {
+  const chip = document.createElement("span");
+  chip.className = "chip" + (bet.coppered ? " coppered" : "");
+  chip.style.background = colourOf(bet.punter);
+  chip.title = `${bet.punter} ${bet.stake} ${bet.spot}${bet.coppered ? " " + t.coppered : ""}`;
+  chip.textContent = bet.punter.slice(0, 1).toUpperCase() + bet.stake;
+  chip.dataset.punter = bet.punter;
+  chip.dataset.spot = bet.spot;
+  return chip;
+}
+
+// A bet on two to four ranks lies where their cards meet, as on the felt (003): between two
+// neighbours, on the corner of a square. Where that point is the middle of a card (three in
+// a row, or J and K across the queen) the chip goes to the card's outer edge instead, so it
+// is not taken for a bet on that card alone. Chips on the same place step aside.
+function placeGroupChips(groups) {
+  const layout = document.getElementById("layout");
+  layout.querySelectorAll(".chip.group").forEach((chip) => chip.remove());
+  const taken = {};
+  for (const bet of groups) {
+    const cards = bet.ranks.map((rank) => document.querySelector(`.spade[data-rank="${rank}"]`));
+    const x = cards.reduce((sum, card) => sum + card.offsetLeft + card.offsetWidth / 2, 0) / cards.length;
+    let y = cards.reduce((sum, card) => sum + card.offsetTop + card.offsetHeight / 2, 0) / cards.length;
+    for (const card of document.querySelectorAll(".spade")) {
+      const inside = x > card.offsetLeft && x < card.offsetLeft + card.offsetWidth &&
+                     y > card.offsetTop && y < card.offsetTop + card.offsetHeight;
+      if (inside) y = card.style.gridRow === "1" ? card.offsetTop : card.offsetTop + card.offsetHeight;
+    }
+    const place = `${Math.round(x)},${Math.round(y)}`;
+    const step = taken[place] = (taken[place] || 0) + 1;
+    const chip = chipFor(bet);
+    chip.classList.add("group");
+    chip.style.left = `${x}px`;
+    chip.style.top = `calc(${y}px + ${(step - 1) * 2.8}rem)`;
+    layout.appendChild(chip);
+  }
+}
+
+let lastView = null;
+window.addEventListener("resize", () => { if (lastView) render(lastView); });
+
 function connect() {
   const status = document.getElementById("connection");
   status.textContent = t.connecting;
   const source = new EventSource("/stream");
   source.onopen = () => { status.textContent = t.live; status.dataset.state = "live"; };
-  source.onmessage = (message) => render(JSON.parse(message.data));
+  source.onmessage = (message) => { lastView = JSON.parse(message.data); render(lastView); };
   source.onerror = () => { status.textContent = t.lost; status.dataset.state = "lost"; };
 }
 
