@@ -35,7 +35,6 @@ const WORDS = {
 const TOP = ["A", "2", "3", "4", "5", "6"];
 const BOTTOM = ["K", "Q", "J", "10", "9", "8"];
 const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
-const CHIP_COLOURS = ["#1f5fbf", "#b8262e", "#6b2fa0", "#c77a00", "#0f7f6f", "#444", "#a0522d", "#2e7d32"];
 
 const asked = new URLSearchParams(location.search).get("lang") || document.documentElement.dataset.lang || "en";
 const lang = WORDS[asked] ? asked : "en";
@@ -45,14 +44,6 @@ if (!WORDS[asked]) {
   const notice = document.getElementById("notice");
   notice.textContent = WORDS.en.unknownLanguage + " (" + asked + ")";
   notice.hidden = false;
-}
-
-const punterColour = {};
-function colourOf(punter) {
-  if (!(punter in punterColour)) {
-    punterColour[punter] = CHIP_COLOURS[Object.keys(punterColour).length % CHIP_COLOURS.length];
-  }
-  return punterColour[punter];
 }
 
 function cardText(code) {
@@ -189,9 +180,9 @@ function render(view) {
     for (const name of ["loser", "winner", "split"]) spade.classList.toggle(name, lamp.last_turn === name);
     spade.classList.toggle("candidate", lamp.call_candidate);
     const chips = spade.querySelector(".chips");
-    chips.replaceChildren(...(chipsByRank[lamp.rank] || []).map(chipFor));
+    chips.replaceChildren(...(chipsByRank[lamp.rank] || []).map((bet) => chipFor(bet, t.coppered)));
   }
-  placeGroupChips(groups);
+  placeGroupChips(groups, t.coppered);
   document.getElementById("standing").textContent = standing.join("   ·   ");
   const advice = {};
   for (const entry of (view.advice ? view.advice.ranks : [])) advice[entry.rank] = entry;
@@ -233,44 +224,6 @@ function render(view) {
       : (turn.loser ? `${cardText(turn.loser)} ${t.loses}` : "");
     return item;
   }));
-}
-
-function chipFor(bet) {
-  const chip = document.createElement("span");
-  chip.className = "chip" + (bet.coppered ? " coppered" : "");
-  chip.style.background = colourOf(bet.punter);
-  chip.title = `${bet.punter} ${bet.stake} ${bet.spot}${bet.coppered ? " " + t.coppered : ""}`;
-  chip.textContent = bet.punter.slice(0, 1).toUpperCase() + bet.stake;
-  chip.dataset.punter = bet.punter;
-  chip.dataset.spot = bet.spot;
-  return chip;
-}
-
-// A bet on two to four ranks lies where their cards meet, as on the felt (003): between two
-// neighbours, on the corner of a square. Where that point is the middle of a card (three in
-// a row, or J and K across the queen) the chip goes to the card's outer edge instead, so it
-// is not taken for a bet on that card alone. Chips on the same place step aside.
-function placeGroupChips(groups) {
-  const layout = document.getElementById("layout");
-  layout.querySelectorAll(".chip.group").forEach((chip) => chip.remove());
-  const taken = {};
-  for (const bet of groups) {
-    const cards = bet.ranks.map((rank) => document.querySelector(`.spade[data-rank="${rank}"]`));
-    const x = cards.reduce((sum, card) => sum + card.offsetLeft + card.offsetWidth / 2, 0) / cards.length;
-    let y = cards.reduce((sum, card) => sum + card.offsetTop + card.offsetHeight / 2, 0) / cards.length;
-    for (const card of document.querySelectorAll(".spade")) {
-      const inside = x > card.offsetLeft && x < card.offsetLeft + card.offsetWidth &&
-                     y > card.offsetTop && y < card.offsetTop + card.offsetHeight;
-      if (inside) y = card.style.gridRow === "1" ? card.offsetTop : card.offsetTop + card.offsetHeight;
-    }
-    const place = `${Math.round(x)},${Math.round(y)}`;
-    const step = taken[place] = (taken[place] || 0) + 1;
-    const chip = chipFor(bet);
-    chip.classList.add("group");
-    chip.style.left = `${x}px`;
-    chip.style.top = `calc(${y}px + ${(step - 1) * 2.8}rem)`;
-    layout.appendChild(chip);
-  }
 }
 
 let lastView = null;

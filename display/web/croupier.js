@@ -102,22 +102,19 @@ function refresh() {
   document.querySelectorAll("#punters button").forEach((b) => b.classList.toggle("selected", b.dataset.punter === choice.punter));
   document.querySelectorAll("#amounts button").forEach((b) => b.classList.toggle("selected", Number(b.dataset.amount) === choice.amount));
   const chips = {};
-  for (const bet of view.bets) if (bet.ranks.length) (chips[bet.ranks[0]] ||= []).push(bet);
+  const groups = [];
+  for (const bet of view.bets) {
+    if (bet.ranks.length === 1) (chips[bet.ranks[0]] ||= []).push(bet);
+    else if (bet.ranks.length) groups.push(bet);
+  }
   for (const lamp of view.lamps) {
     const spade = document.querySelector(`.spade[data-rank="${lamp.rank}"]`);
     spade.hidden = !lamp.in_deck;
     spade.classList.toggle("dead", lamp.dead);
     spade.classList.toggle("selected", choice.ranks.includes(lamp.rank));
-    spade.querySelector(".chips").replaceChildren(...(chips[lamp.rank] || []).map((bet) => {
-      const chip = document.createElement("span");
-      chip.className = "chip" + (bet.coppered ? " coppered" : "");
-      chip.style.background = "#1f5fbf";
-      chip.textContent = bet.punter.slice(0, 1).toUpperCase() + bet.stake;
-      chip.dataset.punter = bet.punter;
-      chip.dataset.spot = bet.spot;
-      return chip;
-    }));
+    spade.querySelector(".chips").replaceChildren(...(chips[lamp.rank] || []).map((bet) => chipFor(bet, t.copper)));
   }
+  placeGroupChips(groups, t.copper);
   document.getElementById("chosen").textContent = choice.ranks.length
     ? `${choice.punter || ""} · ${spot()} · ${choice.amount}` : t.chooseRank;
   for (const id of ["bet", "withdraw", "call"]) document.getElementById(id).disabled = locked;
@@ -141,3 +138,4 @@ function refresh() {
 build();
 const source = new EventSource("/stream");
 source.onmessage = (message) => { view = JSON.parse(message.data); refresh(); };
+window.addEventListener("resize", refresh);

@@ -40,7 +40,7 @@ log = logging.getLogger("dealtable.web")
 STATIC_FILES = {
     "style.css": "text/css",
     "app.js": "text/javascript",
-    "counted.js": "text/javascript",
+    "common.js": "text/javascript",
     "croupier.css": "text/css",
     "croupier.js": "text/javascript",
 }
