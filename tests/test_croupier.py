@@ -169,6 +169,10 @@ def test_without_a_broker_the_page_says_so(browser: webdriver.Chrome, tmp_path: 
         browser.execute_script("document.getElementById('bet').disabled = false")
         tap(browser, "#bet")
         assert "no broker is set up" in answer(browser)
+        browser.get(server.url + "croupier?lang=ru")
+        assert shows(browser, service)
+        assert browser.find_element(By.ID, "title").text == "Фаро"
+        assert browser.find_element(By.ID, "punter-title").text.lower() == "понтёр"
     finally:
         server.stop()
         journal.close()

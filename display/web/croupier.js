@@ -2,15 +2,15 @@
 "use strict";
 
 const WORDS = {
-  en: { punter: "Punter", amount: "Amount", copper: "copper", bet: "Bet", withdraw: "Withdraw", clear: "Clear",
+  en: { title: "Faro", punter: "Punter", amount: "Amount", copper: "copper", bet: "Bet", withdraw: "Withdraw", clear: "Clear",
         call: "Call", callTitle: "Call the turn", locked: "Bets locked: a turn is being dealt", turn: "turn",
         inBox: ["card in the box", "cards in the box"], bankrolls: "Bankrolls", chooseRank: "Tap one rank, or two to four that touch",
         placed: "Done", bank: "bank", red: "red", black: "black" },
-  es: { punter: "Jugador", amount: "Cantidad", copper: "copper", bet: "Apostar", withdraw: "Retirar", clear: "Borrar",
+  es: { title: "Faro", punter: "Jugador", amount: "Cantidad", copper: "copper", bet: "Apostar", withdraw: "Retirar", clear: "Borrar",
         call: "Declarar", callTitle: "Declarar el turno", locked: "Apuestas cerradas: se reparte un turno", turn: "turno",
         inBox: ["carta en la caja", "cartas en la caja"], bankrolls: "Fichas", chooseRank: "Toque un valor, o de dos a cuatro contiguos",
         placed: "Hecho", bank: "banca", red: "rojo", black: "negro" },
-  ru: { punter: "Понтёр", amount: "Ставка", copper: "коппер", bet: "Поставить", withdraw: "Снять", clear: "Сбросить",
+  ru: { title: "Фаро", punter: "Понтёр", amount: "Ставка", copper: "коппер", bet: "Поставить", withdraw: "Снять", clear: "Сбросить",
         call: "Объявить", callTitle: "Объявить абцуг", locked: "Ставки закрыты: мечется абцуг", turn: "абцуг",
         inBox: ["карта в ящике", "карты в ящике", "карт в ящике"], bankrolls: "Фишки", chooseRank: "Коснитесь достоинства или двух–четырёх соседних",
         placed: "Готово", bank: "банк", red: "красная", black: "чёрная" },
@@ -64,7 +64,7 @@ function build() {
   document.getElementById("clear").addEventListener("click", () => { choice.ranks = []; choice.order = []; refresh(); });
   document.getElementById("call").addEventListener("click", () => send("call", {
     punter: choice.punter, order: choice.order, amount: choice.amount }));
-  for (const [id, key] of [["punter-title", "punter"], ["amount-title", "amount"], ["copper-label", "copper"],
+  for (const [id, key] of [["title", "title"], ["punter-title", "punter"], ["amount-title", "amount"], ["copper-label", "copper"],
                            ["bet", "bet"], ["withdraw", "withdraw"], ["clear", "clear"], ["call", "call"],
                            ["call-title", "callTitle"], ["bankrolls-title", "bankrolls"]]) {
     document.getElementById(id).textContent = t[key];
