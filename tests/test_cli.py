@@ -60,6 +60,9 @@ def test_replay_reports_a_bad_line_with_its_number_and_exits_non_zero(tmp_path: 
     assert "alarm 1 waits for the dealer" in result.stderr
     types = [json.loads(line)["type"] for line in result.stdout.splitlines()]
     assert types[-1] == "alarm_raised"
+    record.write_text("bank 100\npunter dan 10\nshuffle\ncard QQ\n")
+    unreadable = run("replay", str(record)).stderr.strip()
+    assert unreadable.startswith(f"{record}:4: refused: not a card: 'QQ'"), unreadable
 
 
 def test_replay_reads_standard_input_and_refuses_a_missing_file() -> None:
