@@ -234,6 +234,16 @@ def test_config_check_names_the_file_the_key_and_what_was_expected(tmp_path: Pat
     options = tmp_path / "options.toml"
     options.write_text("[table]\noptions = { cat_hop = 1 }\n")
     assert "unknown Faro option 'cat_hop'" in dealtable("config", "check", str(options)).stderr
+    several = tmp_path / "several.toml"
+    several.write_text(
+        '[table]\nrules = "clasic"\n[reader]\nkind = "camera"\n[mqtt]\nport = 0\n'
+        '[display]\nterminal = "yes"\n[tabel]\n'
+    )
+    lines = dealtable("config", "check", str(several)).stderr.splitlines()
+    assert [line.split(": ")[2].split()[0] for line in lines] == [
+        "[table]", "[reader]", "[mqtt]", "[display]", "[top"
+    ]  # fmt: skip
+    assert all(line.startswith(f"dealtable config: {several}: ") for line in lines)
 
 
 def test_a_punto_banco_table_runs_from_the_console_and_resumes(tmp_path: Path) -> None:

@@ -381,7 +381,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code: int = args.handler(args)
     except TableError as error:
-        print(f"dealtable {args.command}: {error}", file=sys.stderr)
+        for line in str(error).splitlines():  # a configuration's every problem, a line each
+            print(f"dealtable {args.command}: {line}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         # The reader went away (`dealtable history J | head`): stop quietly, as Unix tools do.

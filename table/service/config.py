@@ -29,9 +29,10 @@ A minimal file::
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from table.baccarat.rules import find_rules as find_baccarat_rules
 from table.errors import RulesError, TableError
@@ -206,25 +207,56 @@ class _Section:
             )
 
 
+T = TypeVar("T")
+
+
+class _Problems:
+    """What is wrong with a configuration, a line a section, so that one check shows all."""
+
+    def __init__(self) -> None:
+        self.found: list[str] = []
+
+    def read(self, section: Callable[[], T]) -> T | None:
+        """``section()``, or None with its error written down."""
+        try:
+            return section()
+        except ConfigError as error:
+            self.found.append(str(error))
+            return None
+
+
 def parse_config(text: str, source: str = "(text)") -> Config:
+    """Read a table.toml; a :class:`ConfigError` names every section that is wrong, each
+    with its file, key and what was expected."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{source}: not valid TOML: {error}") from None
     top = _Section(source, "top level", data)
-    table = _table(source, top.get("table", {}))
-    reader = _reader(source, top.get("reader", {}))
+    problems = _Problems()
+    table = problems.read(lambda: _table(source, top.get("table", {})))
+    reader = problems.read(lambda: _reader(source, top.get("reader", {})))
     mqtt_data = top.get("mqtt", None)
-    mqtt = None if mqtt_data is None else _mqtt(source, mqtt_data, table.id)
-    display_section = _Section(source, "display", top.get("display", {}))
-    display = DisplayConfig(terminal=display_section.flag("terminal", True))
-    display_section.finish()
-    if table.game != "faro":
+    table_id = table.id if table else "table"
+    mqtt = None if mqtt_data is None else problems.read(lambda: _mqtt(source, mqtt_data, table_id))
+    display = problems.read(lambda: _display(source, top.get("display", {})))
+    hardware_data = top.get("hardware", None)
+    hardware = (
+        None if hardware_data is None else problems.read(lambda: _hardware(source, hardware_data))
+    )
+    web_data = top.get("web", None)
+    web = None if web_data is None else problems.read(lambda: _web(source, web_data))
+    exhibit_data = top.get("exhibit", None)
+    exhibit = (
+        None if exhibit_data is None else problems.read(lambda: _exhibit(source, exhibit_data))
+    )
+    problems.read(top.finish)
+    if table is not None and table.game != "faro":
         # The simulated dealer and punters and the LED casekeep are Faro's.
         faro_only = [
             name
             for name, used in (
-                ('[reader] kind = "simulated"', reader.kind == "simulated"),
+                ('[reader] kind = "simulated"', reader is not None and reader.kind == "simulated"),
                 ("[hardware]", "hardware" in top.data),
                 ("[exhibit]", "exhibit" in top.data),
                 ("[web]", "web" in top.data),
@@ -232,43 +264,50 @@ def parse_config(text: str, source: str = "(text)") -> Config:
             if used
         ]
         if faro_only:
-            raise ConfigError(
+            problems.found.append(
                 f"{source}: {', '.join(faro_only)}: only a Faro table has this; a {table.game} "
                 "table reads its cards from the console, a barcode shoe or a camera"
             )
-    hardware_data = top.get("hardware", None)
-    hardware = None if hardware_data is None else _hardware(source, hardware_data)
-    web_data = top.get("web", None)
-    web = None
-    if web_data is not None:
-        web_section = _Section(source, "web", web_data)
-        password_file = web_section.text("croupier_password_file", "")
-        try:
-            password = Path(password_file).read_text().strip() if password_file else ""
-        except OSError as error:
-            raise ConfigError(
-                f"{source}: [web] croupier_password_file: cannot read {password_file}: "
-                f"{error.strerror}"
-            ) from None
-        web = WebConfig(
-            host=web_section.text("host", "0.0.0.0"),
-            port=web_section.whole("port", 8080, 1, 65535),
-            language=web_section.choice("language", "en", ("en", "es", "ru")),
-            croupier_username=web_section.text("croupier_username", ""),
-            croupier_password=password,
-        )
-        web_section.finish()
-    exhibit = None
-    exhibit_data = top.get("exhibit", None)
-    if exhibit_data is not None:
-        exhibit_section = _Section(source, "exhibit", exhibit_data)
-        exhibit = ExhibitConfig(
-            language=exhibit_section.choice("language", "en", ("en", "es", "ru")),
-            punters=exhibit_section.flag("punters", True),
-        )
-        exhibit_section.finish()
-    top.finish()
+    if problems.found or table is None or reader is None or display is None:
+        raise ConfigError("\n".join(problems.found))
     return Config(source, table, reader, mqtt, display, hardware, web, exhibit)
+
+
+def _display(source: str, data: object) -> DisplayConfig:
+    section = _Section(source, "display", data)
+    config = DisplayConfig(terminal=section.flag("terminal", True))
+    section.finish()
+    return config
+
+
+def _web(source: str, data: object) -> WebConfig:
+    section = _Section(source, "web", data)
+    password_file = section.text("croupier_password_file", "")
+    try:
+        password = Path(password_file).read_text().strip() if password_file else ""
+    except OSError as error:
+        raise ConfigError(
+            f"{source}: [web] croupier_password_file: cannot read {password_file}: {error.strerror}"
+        ) from None
+    config = WebConfig(
+        host=section.text("host", "0.0.0.0"),
+        port=section.whole("port", 8080, 1, 65535),
+        language=section.choice("language", "en", ("en", "es", "ru")),
+        croupier_username=section.text("croupier_username", ""),
+        croupier_password=password,
+    )
+    section.finish()
+    return config
+
+
+def _exhibit(source: str, data: object) -> ExhibitConfig:
+    section = _Section(source, "exhibit", data)
+    config = ExhibitConfig(
+        language=section.choice("language", "en", ("en", "es", "ru")),
+        punters=section.flag("punters", True),
+    )
+    section.finish()
+    return config
 
 
 def _hardware(source: str, data: object) -> HardwareConfig:
