@@ -10,6 +10,7 @@ import matplotlib
 matplotlib.use("Agg")  # no screen on a Pi service, nor in the tests
 
 import matplotlib.pyplot as plt
+from matplotlib.axes import Axes
 from matplotlib.patches import Circle, FancyBboxPatch, RegularPolygon
 
 from display.frames import BeadState, casekeep_frame, layout_frame
@@ -35,11 +36,44 @@ BEAD_COLOURS = {
 }
 
 
-def _spade_positions() -> dict[Rank, tuple[float, float]]:
+def spade_positions() -> dict[Rank, tuple[float, float]]:
     positions = {rank: (1.0 + 1.6 * column, 5.4) for column, rank in enumerate(TOP_ROW)}
     positions.update({rank: (1.0 + 1.6 * column, 2.9) for column, rank in enumerate(BOTTOM_ROW)})
     positions[Rank.SEVEN] = (1.0 + 1.6 * 6, 4.15)
     return positions
+
+
+CARD_HALF_WIDTH, CARD_HALF_HEIGHT = 0.6, 0.95
+
+
+def group_place(
+    ranks: tuple[Rank, ...], positions: dict[Rank, tuple[float, float]]
+) -> tuple[float, float]:
+    """Where a bet on two to four ranks lies, as on the felt (003): where their cards meet,
+    between two neighbours or on a square's corner. Where that point is the middle of a card
+    (three in a row, J and K across the queen) it lies off that card's outer edge instead,
+    so that it is not taken for a bet on that card alone."""
+    x = sum(positions[rank][0] for rank in ranks) / len(ranks)
+    y = sum(positions[rank][1] for rank in ranks) / len(ranks)
+    for card_x, card_y in positions.values():
+        if abs(x - card_x) < CARD_HALF_WIDTH and abs(y - card_y) < CARD_HALF_HEIGHT:
+            outward = 1 if card_y > positions[Rank.SEVEN][1] else -1
+            y = card_y + outward * (CARD_HALF_HEIGHT + 0.3)
+    return round(x, 3), round(y, 3)
+
+
+def _draw_chip(
+    axes: Axes, centre: tuple[float, float], label: str, colour: str, coppered: bool
+) -> None:
+    shape = (
+        RegularPolygon(centre, 6, radius=0.3, fc=colour, ec="#b8632f", lw=3)
+        if coppered
+        else Circle(centre, 0.27, fc=colour, ec="white", lw=2, ls="--")
+    )
+    axes.add_patch(shape)
+    axes.text(
+        *centre, label, ha="center", va="center", fontsize=10, fontweight="bold", color="white"
+    )
 
 
 def draw_snapshot(state: FaroState, path: str | Path, title: str = "") -> Path:
@@ -53,12 +87,15 @@ def draw_snapshot(state: FaroState, path: str | Path, title: str = "") -> Path:
         FancyBboxPatch((0.3, 0.6), 11.0, 7.6, boxstyle="round,pad=0.1", fc=FELT, ec="#5a3a1a", lw=8)
     )
     layout = layout_frame(state)
-    positions = _spade_positions()
+    positions = spade_positions()
     colours: dict[str, str] = {}
     chips: dict[Rank, list[tuple[str, int, bool]]] = {}
+    groups: list[tuple[tuple[Rank, ...], str, int, bool]] = []
     for bet in sorted(state.bets.values(), key=lambda bet: bet.bet_id):
-        if bet.spot.ranks and bet.spot.kind in (SpotKind.RANK, SpotKind.GROUP, SpotKind.WIN_LOSE):
+        if bet.spot.kind is SpotKind.RANK:
             chips.setdefault(bet.spot.ranks[0], []).append((bet.punter, bet.stake, bet.coppered))
+        elif bet.spot.kind in (SpotKind.GROUP, SpotKind.WIN_LOSE):
+            groups.append((bet.spot.ranks, bet.punter, bet.stake, bet.coppered))
     for lamp in layout.lamps:
         if not lamp.in_deck:
             continue
@@ -68,9 +105,9 @@ def draw_snapshot(state: FaroState, path: str | Path, title: str = "") -> Path:
         )
         axes.add_patch(
             FancyBboxPatch(
-                (x - 0.6, y - 0.95),
-                1.2,
-                1.9,
+                (x - CARD_HALF_WIDTH, y - CARD_HALF_HEIGHT),
+                2 * CARD_HALF_WIDTH,
+                2 * CARD_HALF_HEIGHT,
                 boxstyle="round,pad=0.05",
                 fc=CARD,
                 ec=edge,
@@ -92,23 +129,16 @@ def draw_snapshot(state: FaroState, path: str | Path, title: str = "") -> Path:
         axes.text(x, y - 0.05, "♠", ha="center", va="center", fontsize=22, color=INK)
         for index, (punter, stake, coppered) in enumerate(chips.get(lamp.rank, [])[:4]):
             colour = colours.setdefault(punter, CHIP_COLOURS[len(colours) % len(CHIP_COLOURS)])
-            cx, cy = x - 0.3 + 0.6 * (index % 2), y - 0.55 - 0.55 * (index // 2)
-            shape = (
-                RegularPolygon((cx, cy), 6, radius=0.3, fc=colour, ec="#b8632f", lw=3)
-                if coppered
-                else Circle((cx, cy), 0.27, fc=colour, ec="white", lw=2, ls="--")
-            )
-            axes.add_patch(shape)
-            axes.text(
-                cx,
-                cy,
-                f"{punter[0].upper()}{stake}",
-                ha="center",
-                va="center",
-                fontsize=10,
-                fontweight="bold",
-                color="white",
-            )
+            centre = (x - 0.3 + 0.6 * (index % 2), y - 0.55 - 0.55 * (index // 2))
+            _draw_chip(axes, centre, f"{punter[0].upper()}{stake}", colour, coppered)
+    stacked: dict[tuple[float, float], int] = {}
+    for ranks, punter, stake, coppered in groups:
+        colour = colours.setdefault(punter, CHIP_COLOURS[len(colours) % len(CHIP_COLOURS)])
+        place = group_place(ranks, positions)
+        step = stacked[place] = stacked.get(place, 0) + 1
+        outward = 1 if place[1] > positions[Rank.SEVEN][1] else -1
+        centre = (place[0], place[1] + outward * 0.6 * (step - 1))
+        _draw_chip(axes, centre, f"{punter[0].upper()}{stake}", colour, coppered)
     # The abacus.
     axes.text(12.0, 8.3, "CASEKEEP", fontsize=16, fontweight="bold", color=GOLD)
     for column, spindle in enumerate(casekeep_frame(state).spindles):

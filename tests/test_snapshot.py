@@ -6,7 +6,15 @@ from pathlib import Path
 
 import matplotlib.image
 
-from display.snapshot import draw_snapshot
+from display.snapshot import (
+    CARD_HALF_HEIGHT,
+    CARD_HALF_WIDTH,
+    draw_snapshot,
+    group_place,
+    spade_positions,
+)
+from table.cards import Rank
+from table.faro.spots import parse_spot
 from tests.conftest import deal, open_table
 from tests.test_cli import run
 
@@ -23,6 +31,31 @@ def test_the_snapshot_shows_the_felt_the_chips_and_the_last_turn(tmp_path: Path)
     assert felt[1] > 1.5 * felt[0] and felt[1] > 1.5 * felt[2]
     red = (pixels[..., 0] > 0.7) & (pixels[..., 1] < 0.2) & (pixels[..., 2] < 0.3)
     assert red.sum() > 500  # the losing king's red border and the red beads
+
+
+def test_a_group_bet_is_drawn_where_its_cards_meet(tmp_path: Path) -> None:
+    positions = spade_positions()
+
+    def on_a_card(point: tuple[float, float]) -> list[Rank]:
+        return [
+            rank
+            for rank, (x, y) in positions.items()
+            if abs(point[0] - x) < CARD_HALF_WIDTH and abs(point[1] - y) < CARD_HALF_HEIGHT
+        ]
+
+    four, five = positions[Rank.FOUR], positions[Rank.FIVE]
+    pair = group_place(parse_spot("4+5").ranks, positions)
+    assert four[0] < pair[0] < five[0] and pair[1] == four[1] and on_a_card(pair) == []
+    row = group_place(parse_spot("8+9+10").ranks, positions)
+    nine = positions[Rank.NINE]
+    assert row[0] == nine[0] and row[1] < nine[1] - CARD_HALF_HEIGHT and on_a_card(row) == []
+    across = group_place(parse_spot("J>K").ranks, positions)
+    assert on_a_card(across) == []
+    square = group_place(parse_spot("2+3+Q+J").ranks, positions)
+    assert on_a_card(square) == [] and positions[Rank.TWO][0] < square[0] < positions[Rank.THREE][0]
+    table = open_table()
+    table.bet("dan", "8+9+10", 4)
+    assert draw_snapshot(table.state, tmp_path / "groups.png").exists()
 
 
 def test_dealtable_snapshot_from_a_journal_and_from_a_seeded_deal(tmp_path: Path) -> None:
