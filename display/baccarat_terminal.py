@@ -26,6 +26,7 @@ from table.events import (
     ShoeStarted,
     ThirdCardChoice,
 )
+from table.games import GAME_TITLES
 
 WIDTH = 78
 _RED = "\x1b[31m"
@@ -33,13 +34,6 @@ _BLUE = "\x1b[34m"
 _GREEN = "\x1b[32m"
 _BOLD = "\x1b[1m"
 _COLOUR_OF = {"banker": _RED, "player": _BLUE, "tie": _GREEN, "red": _RED, "blue": _BLUE}
-_GAME_TITLE = {
-    "punto-banco": "Punto Banco",
-    "mini-baccarat": "Mini-Baccarat",
-    "chemin-de-fer": "Chemin de Fer",
-    "banque": "Baccarat Banque",
-    "macao": "Macao",
-}
 
 
 def _cell_text(road: Road, column: int, row: int, paint: Painter, marks: bool) -> str:
@@ -147,7 +141,7 @@ def render_baccarat(
     if state.cut_out and state.phase is not Phase.NO_SHOE:
         where += ", cut card out"
     head = (
-        f"{_GAME_TITLE.get(state.game, state.game)} · {rules.name} · shoe {state.shoe} · "
+        f"{GAME_TITLES.get(state.game, state.game)} · {rules.name} · shoe {state.shoe} · "
         f"coup {state.coup} · {where} · {left} left"
     )
     lines = [paint.paint(head, _BOLD)]

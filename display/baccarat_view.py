@@ -9,6 +9,7 @@ from table.baccarat.engine import BaccaratState
 from table.baccarat.roads import Road, Scoreboard, coups_of
 from table.baccarat.tableau import total
 from table.events import CoupResult
+from table.games import GAME_TITLES
 
 
 def _road(road: Road) -> dict[str, object]:
@@ -35,6 +36,7 @@ def baccarat_view(state: BaccaratState, results: Sequence[CoupResult]) -> dict[s
     last = state.last_result
     return {
         "game": state.game,
+        "title": GAME_TITLES.get(state.game, state.game),
         "seq": state.last_seq,
         "table": state.table,
         "rules": state.rules.name,

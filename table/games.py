@@ -34,6 +34,16 @@ def _baccarat(game: str) -> Callable[[str], Game]:
     return factory
 
 
+# How each game is written in a heading: its proper name.
+GAME_TITLES: dict[str, str] = {
+    "faro": "Faro",
+    "punto-banco": "Punto Banco",
+    "mini-baccarat": "Mini-Baccarat",
+    "chemin-de-fer": "Chemin de Fer",
+    "banque": "Baccarat Banque",
+    "macao": "Macao",
+}
+
 GAME_FACTORIES: dict[str, Callable[[str], Game]] = {
     "faro": _faro,
     "punto-banco": _baccarat("punto-banco"),

@@ -270,6 +270,7 @@ def test_a_punto_banco_table_shows_its_hands_and_roads(
             for h in browser.find_elements(By.CSS_SELECTOR, ".hand")
         }
         assert set(hands) == {"player", "banker"}
+        assert browser.find_element(By.ID, "title").text == "Punto Banco"
         result = service.state.last_result  # type: ignore[union-attr]
         assert f"coup {result.coup}" in browser.find_element(By.ID, "result").text
         beads = browser.find_elements(By.CSS_SELECTOR, '.road[data-road="bead_plate"] .cell')

@@ -98,7 +98,7 @@ function renderBaccarat(view) {
   document.getElementById("table").hidden = true;
   document.getElementById("baccarat").hidden = false;
   document.querySelectorAll(".faro-only").forEach((element) => { element.hidden = true; });
-  document.getElementById("title").textContent = view.game;
+  document.getElementById("title").textContent = view.title;
   document.getElementById("status").textContent = `${t.shoe} ${view.shoe} · ${t.coup} ${view.coup}`;
   const alarm = document.getElementById("alarm");
   alarm.hidden = !view.alarm;
