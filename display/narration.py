@@ -28,7 +28,8 @@ from table.events import (
 LANGUAGES = ("en", "es", "ru")
 
 
-def _russian_plural(count: int, one: str, few: str, many: str) -> str:
+def russian_plural(count: int, one: str, few: str, many: str) -> str:
+    """The form a Russian noun takes after ``count``: 1 фишка, 2 фишки, 5 фишек, 21 фишка."""
     if count % 10 == 1 and count % 100 != 11:
         return one
     if 2 <= count % 10 <= 4 and not 12 <= count % 100 <= 14:
@@ -66,7 +67,7 @@ class Words:
 
     def chips(self, count: int, language: str) -> str:
         if language == "ru":
-            return f"{count} " + _russian_plural(count, "фишку", "фишки", "фишек")
+            return f"{count} " + russian_plural(count, "фишку", "фишки", "фишек")
         if language == "es":
             return f"{count} ficha" + ("" if count == 1 else "s")
         return f"{count} chip" + ("" if count == 1 else "s")

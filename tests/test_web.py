@@ -16,6 +16,7 @@ from selenium import webdriver
 from selenium.webdriver.common.by import By
 
 from display.frames import casekeep_frame
+from display.narration import russian_plural
 from table.service.config import Config, ReaderConfig, TableConfig
 from table.service.journal import Journal
 from table.service.run import SimulatedTable
@@ -41,14 +42,6 @@ def live_table(
     yield service, SimulatedTable(service, seed=6), server, view
     server.stop()
     journal.close()
-
-
-def russian_form(number: int, one: str, few: str, many: str) -> str:
-    if number % 10 == 1 and number % 100 != 11:
-        return one
-    if 2 <= number % 10 <= 4 and not 12 <= number % 100 <= 14:
-        return few
-    return many
 
 
 def page_seq(browser: webdriver.Chrome) -> int:
@@ -192,7 +185,7 @@ def test_an_unknown_language_shows_english_with_a_notice(
     assert shows(browser, service)
     assert browser.find_element(By.ID, "history-title").text.lower() == "история"
     left = service.state.cards_left
-    form = russian_form(left, "карта", "карты", "карт")
+    form = russian_plural(left, "карта", "карты", "карт")
     assert browser.find_element(By.ID, "left").text == f"{left} {form} в ящике"
 
 
