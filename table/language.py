@@ -316,7 +316,11 @@ def _parse_words(verb: str, words: list[str], where: dict[str, int]) -> Command:
     if verb == "correct":
         _expect(words, 1, 1)
         return CorrectCmd(_card(words[1]), **where)
-    raise LanguageError(f"unknown line {verb!r}; the table language knows:\n{usage()}")
+    raise LanguageError(
+        f"unknown line {verb!r}; the table language's lines begin "
+        + ", ".join(sorted(_USAGE))
+        + " (at the console, 'help' shows each in full)"
+    )
 
 
 def _parse_bet(words: list[str], where: dict[str, int]) -> BetCmd:

@@ -246,6 +246,30 @@ def test_config_check_names_the_file_the_key_and_what_was_expected(tmp_path: Pat
     assert all(line.startswith(f"dealtable config: {several}: ") for line in lines)
 
 
+def test_at_the_console_help_shows_the_table_language_and_a_typo_names_the_lines(
+    tmp_path: Path,
+) -> None:
+    config = tmp_path / "console.toml"
+    config.write_text(
+        f'[table]\njournal = "{tmp_path / "j.sqlite"}"\n\n[reader]\nkind = "console"\n'
+        "\n[display]\nterminal = false\n"
+    )
+    ran = subprocess.run(
+        [*CLI, "run", "--config", str(config)],
+        input="help\npunter ana 100\nbett ana 9 4\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert "bet PUNTER SPOT AMOUNT" in ran.stdout and "refused" not in ran.stdout.split("\n")[0]
+    refusal = [line for line in ran.stdout.splitlines() if line.startswith("refused:")]
+    assert len(refusal) == 1 and "unknown line 'bett'" in refusal[0] and "bet," in refusal[0]
+    with Journal(tmp_path / "j.sqlite") as journal:
+        assert [event.type_name for event in journal.events()][-1] == "punter_seated"
+
+
 def test_a_punto_banco_table_runs_from_the_console_and_resumes(tmp_path: Path) -> None:
     """The service deals the baccarat family too: cards from the dealer's keyboard, the coups
     journaled, and a restart resumes the shoe where it stopped."""

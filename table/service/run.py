@@ -35,7 +35,7 @@ from table.events import (
 )
 from table.faro.engine import FaroState, Phase
 from table.faro.punters import DEMO_PUNTERS, round_of_bets
-from table.language import Command, ShuffleCmd, parse_line
+from table.language import Command, ShuffleCmd, parse_line, usage
 from table.service.config import Config
 from table.service.journal import Journal
 from table.service.table_service import TableService
@@ -295,6 +295,10 @@ def run(
                     if shoe_reader is not None:
                         continue  # no keyboard (a service): the shoe deals on
                     break
+                if line.strip().lower() in ("help", "?"):
+                    out.write(usage() + "\n")
+                    out.flush()
+                    continue
                 try:
                     service.execute_line(line)
                 except TableError as refused:
