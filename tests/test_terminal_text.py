@@ -60,3 +60,15 @@ def test_the_terminal_line_for_the_end_of_a_deal_agrees_with_its_count() -> None
     assert "hoc 8♥, 1 split;" in (describe(deal_over(1)) or "")
     assert "hoc 8♥, 0 splits;" in (describe(deal_over(0)) or "")
     assert [count(n, "coup") for n in (0, 1, 2)] == ["0 coups", "1 coup", "2 coups"]
+
+
+def test_a_home_deal_ends_saying_who_takes_the_bank_and_counts_each_player_once() -> None:
+    """001: the bank passes to the left after each deal; it is its holder's own chips."""
+    out = io.StringIO()
+    result = run_demo(seed=5, rules="home", out=out, colour=False)
+    summary = " ".join(out.getvalue().split("Deal over:")[-1].split())
+    state = result.table.state
+    assert f"the bank passes to {state.banker};" in summary
+    for name in state.seats:
+        assert summary.count(f"{name} {state.bankrolls[name]}") == 1
+    assert f"chips on the table {state.total_chips()}" in summary

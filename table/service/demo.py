@@ -58,7 +58,7 @@ def run_demo(
     seated: list[SimulatedPunter] = list(DEMO_PUNTERS[:punters])
     if table.state.rules.bank_passes:
         # A home game: the first of the players holds the bank with their own chips.
-        seated.insert(0, SimulatedPunter("house", "flat", 300, 1))
+        seated.insert(0, SimulatedPunter("hugo", "flat", 300, 1))
     else:
         events += table.fund_bank(2000)
     for punter in seated:
@@ -99,9 +99,14 @@ def run_demo(
         if pause:
             sleep(pause)
     state = table.state
-    bank = f"the bank now with {state.banker}" if state.rules.bank_passes else "bank"
+    # A home bank is its holder's own chips, counted with theirs below.
+    bank = (
+        f"the bank passes to {state.banker}"
+        if state.rules.bank_passes
+        else f"bank {state.bank_bankroll}"
+    )
     summary = (
-        f"Deal over: {count(state.splits, 'split')}; {bank} {state.bank_bankroll}; "
+        f"Deal over: {count(state.splits, 'split')}; {bank}; "
         + ", ".join(f"{name} {state.bankrolls[name]}" for name in state.seats)
         + f"; chips on the table {state.total_chips()}"
     )
