@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
@@ -16,6 +18,13 @@ from table.cards import Card
 from table.events import BetSettled, Event
 from table.faro import FaroTable
 from tests.mosquitto import Broker
+
+# The property tests draw the same examples on every run, so that `make test` gives one
+# answer on every machine; HYPOTHESIS_PROFILE=explore draws new ones each run, to look for
+# what the fixed ones miss.
+settings.register_profile("repeatable", derandomize=True)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 
 def cards(text: str) -> list[Card]:

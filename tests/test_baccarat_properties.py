@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from table.baccarat import BaccaratTable, Draw, Family, Phase
@@ -22,6 +22,7 @@ from table.events import (
     event_from_json,
     event_to_json,
 )
+from tests.conftest import cards as cards_of
 
 PUNTERS = ("bea", "ana", "ben", "cy")
 SIDES = ("player", "banker", "tie", "player-pair", "bp", "right", "left", "punto", "nowhere")
@@ -205,6 +206,14 @@ def test_chips_conserved_coups_valid_replay_same_refusals_change_nothing(
     cards=st.lists(st.sampled_from(STANDARD_52.cards), min_size=30, max_size=80),
     stands=st.lists(st.booleans(), min_size=80, max_size=80),
 )
+@example(  # Banque: stakes a tie carried fill the punter's bank of 50
+    game="banque",
+    cards=cards_of(
+        "AS 2S 3S 6S 8S QS KS 7H KS 6S 4S 7S 2S 4S 7S 8S 9S QS AH 10S JS JS 3S 9S "
+        "8H 5S 10S 9D AS 5S 9D 7C AS"
+    ),
+    stands=[False] * 80,
+)
 def test_any_card_sequence_from_a_two_deck_shoe_leaves_every_coup_valid(
     game: str, cards: list[Card], stands: list[bool]
 ) -> None:
@@ -232,7 +241,9 @@ def test_any_card_sequence_from_a_two_deck_shoe_leaves_every_coup_valid(
             punter = next(
                 (p for p in PUNTERS if p != state.banker and state.available(p) >= 10), None
             )
-            if punter is not None:
+            # A punter's bank can lose only what is in it: stakes a tie carried count (002).
+            covered = state.rules.house_banks or state.staked + 10 <= state.bank
+            if punter is not None and covered:
                 events += table.bet(punter, side, 10)
             events += lock_or_pass(table)
             if not _dealing(table):
