@@ -9,9 +9,15 @@ from vision_fixtures import frame_of, taught_profile, write_teaching_folder
 
 from table.cards import STANDARD_52, Card
 from vision.errors import ProfileError
-from vision.profile import DeckProfile, find_profile, read_teaching_folder, teach
+from vision.profile import (
+    DeckProfile,
+    find_profile,
+    read_teaching_folder,
+    teach,
+    whole_picture_card,
+)
 from vision.recognize import Recognizer
-from vision.synthetic import DESIGNS, render_card
+from vision.synthetic import DESIGNS, card_face, render_card
 
 
 def test_a_deck_taught_from_a_folder_of_named_pictures_reads_its_cards(tmp_path: Path) -> None:
@@ -59,6 +65,35 @@ def test_a_teaching_picture_without_a_card_is_refused_by_name() -> None:
     images[Card.parse("4D")] = np.zeros((480, 640, 3), np.uint8)
     with pytest.raises(ProfileError, match="4D: the picture is dark"):
         teach(images, "classic")
+
+
+def test_a_deck_taught_from_scans_cropped_to_the_card_reads_camera_frames() -> None:
+    """A flatbed scan or a photo cropped to the card's edges is the card itself, whichever
+    way up or on its side it was scanned."""
+    design = DESIGNS["classic"]
+    scans = {
+        card: np.ascontiguousarray(np.rot90(card_face(card, design), index % 4))
+        for index, card in enumerate(STANDARD_52)
+    }
+    reader = Recognizer(teach(scans, "scanned"))
+    for code in ("KH", "AS", "10D", "7C"):
+        assert reader.read(frame_of(Card.parse(code))).card == Card.parse(code)
+    for code in ("AS", "10H", "QC", "2D"):
+        scan = scans[Card.parse(code)]
+        assert reader.read_picture(scan).card == Card.parse(code)
+        assert reader.read(scan).card is None  # the live reader never takes a frame for a card
+
+
+def test_only_a_card_shaped_picture_with_a_paper_rim_counts_as_the_card_itself() -> None:
+    felt = np.full((350, 250, 3), (30, 90, 20), np.uint8)
+    assert whole_picture_card(felt) is None
+    assert whole_picture_card(np.full((100, 600, 3), 235, np.uint8)) is None  # not card-shaped
+    framed = np.full((350, 250, 3), 235, np.uint8)
+    framed[:12], framed[-12:], framed[:, :12], framed[:, -12:] = 20, 20, 20, 20
+    assert whole_picture_card(framed) is None  # a card on a dark table is found by its outline
+    blank = np.full((350, 250, 3), 235, np.uint8)
+    assert whole_picture_card(blank) is not None
+    assert Recognizer(taught_profile()).read_picture(blank).card is None  # no index on it
 
 
 def test_garbage_profile_files_and_bad_names_are_profile_errors(tmp_path: Path) -> None:

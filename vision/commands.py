@@ -177,7 +177,7 @@ def run_recognize(args: argparse.Namespace, out: TextIO | None = None) -> int:
         if image is None:
             reading = CardReading(ReadingStatus.BAD_FRAME, detail="not a readable image file")
         else:
-            reading = recognizer.read(image)  # type: ignore[arg-type]
+            reading = recognizer.read_picture(image)  # type: ignore[arg-type]
         if args.json:
             print(json.dumps({"image": str(path), **reading.to_json()}), file=out)
         else:

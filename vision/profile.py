@@ -25,7 +25,17 @@ from table.cards import STANDARD_52, Card, DeckSpec, Rank, Suit, find_deck
 from table.errors import CardParseError
 from vision.errors import ProfileError
 from vision.frames import IMAGE_SUFFIXES, Image
-from vision.geometry import CANON_HEIGHT, CANON_WIDTH, FloatImage, detect, flatten, whiteness
+from vision.geometry import (
+    CANON_HEIGHT,
+    CANON_WIDTH,
+    MAX_ASPECT,
+    MIN_ASPECT,
+    FloatImage,
+    Quad,
+    detect,
+    flatten,
+    whiteness,
+)
 
 PROFILE_FORMAT = 1
 CORNER_WIDTH = 46  # canonical pixels: the index column, clear of the face's pips and frames
@@ -147,10 +157,45 @@ def flat_card_of(image: Image, source: str) -> Image:
     detection = detect(image)
     if detection.problem is not None:
         raise ProfileError(f"{source}: the picture is {detection.problem.value}, no card to learn")
+    if not detection.cards:
+        whole = whole_picture_card(image)
+        if whole is not None:
+            return flatten(image, whole)
     if len(detection.cards) != 1:
         found = "no card" if not detection.cards else f"{len(detection.cards)} cards"
-        raise ProfileError(f"{source}: expected exactly one card in the picture, found {found}")
+        raise ProfileError(
+            f"{source}: expected exactly one card in the picture, found {found} (a picture "
+            "of the card on a darker table, or a scan cropped to the card's edges)"
+        )
     return flatten(image, detection.cards[0].quad)
+
+
+def whole_picture_card(image: Image) -> Quad | None:
+    """The picture's own corners, when the picture is the card: a scan or a photo cropped to
+    the card's edges, shaped like a card and paper all round its rim. None otherwise."""
+    height, width = image.shape[:2]
+    if not MIN_ASPECT <= max(height, width) / min(height, width) <= MAX_ASPECT:
+        return None
+    paper = whiteness(image)
+    bright = float(np.percentile(paper, 95))
+    ring = max(2, min(height, width) // 40)
+    rim = np.concatenate(
+        [
+            paper[:ring].ravel(),
+            paper[-ring:].ravel(),
+            paper[:, :ring].ravel(),
+            paper[:, -ring:].ravel(),
+        ]
+    )
+    # Rounded corners may show the scanner's lid: the rim's median is the paper all the same.
+    if bright < 100 or float(np.median(rim)) < 0.8 * bright:
+        return None
+    right, bottom = width - 1, height - 1
+    if height >= width:
+        corners = [[0, 0], [right, 0], [right, bottom], [0, bottom]]
+    else:  # the card lies on its side: its top edge is the picture's right side
+        corners = [[right, 0], [right, bottom], [0, bottom], [0, 0]]
+    return np.array(corners, np.float32)
 
 
 def _bounding_box(weight: FloatImage, share: float) -> Box:

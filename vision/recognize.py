@@ -30,6 +30,7 @@ from vision.profile import (
     DeckProfile,
     corner_patches,
     pad_corner,
+    whole_picture_card,
 )
 
 K = TypeVar("K", Rank, Suit)
@@ -420,7 +421,19 @@ class Recognizer:
                     ReadingStatus.OBSTRUCTED, detail="something covers the box or a card is moving"
                 )
             return CardReading(ReadingStatus.NO_CARD, detail="no card in view")
-        quad = detection.cards[0].quad
+        return self._read_outline(image, detection.cards[0].quad)
+
+    def read_picture(self, image: Image) -> CardReading:
+        """Read one still picture: a frame like the camera's, or a scan or photo cropped to
+        the card's edges (the picture is then the card). The live reader uses :meth:`read`,
+        which never takes a whole frame for a card."""
+        reading = self.read(image)
+        if reading.status is not ReadingStatus.NO_CARD:
+            return reading
+        whole = whole_picture_card(image)
+        return reading if whole is None else self._read_outline(image, whole)
+
+    def _read_outline(self, image: Image, quad: Quad) -> CardReading:
         patches = _corner_patches(image, quad)
         if all(_is_blank(patch) for patch in patches):
             return CardReading(
