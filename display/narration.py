@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from table.cards import Card, Rank
 from table.events import (
@@ -21,6 +22,7 @@ from table.events import (
     DealFinished,
     DeckStarted,
     Event,
+    Outcome,
     TurnCalled,
     TurnClosed,
 )
@@ -50,6 +52,7 @@ class Words:
     coppered_taken: str
     split: str
     tie: str
+    ties: str  # several punters' standing bets on one spot tied in the same turn
     returned: str
     call_won: str
     call_lost: str
@@ -76,6 +79,12 @@ class Words:
         if language == "ru":
             return f"плие {count}"
         return f"{count} split" + ("" if count == 1 else "s")
+
+
+class _TiedSpot(NamedTuple):
+    """Where a turn's sentence for the ties on ``spot`` goes among its other sentences."""
+
+    spot: str
 
 
 def _listing(items: list[str], last_word: str) -> str:
@@ -121,6 +130,7 @@ WORDS: dict[str, Words] = {
         coppered_taken="The bank takes {name}'s {chips} coppered on {spot}.",
         split="{name}'s {stake} on {spot}: caught in the split, the bank takes {chips}.",
         tie="{name}'s bet on {spot}: a tie this turn, nothing is paid and it stays.",
+        ties="The bets of {names} on {spot}: a tie this turn, nothing is paid and they stay.",
         returned="{name}'s {chips} on {spot} come back.",
         call_won="{name} called the last turn right and wins {chips}!",
         call_lost="{name}'s call of the last turn misses: the bank takes {chips}.",
@@ -170,6 +180,7 @@ WORDS: dict[str, Words] = {
         coppered_taken="La banca se lleva {chips} con copper de {name} de {spot}.",
         split="Las {stake} de {name} a {spot} caen en el split: la banca se lleva {chips}.",
         tie="La apuesta de {name} a {spot}: empate en este turno, no se paga y sigue.",
+        ties="Las apuestas de {names} a {spot}: empate en este turno, no se pagan y siguen.",
         returned="Vuelven a {name} sus {chips} de {spot}.",
         call_won="¡{name} acertó el último turno y gana {chips}!",
         call_lost="{name} no acertó el último turno: la banca se lleva {chips}.",
@@ -222,6 +233,7 @@ WORDS: dict[str, Words] = {
         coppered_taken="Банк забирает копперированные {chips} {name} с {spot}.",
         split="Ставка {name} ({stake}) на {spot} попала в плие: банк забирает {chips}.",
         tie="Ставка {name} на {spot}: в этом абцуге ничья, платежа нет, ставка остаётся.",
+        ties="Ставки {names} на {spot}: в этом абцуге ничья, платежа нет, ставки остаются.",
         returned="{name} получает назад {chips} со {spot}.",
         call_won="{name} угадал последний абцуг и выигрывает {chips}!",
         call_lost="{name} не угадал последний абцуг: банк забирает {chips}.",
@@ -292,7 +304,20 @@ class Narrator:
         words = self.words
         chips = words.chips
         lines: list[str] = []
-        settled: list[str] = []
+        # A turn's sentences in order; a tie on a spot stands where its first punter's
+        # would, and says every punter whose bet on that spot tied with it.
+        settled: list[str | _TiedSpot] = []
+        tied: dict[str, list[str]] = {}
+
+        def said() -> list[str]:
+            sentences = [
+                self._ties(item.spot, tied[item.spot]) if isinstance(item, _TiedSpot) else item
+                for item in settled
+            ]
+            settled.clear()
+            tied.clear()
+            return sentences
+
         for event in events:
             if isinstance(event, BetPlaced):
                 self._coppered[event.bet] = event.coppered
@@ -307,7 +332,13 @@ class Narrator:
             elif isinstance(event, CardDealt) and event.role is CardRole.HOC:
                 lines.append(words.hoc.format(card=self._card(event.card)))
             elif isinstance(event, BetSettled):
-                settled.append(self._settlement(event))
+                if event.outcome is Outcome.SPLIT and event.net == 0 and event.spot != "call":
+                    if event.spot not in tied:
+                        tied[event.spot] = []
+                        settled.append(_TiedSpot(event.spot))
+                    tied[event.spot].append(event.punter.capitalize())
+                else:
+                    settled.append(self._settlement(event))
                 self._stakes[event.bet] = event.stake
             elif isinstance(event, TurnClosed):
                 if event.split:
@@ -320,11 +351,9 @@ class Narrator:
                         loser=self._card(event.loser),
                         winner=self._card(event.winner),
                     )
-                lines.append(" ".join([head, *settled]))
-                settled = []
+                lines.append(" ".join([head, *said()]))
             elif isinstance(event, DealFinished):
-                lines.extend(settled)
-                settled = []
+                lines.extend(said())
                 lines.append(
                     words.deal_over.format(
                         splits=words.splits(event.splits, self.language),
@@ -334,8 +363,15 @@ class Narrator:
             elif isinstance(event, DeckStarted):
                 self._coppered.clear()
                 self._stakes.clear()
-        lines.extend(settled)
+        lines.extend(said())
         return lines
+
+    def _ties(self, spot: str, names: list[str]) -> str:
+        words = self.words
+        where = self._spot(spot, words.ranks_on)
+        if len(names) == 1:
+            return words.tie.format(name=names[0], spot=where)
+        return words.ties.format(names=_listing(names, words.and_word), spot=where)
 
     def advise(self, ranks: Iterable[Rank], edge_percent: str) -> str:
         """The advisor's sentence: where a bet costs the punter least right now."""

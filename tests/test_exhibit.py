@@ -89,6 +89,18 @@ def test_a_split_and_a_group_are_said_as_the_language_says_them(
     assert split in text and group in text
 
 
+def test_standing_bets_that_tie_together_are_told_in_one_sentence() -> None:
+    table = open_table()
+    events = table.bet("dan", "even", 2) + table.bet("anna", "even", 3)
+    events += table.bet("ben", "odd", 1)
+    events += deal(table, "4H 8D")  # both even: a tie for odd and even alike (003)
+    text = " ".join(Narrator("en").explain(events))
+    assert text.count("a tie this turn") == 2
+    together = "The bets of Dan and Anna on even: a tie this turn, nothing is paid and they stay."
+    assert together in text
+    assert "Ben's bet on odd: a tie this turn, nothing is paid and it stays." in text
+
+
 def test_every_rank_has_its_pair_named_in_every_language() -> None:
     for words in WORDS.values():
         assert set(words.pairs) == set(Rank)
