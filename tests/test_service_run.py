@@ -217,6 +217,20 @@ def test_verify_history_and_export_from_the_command_line(tmp_path: Path) -> None
     assert dealtable("verify", str(tmp_path / "missing.sqlite")).returncode != 0
 
 
+def test_the_readmes_example_configuration_is_a_valid_one(tmp_path: Path) -> None:
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    example = readme.split("```toml\n", 1)[1].split("```", 1)[0]
+    password = tmp_path / "mqtt-password"
+    password.write_text("secret\n")
+    example = example.replace("/etc/dealtable/mqtt-password", str(password))
+    example = example.replace("/var/lib/dealtable/faro-1.sqlite", str(tmp_path / "f.sqlite"))
+    config = tmp_path / "table.toml"
+    config.write_text(example)
+    checked = dealtable("config", "check", str(config))
+    assert checked.returncode == 0, checked.stderr
+    assert "table faro-1, faro (classic)" in checked.stdout
+
+
 def test_config_check_names_the_file_the_key_and_what_was_expected(tmp_path: Path) -> None:
     good = write_config(tmp_path / "good.toml", tmp_path / "j.sqlite")
     checked = dealtable("config", "check", str(good))
