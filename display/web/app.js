@@ -153,7 +153,7 @@ function render(view) {
   document.getElementById("deal").textContent = `${t.deal} ${view.deal}`;
   document.getElementById("turn").textContent = phaseText(view);
   document.getElementById("left").textContent = `${view.cards_left} ${counted(view.cards_left, t.inBox)}`;
-  document.getElementById("splits").textContent = `${view.splits} ${view.splits === 1 ? t.split : t.splits}`;
+  document.getElementById("splits").textContent = `${view.splits} ${counted(view.splits, [t.split, t.splits])}`;
   const alarm = document.getElementById("alarm");
   alarm.hidden = !view.alarm;
   alarm.textContent = view.alarm ? `${t.alarm}: ${view.alarm}` : "";
