@@ -91,6 +91,18 @@ function phaseText(view) {
   return `${t.turn} ${view.turn}` + (view.bets_locked ? ` · ${t.locked}` : "");
 }
 
+// The bank (with its holder, where a player holds it) and every punter's chips, at any game.
+function renderBankrolls(view) {
+  document.getElementById("bankrolls").replaceChildren(
+    ...[[t.bank + (view.banker ? ` (${view.banker})` : ""), view.bank],
+        ...view.bankrolls.map((entry) => [entry.punter, entry.chips])].map(([name, chips]) => {
+      const item = document.createElement("li");
+      item.textContent = `${name}: ${chips}`;
+      item.dataset.punter = name;
+      return item;
+    }));
+}
+
 function renderBaccarat(view) {
   document.body.dataset.seq = view.seq;
   document.body.dataset.phase = view.phase;
@@ -136,14 +148,7 @@ function renderBaccarat(view) {
       return element;
     }));
   }
-  document.getElementById("bankrolls").replaceChildren(
-    ...[[t.bank + (view.banker ? ` (${view.banker})` : ""), view.bank],
-        ...view.bankrolls.map((entry) => [entry.punter, entry.chips])].map(([name, chips]) => {
-      const item = document.createElement("li");
-      item.textContent = `${name}: ${chips}`;
-      item.dataset.punter = name;
-      return item;
-    }));
+  renderBankrolls(view);
 }
 
 function render(view) {
@@ -208,14 +213,7 @@ function render(view) {
   words.textContent = loser ? (loser.slice(0, -1) === winner.slice(0, -1) ? t.split
     : `${cardText(loser)} ${t.loses} · ${cardText(winner)} ${t.wins}`) : "";
 
-  document.getElementById("bankrolls").replaceChildren(
-    ...[[t.bank + (view.banker ? ` (${view.banker})` : ""), view.bank],
-        ...view.bankrolls.map((entry) => [entry.punter, entry.chips])].map(([name, chips]) => {
-      const item = document.createElement("li");
-      item.textContent = `${name}: ${chips}`;
-      item.dataset.punter = name;
-      return item;
-    }));
+  renderBankrolls(view);
   document.getElementById("history").replaceChildren(...view.history.slice().reverse().slice(0, 12).map((turn) => {
     const item = document.createElement("li");
     item.value = turn.turn;
