@@ -14,9 +14,10 @@ from table.baccarat.roads import (
     cockroach_pig,
     coups_of,
     derived_colours,
+    follow_shoe,
     small_road,
 )
-from table.events import CoupResult
+from table.events import CoupResult, ShoeStarted
 
 WINNERS = {"B": "banker", "P": "player", "T": "tie"}
 SEQUENCE = [Coup(WINNERS[letter]) for letter in "BBPPPBTBP" + "B" * 7 + "P"]
@@ -131,3 +132,21 @@ def test_the_scoreboard_reads_coup_results() -> None:
     assert board.big_road.text() == ["B", "B"]
     assert board.big_road.cells[(0, 0)].player_pair
     assert board.big_eye_boy.cells == {}
+
+
+def test_the_scoreboards_follow_the_shoe_in_play_and_start_afresh_with_a_new_one() -> None:
+    def result(coup: int) -> CoupResult:
+        return CoupResult(
+            table="t", seq=coup, at=0.0, deal=coup, coup=coup, hands={}, totals={},
+            winner="player", winners={}, naturals=(), pairs=(),
+        )  # fmt: skip
+
+    new_shoe = ShoeStarted(
+        table="t", seq=9, at=0.0, deal=2, shoe=2, decks=8, cards=416, cut_at=400, burn="one"
+    )
+    results: list[CoupResult] = []
+    follow_shoe(results, [result(1), result(2)])
+    follow_shoe(results, [result(3)])
+    assert [r.coup for r in results] == [1, 2, 3]
+    follow_shoe(results, [result(4), new_shoe, result(5)])
+    assert [r.coup for r in results] == [5]

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from table.events import CoupResult
+from table.events import CoupResult, Event, ShoeStarted
 
 ROWS = 6
 _LETTER = {"banker": "B", "player": "P", "tie": "T", "red": "R", "blue": "B"}
@@ -84,6 +84,16 @@ class Road:
         while lines and not lines[-1].strip(empty):
             lines.pop()
         return lines
+
+
+def follow_shoe(results: list[CoupResult], events: Iterable[Event]) -> None:
+    """Keep ``results`` to the coups of the shoe in play as its events come: a new shoe
+    starts its scoreboards afresh."""
+    for event in events:
+        if isinstance(event, ShoeStarted):
+            results.clear()
+        elif isinstance(event, CoupResult):
+            results.append(event)
 
 
 def coups_of(results: Iterable[CoupResult]) -> list[Coup]:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, TextIO
 from display.baccarat_terminal import describe as describe_baccarat
 from display.baccarat_terminal import render_baccarat
 from display.terminal import describe, render_table
+from table.baccarat.roads import follow_shoe
 from table.cards import Card
 from table.errors import TableError
 from table.events import (
@@ -31,7 +32,6 @@ from table.events import (
     DealVoided,
     Event,
     ShoeFinished,
-    ShoeStarted,
 )
 from table.faro.engine import FaroState, Phase
 from table.faro.punters import DEMO_PUNTERS, round_of_bets
@@ -161,11 +161,7 @@ class TerminalDisplay:
             lines = [text for event in events if (text := describe(event))]
             frame = render_table(state, lines, colour=self.on_terminal)
         else:
-            for event in events:
-                if isinstance(event, ShoeStarted):
-                    self.results.clear()
-                elif isinstance(event, CoupResult):
-                    self.results.append(event)
+            follow_shoe(self.results, events)
             lines = [text for event in events if (text := describe_baccarat(event))]
             frame = render_baccarat(state, self.results, lines, colour=self.on_terminal)
         if self.on_terminal:

@@ -30,7 +30,8 @@ from paho.mqtt.enums import CallbackAPIVersion
 from display.baccarat_view import baccarat_view
 from display.frames import table_view
 from table.baccarat.engine import BaccaratState, BaccaratTable
-from table.events import CoupResult, Event, RulesChosen, ShoeStarted, event_from_json
+from table.baccarat.roads import follow_shoe
+from table.events import CoupResult, Event, RulesChosen, event_from_json
 from table.faro.engine import FaroState, FaroTable
 from table.service.config import MqttConfig
 from table.service.table_service import TableService
@@ -63,11 +64,7 @@ class LiveView:
         if isinstance(state, FaroState):
             view = table_view(state, self.advisor)
         else:
-            for event in events:
-                if isinstance(event, ShoeStarted):
-                    self.results.clear()
-                elif isinstance(event, CoupResult):
-                    self.results.append(event)
+            follow_shoe(self.results, events)
             view = baccarat_view(state, self.results)
         payload = json.dumps(view, ensure_ascii=False).encode()
         with self._changed:
