@@ -17,6 +17,7 @@ from selenium.webdriver.chrome.service import Service
 from table.cards import Card
 from table.events import BetSettled, Event
 from table.faro import FaroTable
+from table.service.config import Config, ReaderConfig, TableConfig
 from tests.mosquitto import Broker
 
 # The property tests draw the same examples on every run, so that `make test` gives one
@@ -25,6 +26,21 @@ from tests.mosquitto import Broker
 settings.register_profile("repeatable", derandomize=True)
 settings.register_profile("explore", derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
+
+
+def punto_banco_config(journal: Path) -> Config:
+    """A house-banked Punto Banco table "pb" (004) whose cards come from the console."""
+    return Config(
+        table=TableConfig(
+            id="pb",
+            game="punto-banco",
+            rules="standard",
+            options={"burn": "one"},
+            bank=5000,
+            journal=str(journal),
+        ),
+        reader=ReaderConfig(kind="console"),
+    )
 
 
 def cards(text: str) -> list[Card]:

@@ -22,7 +22,7 @@ from table.service.table_service import TableService
 from table.service.web import LiveView, MqttCommandRelay, ServiceFeed, WebServer
 from tests.conftest import ACCOUNTS
 from tests.mosquitto import Broker, free_port, wait_until
-from tests.test_web import shows
+from tests.test_web import serve, shows
 
 
 class Croupier:
@@ -158,10 +158,7 @@ def test_a_refused_bet_shows_the_engines_reason_and_the_page_locks_during_a_turn
 def test_without_a_broker_the_page_says_so(browser: webdriver.Chrome, tmp_path: Path) -> None:
     journal = Journal(tmp_path / "j.sqlite", "t")
     service = TableService(Config(table=TableConfig(id="t")), journal)
-    view = LiveView()
-    ServiceFeed(service, view)
-    server = WebServer(view, "127.0.0.1", free_port())
-    server.start()
+    server, _ = serve(service)
     try:
         browser.get(server.url + "croupier")
         assert shows(browser, service)

@@ -343,20 +343,10 @@ def test_faro_only_parts_are_refused_for_a_baccarat_table(tmp_path: Path) -> Non
 
 
 def test_a_baccarat_tables_retained_state_shows_the_coup(tmp_path: Path) -> None:
-    from table.service.config import Config, ReaderConfig, TableConfig
     from table.service.table_service import TableService, baccarat_snapshot
+    from tests.conftest import punto_banco_config
 
-    config = Config(
-        table=TableConfig(
-            id="pb",
-            game="punto-banco",
-            rules="standard",
-            options={"burn": "one"},
-            bank=5000,
-            journal=str(tmp_path / "j.sqlite"),
-        ),
-        reader=ReaderConfig(kind="console"),
-    )
+    config = punto_banco_config(tmp_path / "j.sqlite")
     with Journal(config.table.journal, "pb") as journal:
         service = TableService(config, journal)
         for line in (

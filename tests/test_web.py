@@ -22,7 +22,17 @@ from table.service.journal import Journal
 from table.service.run import SimulatedTable
 from table.service.table_service import TableService
 from table.service.web import JournalFollower, LiveView, ServiceFeed, WebServer
+from tests.conftest import punto_banco_config
 from tests.mosquitto import free_port, wait_until
+
+
+def serve(service: TableService) -> tuple[WebServer, LiveView]:
+    """The web page of ``service``'s table, served on a free port and fed as it deals."""
+    view = LiveView()
+    ServiceFeed(service, view)
+    server = WebServer(view, "127.0.0.1", free_port())
+    server.start()
+    return server, view
 
 
 @pytest.fixture
@@ -35,10 +45,7 @@ def live_table(
     )
     journal = Journal(config.table.journal, "web")
     service = TableService(config, journal)
-    view = LiveView()
-    ServiceFeed(service, view)
-    server = WebServer(view, "127.0.0.1", free_port())
-    server.start()
+    server, view = serve(service)
     yield service, SimulatedTable(service, seed=6), server, view
     server.stop()
     journal.close()
@@ -233,23 +240,10 @@ def test_dealtable_web_follows_a_journal_another_process_writes(tmp_path: Path) 
 def test_a_punto_banco_table_shows_its_hands_and_roads(
     browser: webdriver.Chrome, tmp_path: Path
 ) -> None:
-    config = Config(
-        table=TableConfig(
-            id="pb",
-            game="punto-banco",
-            rules="standard",
-            options={"burn": "one"},
-            bank=5000,
-            journal=str(tmp_path / "pb.sqlite"),
-        ),
-        reader=ReaderConfig(kind="console"),
-    )
+    config = punto_banco_config(tmp_path / "pb.sqlite")
     journal = Journal(config.table.journal, "pb")
     service = TableService(config, journal)
-    view = LiveView()
-    ServiceFeed(service, view)
-    server = WebServer(view, "127.0.0.1", free_port())
-    server.start()
+    server, _ = serve(service)
     record = (Path(__file__).parent / "records" / "004_punto_banco.deal").read_text().splitlines()
     try:
         for line in record:
