@@ -64,6 +64,9 @@ def new_game(name: str, table_id: str = "table") -> Game:
 
 @dataclass
 class ReplayError:
+    """A refused line: where it stood, what it said, and why it was refused (the reason
+    only: ``line_number`` already says where)."""
+
     line_number: int
     line: str
     message: str
@@ -86,7 +89,9 @@ class Replay:
                 return []
             new = self._run(command)
         except TableError as error:
-            self.errors.append(ReplayError(line_number, line.rstrip("\n"), str(error)))
+            # A parse error names its line itself; the record says where once.
+            reason = str(error).removeprefix(f"line {line_number}: ")
+            self.errors.append(ReplayError(line_number, line.rstrip("\n"), reason))
             raise
         self.events.extend(new)
         return new

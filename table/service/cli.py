@@ -47,9 +47,7 @@ def _replay(args: argparse.Namespace) -> int:
             if text:
                 print(text)
     for refused in replay.errors:
-        # The file and line lead already; a parse error's own "line N: " would say it twice.
-        message = refused.message.removeprefix(f"line {refused.line_number}: ")
-        print(f"{args.file}:{refused.line_number}: refused: {message}", file=sys.stderr)
+        print(f"{args.file}:{refused.line_number}: refused: {refused.message}", file=sys.stderr)
     return 1 if replay.errors else 0
 
 
