@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from display.text import count
 from table.cards import Card, Rank
 from table.events import (
     BetPlaced,
@@ -68,17 +69,15 @@ class Words:
     # Each rank the advisor offers: Spanish repeats the preposition ("al 6 o a la jota").
     offered: str = "{rank}"
 
-    def chips(self, count: int, language: str) -> str:
+    def chips(self, number: int, language: str) -> str:
         if language == "ru":
-            return f"{count} " + russian_plural(count, "фишку", "фишки", "фишек")
-        if language == "es":
-            return f"{count} ficha" + ("" if count == 1 else "s")
-        return f"{count} chip" + ("" if count == 1 else "s")
+            return f"{number} " + russian_plural(number, "фишку", "фишки", "фишек")
+        return count(number, "ficha" if language == "es" else "chip")
 
-    def splits(self, count: int, language: str) -> str:
+    def splits(self, number: int, language: str) -> str:
         if language == "ru":
-            return f"плие {count}"
-        return f"{count} split" + ("" if count == 1 else "s")
+            return f"плие {number}"
+        return count(number, "split")
 
 
 class _TiedSpot(NamedTuple):
