@@ -17,7 +17,7 @@ from display.frames import BeadState, casekeep_frame, layout_frame
 from display.text import count
 from table.cards import Rank
 from table.faro.engine import FaroState
-from table.faro.layout import BOTTOM_ROW, TOP_ROW
+from table.faro.layout import BOTTOM_ROW, TOP_ROW, chip_place
 from table.faro.spots import SpotKind
 
 FELT = "#0b5d2a"
@@ -49,16 +49,14 @@ CARD_HALF_WIDTH, CARD_HALF_HEIGHT = 0.6, 0.95
 def group_place(
     ranks: tuple[Rank, ...], positions: dict[Rank, tuple[float, float]]
 ) -> tuple[float, float]:
-    """Where a bet on two to four ranks lies, as on the felt (003): where their cards meet,
-    between two neighbours or on a square's corner. Where that point is the middle of a card
-    (three in a row, J and K across the queen) it lies off that card's outer edge instead,
-    so that it is not taken for a bet on that card alone."""
-    x = sum(positions[rank][0] for rank in ranks) / len(ranks)
-    y = sum(positions[rank][1] for rank in ranks) / len(ranks)
-    for card_x, card_y in positions.values():
-        if abs(x - card_x) < CARD_HALF_WIDTH and abs(y - card_y) < CARD_HALF_HEIGHT:
-            outward = 1 if card_y > positions[Rank.SEVEN][1] else -1
-            y = card_y + outward * (CARD_HALF_HEIGHT + 0.3)
+    """Where a bet on two to four ranks is drawn: the layout's :func:`chip_place` in this
+    picture's coordinates (y upward), off the card's edge where it says so."""
+    place = chip_place(ranks)
+    ace_x, top_y = positions[Rank.ACE]
+    column_step = positions[Rank.TWO][0] - ace_x
+    row_step = positions[Rank.KING][1] - top_y
+    x = ace_x + column_step * place.column
+    y = top_y + row_step * place.row - place.outward * (CARD_HALF_HEIGHT + 0.3)
     return round(x, 3), round(y, 3)
 
 

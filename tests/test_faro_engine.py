@@ -21,6 +21,8 @@ from table.events import (
 )
 from table.faro import FaroTable, Phase
 from table.faro.casekeep import Bead
+from table.faro.layout import chip_place
+from table.faro.spots import parse_spot
 from table.language import parse_line
 from tests.conftest import cards, deal, deal_rest, open_table, settlements
 
@@ -247,6 +249,28 @@ def test_003_every_bet_of_the_betting_diagram_is_taken(spot: str, shape: str) ->
     table.bet("dan", spot, 2)
     (bet,) = table.state.bets.values()
     assert bet.spot.shape == shape
+
+
+@pytest.mark.parametrize(
+    ("spot", "place"),
+    [
+        ("5", (0, 4, 0)),  # on its card
+        ("2+3", (0, 1.5, 0)),  # between the two
+        ("6+9", (0.5, 4.5, 0)),  # on the corner the diagonal neighbours share
+        ("6+7", (0.25, 5.5, 0)),  # beside the seven, which stands between the rows
+        ("J+K", (1, 1, 1)),  # across the queen: off its outer edge, below the bottom row
+        ("8+9+10", (1, 4, 1)),  # three in a row: off the middle card's outer edge
+        ("A+2+3", (0, 1, -1)),  # the same above the top row
+        ("3+10+J", (0.5, 2.5, 0)),  # a right angle: the corner its cards meet at
+        ("4+5+9+10", (0.5, 3.5, 0)),  # a square: its middle corner
+    ],
+)
+def test_003_a_bets_chips_lie_where_the_diagram_puts_them(
+    spot: str, place: tuple[float, float, int]
+) -> None:
+    """003's diagram: a group's chips lie where its cards meet, so that no group looks like a
+    bet on a single card (the displays draw them from this place)."""
+    assert tuple(chip_place(parse_spot(spot).ranks)) == place
 
 
 @pytest.mark.parametrize("spot", ["A+3+5", "2+9", "A+K+Q+J", "5+7", "A+6", "K+Q+J+10"])

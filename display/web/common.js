@@ -31,33 +31,32 @@ function chipFor(bet, copperedWord) {
   return chip;
 }
 
-// A bet on two to four ranks lies where their cards meet, as on the felt (003): between two
-// neighbours, on the corner of a square. Where that point is the middle of a card (three in
-// a row, or J and K across the queen) the chip goes to the card's outer edge instead, so it
-// is not taken for a bet on that card alone. Chips on the same place step aside.
+// A bet on two to four ranks lies where the view's place for it says (the layout's chip_place,
+// in row and column units): between two cards, on a corner, or off a card's outer edge.
+// Chips on the same place step aside.
 function placeGroupChips(groups, copperedWord) {
   const layout = document.getElementById("layout");
   layout.querySelectorAll(".chip.group").forEach((chip) => chip.remove());
+  const centre = (rank) => {
+    const card = document.querySelector(`.spade[data-rank="${rank}"]`);
+    return [card.offsetLeft + card.offsetWidth / 2, card.offsetTop + card.offsetHeight / 2, card.offsetHeight];
+  };
+  const [aceX, topY, height] = centre("A");
+  const columnStep = centre("2")[0] - aceX;
+  const rowStep = centre("K")[1] - topY;
   const taken = {};
   for (const bet of groups) {
-    const cards = bet.ranks.map((rank) => document.querySelector(`.spade[data-rank="${rank}"]`));
-    const x = cards.reduce((sum, card) => sum + card.offsetLeft + card.offsetWidth / 2, 0) / cards.length;
-    let y = cards.reduce((sum, card) => sum + card.offsetTop + card.offsetHeight / 2, 0) / cards.length;
-    let outward = 0;  // in rem: off the card's edge, clear of the chips that lie on it
-    for (const card of document.querySelectorAll(".spade")) {
-      const inside = x > card.offsetLeft && x < card.offsetLeft + card.offsetWidth &&
-                     y > card.offsetTop && y < card.offsetTop + card.offsetHeight;
-      if (!inside) continue;
-      const topRow = card.style.gridRow === "1";
-      y = topRow ? card.offsetTop : card.offsetTop + card.offsetHeight;
-      outward = topRow ? -0.9 : 0.9;
-    }
-    const place = `${Math.round(x)},${Math.round(y)}`;
+    const [row, column, outward] = bet.place;
+    const x = aceX + column * columnStep;
+    // Off the edge: clear of the chips that lie on the card, further out for each one more.
+    const y = topY + row * rowStep + outward * height / 2;
+    const place = `${row},${column},${outward}`;
     const step = taken[place] = (taken[place] || 0) + 1;
+    const away = outward * 0.9 + (step - 1) * (outward < 0 ? -2.8 : 2.8);
     const chip = chipFor(bet, copperedWord);
     chip.classList.add("group");
     chip.style.left = `${x}px`;
-    chip.style.top = `calc(${y}px + ${outward + (step - 1) * (outward < 0 ? -2.8 : 2.8)}rem)`;
+    chip.style.top = `calc(${y}px + ${away}rem)`;
     layout.appendChild(chip);
   }
 }

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import cache
 from itertools import combinations
+from typing import NamedTuple
 
 from table.cards import Rank
 
@@ -26,6 +27,34 @@ BOTTOM_ROW: tuple[Rank, ...] = (
 # (row, column); the seven sits at the end between the rows.
 POSITIONS: dict[Rank, tuple[int, int]] = {rank: (0, col) for col, rank in enumerate(TOP_ROW)}
 POSITIONS.update({rank: (1, col) for col, rank in enumerate(BOTTOM_ROW)})
+
+
+# Where the seven stands, in the same (row, column) units: at the end, half way between.
+SEVEN_AT = (0.5, 6.0)
+
+
+class ChipPlace(NamedTuple):
+    """Where a bet's chips lie, in (row, column) units of the layout (the seven at
+    :data:`SEVEN_AT`); ``outward`` is -1 above the top row's edge, 1 below the bottom row's,
+    0 where ``row`` and ``column`` place them."""
+
+    row: float
+    column: float
+    outward: int = 0
+
+
+def chip_place(ranks: Iterable[Rank]) -> ChipPlace:
+    """Where a bet on ``ranks`` lies, as on the felt (003): on the card of a single rank;
+    where a group's cards meet, the middle of the block they span (between two neighbours,
+    on the corner of a square or a right angle); and where that is the middle of a card
+    (three in a row, two ranks one apart) off that card's outer edge, so that it is not
+    taken for a bet on that card alone."""
+    cells = [SEVEN_AT if rank is Rank.SEVEN else POSITIONS[rank] for rank in set(ranks)]
+    rows, columns = [cell[0] for cell in cells], [cell[1] for cell in cells]
+    row, column = (min(rows) + max(rows)) / 2, (min(columns) + max(columns)) / 2
+    if len(cells) > 1 and (row, column) in POSITIONS.values():
+        return ChipPlace(row, column, -1 if row == 0 else 1)
+    return ChipPlace(row, column)
 
 
 def _pair_shape(first: Rank, second: Rank) -> str | None:
