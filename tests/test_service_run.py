@@ -12,11 +12,17 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import urllib.error
+import urllib.request
 from contextlib import closing
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from table.baccarat.engine import BaccaratTable
 from table.events import event_to_json
+from table.games import replay_lines
 from table.service.journal import Journal
 from tests.mosquitto import Broker, wait_until
 from tests.test_service_mqtt import Watcher
@@ -367,3 +373,63 @@ def test_a_baccarat_tables_retained_state_shows_the_coup(tmp_path: Path) -> None
     assert snapshot["last_result"]["type"] == "coup_result"
     assert snapshot["bankrolls"] == {"ana": 200}  # a tie: Banca pushes
     assert "7D" not in json.dumps(snapshot["hands"])  # the burn card is no hand's
+
+
+def test_a_baccarat_table_serves_its_web_page_but_no_croupiers_page(tmp_path: Path) -> None:
+    """`[web]` serves any game's table; the croupier's page lays bets on a Faro layout, so a
+    baccarat table answers it with why, and a config that asks for its account is refused."""
+    from tests.mosquitto import free_port
+
+    port = free_port()
+    config = tmp_path / "pb.toml"
+    config.write_text(
+        '[table]\nid = "pb"\ngame = "punto-banco"\nrules = "standard"\n'
+        f'options = {{ burn = "one" }}\nbank = 5000\njournal = "{tmp_path / "pb.sqlite"}"\n'
+        '\n[reader]\nkind = "console"\n\n[display]\nterminal = false\n'
+        f'\n[web]\nhost = "127.0.0.1"\nport = {port}\n'
+    )
+    assert dealtable("config", "check", str(config)).returncode == 0
+    record = (RECORDS / "004_punto_banco.deal").read_text().splitlines()
+    lines = [line for line in record if line.split("#")[0].strip()]
+    lines = [line for line in lines if line.split()[0] not in ("game", "rules", "bank")]
+    service = subprocess.Popen(
+        [*CLI, "run", "--config", str(config)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert service.stdin is not None
+    try:
+        service.stdin.write("\n".join(lines) + "\n")
+        service.stdin.flush()
+
+        def shown() -> dict[str, Any]:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/view", timeout=2) as page:
+                    return dict(json.loads(page.read()))
+            except OSError:
+                return {}
+
+        assert wait_until(lambda: (shown().get("last_result") or {}).get("coup") == 3, timeout=60)
+        assert shown()["title"] == "Punto Banco"
+        written = replay_lines(record).game
+        assert isinstance(written, BaccaratTable)
+        assert shown()["bankrolls"] == [
+            {"punter": name, "chips": written.state.bankrolls[name]} for name in ("ana", "ben")
+        ]
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/croupier", timeout=2)
+        assert refused.value.code == 404
+        assert "this table deals Punto Banco" in refused.value.read().decode()
+    finally:
+        service.stdin.close()
+        assert service.wait(timeout=30) == 0, service.stderr.read() if service.stderr else ""
+
+    with_croupier = tmp_path / "croupier.toml"
+    with_croupier.write_text(
+        config.read_text() + 'croupier_username = "croupier"\n\n[mqtt]\nhost = "127.0.0.1"\n'
+    )
+    refused_config = dealtable("config", "check", str(with_croupier))
+    assert refused_config.returncode == 2
+    assert "[web] croupier_username: only a Faro table has this" in refused_config.stderr

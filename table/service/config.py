@@ -259,14 +259,16 @@ def parse_config(text: str, source: str = "(text)") -> Config:
                 ('[reader] kind = "simulated"', reader is not None and reader.kind == "simulated"),
                 ("[hardware]", "hardware" in top.data),
                 ("[exhibit]", "exhibit" in top.data),
-                ("[web]", "web" in top.data),
+                # The table's own page shows any game; the croupier's is Faro's layout.
+                ("[web] croupier_username", web is not None and bool(web.croupier_username)),
             )
             if used
         ]
         if faro_only:
             problems.found.append(
                 f"{source}: {', '.join(faro_only)}: only a Faro table has this; a {table.game} "
-                "table reads its cards from the console, a barcode shoe or a camera"
+                "table reads its cards from the console, a barcode shoe or a camera, and its bets "
+                "from the console or MQTT"
             )
     if problems.found or table is None or reader is None or display is None:
         raise ConfigError("\n".join(problems.found))

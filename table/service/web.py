@@ -33,6 +33,7 @@ from table.baccarat.engine import BaccaratState, BaccaratTable
 from table.baccarat.roads import follow_shoe
 from table.events import CoupResult, Event, RulesChosen, event_from_json
 from table.faro.engine import FaroState, FaroTable
+from table.games import GAME_TITLES
 from table.service.config import MqttConfig
 from table.service.table_service import TableService
 
@@ -59,6 +60,7 @@ class LiveView:
         self._changed = threading.Condition()
         self._seq = -1
         self._payload = b"{}"
+        self.game = "faro"
 
     def publish(self, state: FaroState | BaccaratState, events: Iterable[Event] = ()) -> None:
         if isinstance(state, FaroState):
@@ -66,6 +68,7 @@ class LiveView:
         else:
             follow_shoe(self.results, events)
             view = baccarat_view(state, self.results)
+        self.game = state.game if isinstance(state, BaccaratState) else "faro"
         payload = json.dumps(view, ensure_ascii=False).encode()
         with self._changed:
             self._seq = state.last_seq
@@ -264,7 +267,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         path = self.path.split("?", 1)[0]
-        if path in PAGES:
+        if path == "/croupier" and self.server.view.game != "faro":
+            title = GAME_TITLES.get(self.server.view.game, self.server.view.game)
+            message = f"the croupier's page lays bets on a Faro layout; this table deals {title}\n"
+            self._send(HTTPStatus.NOT_FOUND, "text/plain; charset=utf-8", message.encode())
+        elif path in PAGES:
             self._send(
                 HTTPStatus.OK, "text/html; charset=utf-8", _page(PAGES[path], self.server.language)
             )
