@@ -109,11 +109,14 @@ def test_punto_banco_odds(capsys: pytest.CaptureFixture[str]) -> None:
     _, out, _ = run(capsys, "odds", "punto-banco", "--no-commission", "--tie-pays", "9", "--json")
     edges = {edge["bet"]: Fraction(edge["edge"]) for edge in json.loads(out)["edges"]}
     house = PuntoBancoPayouts(banker_six_pays_half=True, tie_pays=9)
-    exact = punto_banco_odds(BaccaratShoe.full(8), house)
+    exact = punto_banco_odds(BaccaratShoe.full(6), house)
     assert edges["banker"] == exact.edge("banker").edge
     assert edges["tie"] == exact.edge("tie").edge
-    _, out, _ = run(capsys, "odds", "punto-banco")
-    assert "banker wins 45.8597%" in out
+    _, by_default, _ = run(capsys, "odds", "punto-banco")
+    _, six_decks, _ = run(capsys, "odds", "punto-banco", "--decks", "6")
+    _, eight_decks, _ = run(capsys, "odds", "punto-banco", "--decks", "8")
+    assert by_default == six_decks != eight_decks  # 004: six decks
+    assert "banker wins 45.8653%" in by_default
 
 
 def test_chemin_de_fer_odds(capsys: pytest.CaptureFixture[str]) -> None:

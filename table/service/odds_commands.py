@@ -2,7 +2,7 @@
 
     dealtable odds faro --out "2C KD 9C" --rules classic [--option cat_hop_pays=1] [--json]
     dealtable odds faro --edge-table --rules stuss
-    dealtable odds punto-banco --decks 8 [--out "KH 5S"] [--no-commission] [--tie-pays 9]
+    dealtable odds punto-banco [--decks 8] [--out "KH 5S"] [--no-commission] [--tie-pays 9]
     dealtable odds chemin-de-fer --decks 6 [--player-five stand|draw|1/2] [--commission 0]
     dealtable simulate --game faro --rules classic --deals 1000000 --strategy all --plot out.png
 
@@ -55,7 +55,7 @@ def add_subcommands(subparsers: Any) -> None:
     faro.set_defaults(handler=_guarded("odds faro", _odds_faro))
 
     punto = games.add_parser("punto-banco", help="Punto Banco odds and house edges")
-    _add_shoe(punto, default_decks=8)
+    _add_shoe(punto, default_decks=6)  # 004: six decks
     punto.add_argument(
         "--commission", default="5", help="percent taken from a banker win (default 5)"
     )
@@ -72,7 +72,10 @@ def add_subcommands(subparsers: Any) -> None:
     chemin = games.add_parser("chemin-de-fer", help="Chemin de Fer: drawing or standing")
     _add_shoe(chemin, default_decks=6)
     chemin.add_argument(
-        "--commission", default="5", help="percent the house takes from a bank win (default 5)"
+        "--commission",
+        default="5",
+        help="percent the house takes from a bank win (default 5, as at the casino rule set; "
+        "the home table's standard rules take none: --commission 0)",
     )
     chemin.add_argument(
         "--player-five",
