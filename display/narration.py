@@ -55,6 +55,7 @@ class Words:
     tie: str
     ties: str  # several punters' standing bets on one spot tied in the same turn
     returned: str
+    marks_paid: str  # 003: chips on the layout pay a loss on betting marks
     call_won: str
     call_lost: str
     hoc: str
@@ -131,6 +132,7 @@ WORDS: dict[str, Words] = {
         tie="{name}'s bet on {spot}: a tie this turn, nothing is paid and it stays.",
         ties="The bets of {names} on {spot}: a tie this turn, nothing is paid and they stay.",
         returned="{name}'s {chips} on {spot} come back.",
+        marks_paid="The bank takes {name}'s {chips} on {spot} to pay the loss on marks.",
         call_won="{name} called the last turn right and wins {chips}!",
         call_lost="{name}'s call of the last turn misses: the bank takes {chips}.",
         hoc="The last card, the hoc, is {card}: it does not count.",
@@ -181,6 +183,7 @@ WORDS: dict[str, Words] = {
         tie="La apuesta de {name} a {spot}: empate en este turno, no se paga y sigue.",
         ties="Las apuestas de {names} a {spot}: empate en este turno, no se pagan y siguen.",
         returned="Vuelven a {name} sus {chips} de {spot}.",
+        marks_paid="La banca se lleva {chips} de {name} de {spot} por lo perdido con marcas.",
         call_won="¡{name} acertó el último turno y gana {chips}!",
         call_lost="{name} no acertó el último turno: la banca se lleva {chips}.",
         hoc="La última carta, el hoc, es {card}: no cuenta.",
@@ -234,6 +237,7 @@ WORDS: dict[str, Words] = {
         tie="Ставка {name} на {spot}: в этом абцуге ничья, платежа нет, ставка остаётся.",
         ties="Ставки {names} на {spot}: в этом абцуге ничья, платежа нет, ставки остаются.",
         returned="{name} получает назад {chips} со {spot}.",
+        marks_paid="Банк забирает {chips} {name} с {spot} в уплату проигрыша по маркам.",
         call_won="{name} угадал последний абцуг и выигрывает {chips}!",
         call_lost="{name} не угадал последний абцуг: банк забирает {chips}.",
         hoc="Последняя карта, гок, — {card}: она не в счёт.",
@@ -401,6 +405,10 @@ class Narrator:
         if outcome == "split" and event.net == 0:
             return words.tie.format(name=name, spot=spot)
         stake = self._stakes.get(event.bet, amount)
+        if outcome == "taken":
+            return words.marks_paid.format(
+                name=name, spot=spot_from, chips=words.chips(stake - event.stake, self.language)
+            )
         if outcome == "split":
             return words.split.format(
                 name=name, spot=spot, stake=words.chips(stake, self.language), chips=chips

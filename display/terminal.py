@@ -191,6 +191,7 @@ def describe(event: Event) -> str | None:
             "split": f"split: the bank takes {-event.net}" if event.net else "plie: no payment",
             "push": "push",
             "returned": "returned",
+            "taken": "to the bank",
         }[event.outcome.value]
         stays = f"; {event.stake} stays" if event.stake else ""
         note = f" ({event.note})" if event.note else ""

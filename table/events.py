@@ -42,6 +42,8 @@ class Outcome(enum.Enum):
     SPLIT = "split"
     PUSH = "push"
     RETURNED = "returned"
+    # 003: chips on the layout that pay a loss on betting marks (the loss is already counted).
+    TAKEN = "taken"
 
 
 class AlarmKind(enum.Enum):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from display.narration import Narrator
 from table.baccarat import BaccaratTable
 from table.cards import Card, Rank
 from table.errors import BetRefusedError, CardRefusedError, IllegalCommandError, TableError
@@ -487,6 +488,65 @@ def test_003_no_bets_on_cases_unless_the_punter_backs_a_rank_that_can_split() ->
     table.bet("dan", "3", 2)
     table.bet("dan", "Q", 2)
     assert len(table.state.bets) == 2
+
+
+def test_003_marks_stay_covered_whatever_the_punter_bets_moves_or_takes_back() -> None:
+    """003, ставочные марки: a mark is matched by chips on the layout, and a loss on marks is
+    paid in chips, so no bet, move or withdrawal may leave a turn able to cost more."""
+    table = open_table("casino-003", {"dan": 20})
+    table.bet("dan", "8+9", 10)
+    table.bet("dan", "9", 10, mark=True)
+    before = table.state.copy()
+    # If the 9 loses and the K wins, the marks and the copper on K lose 20 + 10 = 30 > 20.
+    with pytest.raises(BetRefusedError, match="one turn could cost dan 30 with their marks"):
+        table.bet("dan", "K", 10, copper=True)
+    with pytest.raises(BetRefusedError, match="10 in marks would pass the 0 in chips"):
+        table.withdraw("dan", "8+9")
+    with pytest.raises(BetRefusedError, match="10 in marks would pass the 5 in chips"):
+        table.withdraw("dan", "8+9", 5)
+    assert table.state.bets == before.bets and table.state.bankrolls == before.bankrolls
+    table.move("dan", "9", "K")  # the marks only change spots: still 10 against 10 in chips
+    assert [(bet.spot.text, bet.mark) for bet in table.state.bets.values()] == [
+        ("8+9", False),
+        ("K", True),
+    ]
+    deal_rest(table)
+    assert table.state.bankrolls["dan"] >= 0
+
+
+def test_003_chips_that_pay_a_loss_on_marks_go_to_the_bank_and_are_said_so() -> None:
+    """003: a loss on marks is paid from the punter's chips on the layout."""
+    table = open_table("casino-003", {"anna": 10})
+    narrator = Narrator("en")
+    narrator.explain(table.bet("anna", "4", 10) + table.bet("anna", "9", 10, mark=True))
+    events = deal(table, "9S 3S")
+    assert settlements(events) == [("anna", "9", "lose", -10), ("anna", "4", "taken", 0)]
+    assert table.state.bankrolls["anna"] == 0 and table.state.bets == {}
+    said = " ".join(narrator.explain(events))
+    assert "The bank takes Anna's 10 chips on the 4 to pay the loss on marks." in said
+    assert "come back" not in said
+
+
+def test_003_on_the_last_turn_the_three_cards_are_backed_as_usual() -> None:
+    """003, последний абцуг: punters may back any of the last three cards as usual, though
+    each is cases."""
+    table = open_table("casino-003", soda="2C")
+    deal(table, " ".join(str(c) for c in table.state.casekeep.remaining_cards()[:-3]))
+    assert table.state.is_last_turn_next
+    table.bet("dan", "7" if table.state.casekeep.left(Rank.SEVEN) else "K", 5)
+    assert len(table.state.bets) == 1
+
+
+def test_003_a_move_or_withdrawal_cannot_leave_a_bet_on_cases_alone() -> None:
+    table = open_table("casino-003", soda="2C")
+    deal(table, "KS KH KD 3S")  # K is cases
+    table.bet("dan", "9", 5)
+    with pytest.raises(BetRefusedError, match="K is cases"):
+        table.move("dan", "9", "K")
+    table.bet("dan", "K", 4)
+    with pytest.raises(BetRefusedError, match="K is cases"):
+        table.withdraw("dan", "9")
+    assert {bet.spot.text: bet.stake for bet in table.state.bets.values()} == {"9": 5, "K": 4}
 
 
 # --- limits and bankrolls -------------------------------------------------------------------

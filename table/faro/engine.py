@@ -700,22 +700,33 @@ class FaroTable(DealerDesk):
         while state.chips_on_layout(punter) > state.bankrolls[punter]:
             shortfall = state.chips_on_layout(punter) - state.bankrolls[punter]
             chips = [bet for bet in state.bets_of(punter) if not bet.mark]
+            if not chips:
+                break
             newest = max(chips, key=lambda bet: bet.bet_id)
-            left = max(0, newest.stake - shortfall)
-            if left < state.rules.min_bet:
-                left = 0
+            taken = min(newest.stake, shortfall)
+            left = newest.stake - taken
+            # The loss was paid by the bankroll already: these chips only leave the layout.
             self._return(
-                out, newest, f"{newest.stake - left} chips taken to pay a loss on marks", left
+                out, newest, f"{taken} chips taken to pay a loss on marks", left, Outcome.TAKEN
             )
+            if 0 < left < state.rules.min_bet:
+                self._return(out, state.bets[newest.bet_id], "under the table minimum")
 
-    def _return(self, out: list[Event], bet: Bet, note: str, stake_left: int = 0) -> None:
+    def _return(
+        self,
+        out: list[Event],
+        bet: Bet,
+        note: str,
+        stake_left: int = 0,
+        outcome: Outcome = Outcome.RETURNED,
+    ) -> None:
         self._emit(
             out,
             BetSettled,
             bet=bet.bet_id,
             punter=bet.punter,
             spot=bet.spot.text,
-            outcome=Outcome.RETURNED,
+            outcome=outcome,
             net=0,
             stake=stake_left,
             turn=self.state.turn,
@@ -816,7 +827,15 @@ class FaroTable(DealerDesk):
         raise BetRefusedError(f"{what}: no deal is running ({state.where()}); start a new deck")
 
     def _check_bet(
-        self, punter: str, spot: Spot, amount: int, *, copper: bool, mark: bool, what: str
+        self,
+        punter: str,
+        spot: Spot,
+        amount: int,
+        *,
+        copper: bool,
+        mark: bool,
+        what: str,
+        moving: Bet | None = None,
     ) -> None:
         state = self.state
         rules = state.rules
@@ -857,16 +876,31 @@ class FaroTable(DealerDesk):
                 raise BetRefusedError(
                     f"{what}: rank {rank.label} is dead ({out} of {out} out) {state.where()}"
                 )
-        if rules.no_bets_on_cases and spot.ranks and all(casekeep.is_cases(r) for r in spot.ranks):
-            can_split = any(
-                any(casekeep.left(rank) >= 2 for rank in bet.spot.ranks)
-                for bet in state.bets_of(punter)
-            )
-            if not can_split:
-                raise BetRefusedError(
-                    f"{what}: {spot.text} is cases (one card left); the house takes a bet on cases "
-                    "only from a punter who also backs a rank that can still split"
-                )
+        if rules.no_bets_on_cases and spot.ranks:
+            others = [bet for bet in state.bets_of(punter) if bet is not moving]
+            self._check_cases(what, [*others, Bet(0, punter, spot, 1)])
+
+    def _check_cases(self, what: str, bets: Sequence[Bet]) -> None:
+        """003: most houses take a bet on cases only from a punter who also backs a rank that
+        can still split; on the last turn the three cards are backed as usual."""
+        state = self.state
+        if state.is_last_turn_next:
+            return
+        casekeep = state.casekeep
+        on_cases = [
+            bet
+            for bet in bets
+            if bet.spot.ranks and all(casekeep.is_cases(rank) for rank in bet.spot.ranks)
+        ]
+        if not on_cases:
+            return
+        if any(casekeep.left(rank) >= 2 for bet in bets for rank in bet.spot.ranks):
+            return
+        cases = ", ".join(dict.fromkeys(bet.spot.text for bet in on_cases))
+        raise BetRefusedError(
+            f"{what}: {cases} is cases (one card left); the house takes a bet on cases only "
+            "from a punter who also backs a rank that can still split"
+        )
 
     def _check_funds(
         self,
@@ -879,27 +913,18 @@ class FaroTable(DealerDesk):
         *,
         pays: int = 1,
         freed: int = 0,
+        moving: Bet | None = None,
     ) -> None:
         state = self.state
-        if mark:
-            chips = state.chips_on_layout(punter) - freed
-            marks = state.marks_on_layout(punter) + amount
-            if marks > chips:
-                raise BetRefusedError(
-                    f"{what}: {marks} in marks would pass the {chips} in chips {punter} has on "
-                    "the layout (003: each mark must be matched by chips)"
-                )
-            with_mark = [*state.bets_of(punter), Bet(0, punter, spot, amount, copper, True)]
-            worst = self._worst_turn_loss(with_mark)
-            if worst > state.bankrolls[punter]:
-                raise BetRefusedError(
-                    f"{what}: one turn could cost {punter} {worst}, "
-                    f"more than their {state.bankrolls[punter]} chips"
-                )
-        else:
+        if not mark:
             in_hand = state.bankrolls[punter] - state.chips_committed.get(punter, 0) + freed
             if amount > in_hand:
                 raise BetRefusedError(f"{what}: {punter} has only {in_hand} chips in hand")
+        if mark or state.marks_committed.get(punter):
+            after = [bet for bet in state.bets_of(punter) if bet is not moving]
+            self._check_marks_covered(
+                what, punter, [*after, Bet(0, punter, spot, amount, copper, mark)]
+            )
         if state.payout_bound + amount * pays <= state.bank_bankroll:
             return
         exposure = self._bank_exposure(spot, amount, copper, pays)
@@ -947,6 +972,26 @@ class FaroTable(DealerDesk):
                 worst = max(worst, -_bank_pays(rank_bets, loser_rank, winner_rank, state.rules))
         return worst + other
 
+    def _check_marks_covered(self, what: str, punter: str, bets: Sequence[Bet]) -> None:
+        """003: each mark is matched by chips on the layout, and what one turn can cost the
+        punter must not pass their chips, since a loss on marks is paid in chips."""
+        marks = sum(bet.stake for bet in bets if bet.mark)
+        if not marks:
+            return
+        chips = sum(bet.stake for bet in bets if not bet.mark)
+        if marks > chips:
+            raise BetRefusedError(
+                f"{what}: {marks} in marks would pass the {chips} in chips {punter} would have on "
+                "the layout (003: each mark must be matched by chips)"
+            )
+        worst = self._worst_turn_loss(bets)
+        bankroll = self.state.bankrolls[punter]
+        if worst > bankroll:
+            raise BetRefusedError(
+                f"{what}: one turn could cost {punter} {worst} with their marks, "
+                f"more than their {bankroll} chips"
+            )
+
     def _marks_covered(self, punter: str) -> bool:
         state = self.state
         if state.marks_on_layout(punter) > state.chips_on_layout(punter):
@@ -980,6 +1025,7 @@ class FaroTable(DealerDesk):
                     f"{what}: {stake - amount} would be left, "
                     f"under the table minimum {self.state.rules.min_bet}"
                 )
+        self._check_what_stays(what, punter, stacks, amount)
         out = self._begin(at)
         for bet in stacks:
             taken = bet.stake if amount is None else amount
@@ -993,6 +1039,22 @@ class FaroTable(DealerDesk):
                 stake=bet.stake - taken,
             )
         return out
+
+    def _check_what_stays(
+        self, what: str, punter: str, taken: Sequence[Bet], amount: int | None
+    ) -> None:
+        """A withdrawal must leave the punter's marks covered and no bet on cases alone."""
+        state = self.state
+        rules = state.rules
+        if not (state.marks_committed.get(punter) or rules.no_bets_on_cases):
+            return
+        staying = [bet for bet in state.bets_of(punter) if bet not in taken]
+        if amount is not None:
+            staying += [bet._replace(stake=bet.stake - amount) for bet in taken]
+            staying = [bet for bet in staying if bet.stake]
+        self._check_marks_covered(what, punter, staying)
+        if rules.no_bets_on_cases:
+            self._check_cases(what, staying)
 
     def _stacks_on(self, punter: str, spot: Spot, copper: bool | None) -> list[Bet]:
         stacks = [
@@ -1027,12 +1089,16 @@ class FaroTable(DealerDesk):
             raise BetRefusedError(f"{what}: a call cannot be moved; withdraw it and call again")
         if target == source:
             raise BetRefusedError(f"{what}: the bet already lies on {source.text}")
-        self._check_bet(punter, target, bet.stake, copper=bet.coppered, mark=bet.mark, what=what)
+        self._check_bet(
+            punter, target, bet.stake, copper=bet.coppered, mark=bet.mark, what=what, moving=bet
+        )
         existing = self._stack(punter, target, bet.coppered, bet.mark, bet.instruction)
         stake = bet.stake + (existing.stake if existing else 0)
         self._check_limits(what, stake)
         freed = 0 if bet.mark else bet.stake
-        self._check_funds(what, punter, target, bet.stake, bet.coppered, bet.mark, freed=freed)
+        self._check_funds(
+            what, punter, target, bet.stake, bet.coppered, bet.mark, freed=freed, moving=bet
+        )
         out = self._begin(at)
         self._emit(
             out,
