@@ -601,6 +601,26 @@ def test_001_home_the_bank_passes_to_the_left_after_each_deal() -> None:
     table.bet("anna", "9", 2)
 
 
+def test_001_home_a_banker_who_leaves_between_deals_passes_the_bank_to_the_left() -> None:
+    table = open_table("home", {"anna": 100, "ben": 100, "carl": 100})
+    deal_rest(table)
+    assert table.state.banker == "ben"
+    with pytest.raises(IllegalCommandError, match="the banker stays until the deal is over"):
+        table.new_deck()
+        table.leave("ben")
+    table.void_deal()
+    events = table.leave("ben")
+    assert [(e.from_banker, e.to_banker) for e in events if isinstance(e, BankPassed)] == [
+        ("ben", "carl")
+    ]
+    assert table.state.banker == "carl" and table.state.seats == ["anna", "carl"]
+    table.new_deck()
+    table.deal(Card.parse("2C"))
+    table.bet("anna", "9", 2)
+    deal_rest(table)  # the next pass goes round the seats left
+    assert table.state.banker == "anna"
+
+
 def test_001_home_session_ends_when_everyone_has_banked_and_most_chips_wins() -> None:
     """001, Winning the game: play until everyone has been banker equally often; whoever
     has the most chips wins."""

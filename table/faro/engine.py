@@ -196,6 +196,11 @@ class FaroState(TableFolds):
         self.rules_options = dict(event.options)
         self.casekeep = Casekeep(self.rules.deck_spec)
 
+    def _fold_left(self, event: PunterLeft) -> None:
+        TableFolds._fold_left(self, event)
+        if self.banker == event.punter:  # the last one at the table: nobody holds the bank
+            self.banker = None
+
     def _fold_banker(self, event: BankerChosen) -> None:
         self.banker = event.banker
 
@@ -472,6 +477,11 @@ class FaroTable(DealerDesk):
         if punter == state.banker and state.phase not in (Phase.NO_DECK, Phase.FINISHED):
             raise IllegalCommandError(f"leave {punter}: the banker stays until the deal is over")
         out = self._begin(at)
+        if punter == state.banker and len(state.seats) > 1:
+            # 001: the bank goes to the player on the banker's left, as after a deal.
+            seat = state.seats.index(punter)
+            following = state.seats[(seat + 1) % len(state.seats)]
+            self._emit(out, BankPassed, from_banker=punter, to_banker=following)
         self._emit(out, PunterLeft, punter=punter, bankroll=state.bankrolls[punter])
         return out
 
