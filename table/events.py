@@ -183,6 +183,9 @@ class CardDealt(Event):
 @dataclass(frozen=True, kw_only=True)
 class BetsLocked(Event):
     turn: int
+    # True when the turn's first card locked the bets (the dealer had not): voiding that
+    # card then reopens them.
+    by_card: bool = False
 
 
 @event_type

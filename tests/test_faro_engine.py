@@ -771,6 +771,25 @@ def test_void_is_refused_once_play_has_gone_on() -> None:
         table.void_card()
 
 
+def test_voiding_a_turns_first_card_reopens_the_bets_it_locked() -> None:
+    """The first card of a turn locks the bets when the dealer had not; voided, it takes
+    that lock with it, and the card before it can be voided in turn."""
+    table = open_table()
+    table.bet("dan", "9", 5)
+    deal(table, "5S 9S 3H")
+    table.void_card()
+    assert table.state.bets_open
+    table.void_card()  # the winner of turn 1: its settlement is undone too
+    assert table.state.bankrolls["dan"] == 100
+    assert [bet.spot.text for bet in table.state.bets.values()] == ["9"]
+    deal(table, "9S")
+    table.lock()  # a lock the dealer gave stays when the card after it is voided
+    deal(table, "JH")
+    table.void_card()
+    with pytest.raises(BetRefusedError, match="bets are locked"):
+        table.bet("dan", "4", 2)
+
+
 def test_a_correction_to_a_card_already_out_is_refused_and_changes_nothing() -> None:
     table = open_table()
     deal(table, "KD 9C")

@@ -15,7 +15,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from table.cards import Card, Rank, Suit
-from table.dealer import Alarm, DealerDesk, TableFolds, check_amount, check_name
+from table.dealer import (
+    Alarm,
+    DealerDesk,
+    TableFolds,
+    check_amount,
+    check_name,
+    last_card_index,
+)
 from table.errors import BetRefusedError, IllegalCommandError, RulesError
 from table.events import (
     AlarmCleared,
@@ -195,6 +202,16 @@ class FaroState(TableFolds):
         self.rules = find_rules(event.rules, event.options)
         self.rules_options = dict(event.options)
         self.casekeep = Casekeep(self.rules.deck_spec)
+
+    def _voided_from(self) -> int:
+        """A voided card that locked the bets itself takes its lock with it."""
+        log = self.since_checkpoint
+        index = last_card_index(log)
+        if index > 0:
+            before = log[index - 1]
+            if isinstance(before, BetsLocked) and before.by_card:
+                return index - 1
+        return index
 
     def _fold_left(self, event: PunterLeft) -> None:
         TableFolds._fold_left(self, event)
@@ -581,7 +598,7 @@ class FaroTable(DealerDesk):
             if phase is Phase.BETTING:
                 self._record(out, complete_event(BetsLocked, {
                     "table": state.table, "seq": state.last_seq + 1, "at": self._at,
-                    "deal": state.deal, "turn": turn,
+                    "deal": state.deal, "turn": turn, "by_card": True,
                 }), FaroState._fold_locked)  # fmt: skip
             self._card_dealt(out, card, CardRole.LOSER, turn)
         elif phase is Phase.IN_TURN:
