@@ -201,7 +201,9 @@ def describe(event: Event) -> str | None:
         return f"{event.card.pretty}: {event.role.value}{turn}"
     if isinstance(event, BetPlaced):
         copper = " coppered" if event.coppered else ""
-        return f"{event.punter} bets {event.amount}{copper} on {event.spot}"
+        marks = " in marks" if event.mark else ""
+        standing = f" ({event.instruction})" if event.instruction else ""
+        return f"{event.punter} bets {event.amount}{marks}{copper} on {event.spot}{standing}"
     if isinstance(event, BetWithdrawn):
         return f"{event.punter} takes {event.amount} back from {event.spot}"
     if isinstance(event, TurnCalled):

@@ -790,6 +790,25 @@ def test_voiding_a_turns_first_card_reopens_the_bets_it_locked() -> None:
         table.bet("dan", "4", 2)
 
 
+def test_refusals_say_what_the_table_is_waiting_for() -> None:
+    table = FaroTable("t1")
+    table.fund_bank(100)
+    alarm = [e for e in table.deal(Card.parse("5S")) if isinstance(e, AlarmRaised)]
+    assert alarm[0].message == (
+        "card 5S: no deck has been started, so the box should be empty (shuffle starts a deck)"
+    )
+    table = open_table()
+    table.lock()
+    with pytest.raises(IllegalCommandError, match="^lock: bets are already locked for turn 1$"):
+        table.lock()
+    table = open_table()
+    table.bet("dan", "9", 2)
+    with pytest.raises(BetRefusedError, match="dan has no coppered bet on 9"):
+        table.withdraw("dan", "9", copper=True)
+    with pytest.raises(BetRefusedError, match="dutch rules take only red or black, and have no"):
+        open_table("dutch").call("dan", ["red", "black", "red"], 2)
+
+
 def test_a_correction_to_a_card_already_out_is_refused_and_changes_nothing() -> None:
     table = open_table()
     deal(table, "KD 9C")

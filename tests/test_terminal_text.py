@@ -72,3 +72,16 @@ def test_a_home_deal_ends_saying_who_takes_the_bank_and_counts_each_player_once(
     for name in state.seats:
         assert summary.count(f"{name} {state.bankrolls[name]}") == 1
     assert f"chips on the table {state.total_chips()}" in summary
+
+
+def test_a_bet_line_says_when_it_is_in_marks_or_carries_a_standing_instruction() -> None:
+    from tests.conftest import open_table
+
+    table = open_table("saratoga")
+    said = [describe(event) for event in table.bet("dan", "9", 2, instruction="paroli 3")]
+    assert said == ["dan bets 2 on 9 (paroli 3)"]
+    marks = open_table("casino-003")
+    marks.bet("dan", "4", 5)
+    assert [describe(event) for event in marks.bet("dan", "K", 5, mark=True)] == [
+        "dan bets 5 in marks on K"
+    ]

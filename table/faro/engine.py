@@ -177,7 +177,9 @@ class FaroState(TableFolds):
         if self.phase is Phase.FINISHED:
             return f"after the hoc of deal {self.deal}"
         if self.phase is Phase.BETTING:
-            return f"before turn {self.turn + 1}" if self.turn else "before turn 1"
+            return f"before turn {self.turn + 1}"
+        if self.phase is Phase.LOCKED:
+            return f"with bets locked for turn {self.turn + 1}"
         return f"at turn {self.turn}"
 
     def copy(self) -> FaroState:
@@ -549,6 +551,8 @@ class FaroTable(DealerDesk):
         """The dealer reaches for the box: no more bets until the turn is dealt."""
         state = self.state
         self._refuse_during_alarm("lock")
+        if state.phase is Phase.LOCKED:
+            raise IllegalCommandError(f"lock: bets are already locked for turn {state.turn + 1}")
         if state.phase is not Phase.BETTING:
             raise IllegalCommandError(f"lock: bets are not open ({state.where()})")
         out = self._begin(at)
@@ -574,8 +578,12 @@ class FaroTable(DealerDesk):
         state = self.state
         deck = state.rules.deck_spec
         if state.phase in (Phase.NO_DECK, Phase.FINISHED):
-            where = "no deck has been started" if state.deal == 0 else state.where()
-            return AlarmKind.EXTRA_CARD, f"card {card} {where}: the box should be empty"
+            if state.deal == 0:
+                return AlarmKind.EXTRA_CARD, (
+                    f"card {card}: no deck has been started, so the box should be empty "
+                    "(shuffle starts a deck)"
+                )
+            return AlarmKind.EXTRA_CARD, f"card {card} {state.where()}: the box should be empty"
         if card not in deck:
             return AlarmKind.UNKNOWN_CARD, f"card {card} is not in a {deck.name} deck"
         entry = state.casekeep.entry_for(card)
@@ -1090,7 +1098,10 @@ class FaroTable(DealerDesk):
             if bet.spot == spot and (copper is None or bet.coppered == copper)
         ]
         if not stacks:
-            raise BetRefusedError(f"{punter} has no bet on {spot.text} ({self.state.where()})")
+            kind = {None: "", True: "coppered ", False: "uncoppered "}[copper]
+            raise BetRefusedError(
+                f"{punter} has no {kind}bet on {spot.text} ({self.state.where()})"
+            )
         return sorted(stacks, key=lambda bet: bet.bet_id)
 
     def move(
@@ -1160,7 +1171,9 @@ class FaroTable(DealerDesk):
         check_amount(what, amount)
         self._refuse_during_alarm(what)
         if not state.rules.rank_bets:
-            raise BetRefusedError(f"{what}: {state.rules.name} rules take only red or black")
+            raise BetRefusedError(
+                f"{what}: {state.rules.name} rules take only red or black, and have no call"
+            )
         if not state.is_last_turn_next:
             raise BetRefusedError(
                 f"{what}: the turn is called only before the last turn, with three cards in the "
