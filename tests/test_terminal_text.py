@@ -85,3 +85,20 @@ def test_a_bet_line_says_when_it_is_in_marks_or_carries_a_standing_instruction()
     assert [describe(event) for event in marks.bet("dan", "K", 5, mark=True)] == [
         "dan bets 5 in marks on K"
     ]
+
+
+@pytest.mark.parametrize(
+    ("rules", "shown"),
+    [("saratoga", ("(paroli 3)", "(martingale 16)")), ("casino-003", ("in marks",))],
+)
+def test_the_demo_shows_what_a_rule_set_adds_and_its_punters_keep_its_rules(
+    rules: str, shown: tuple[str, ...]
+) -> None:
+    """Saratoga's progressions (000) and 003's betting marks appear in the demo, and the
+    punters bet within the house's rules (003: no bets on cases alone)."""
+    for seed in range(4):
+        out = io.StringIO()
+        result = run_demo(seed=seed, rules=rules, out=out, colour=False)
+        assert result.refusals == [], (seed, result.refusals[:3])
+        for words in shown:
+            assert words in out.getvalue(), (seed, words)

@@ -20,6 +20,10 @@ Style = Callable[[FaroState, str, random.Random, int], list[Command]]
 
 
 def _live(state: FaroState, minimum: int = 1) -> list[Rank]:
+    """Live ranks with at least ``minimum`` cards left; where the house takes no bets on
+    cases (003), ranks that can still split, but on the last turn."""
+    if state.rules.no_bets_on_cases and not state.is_last_turn_next:
+        minimum = max(minimum, 2)
     return [rank for rank in state.casekeep.live_ranks() if state.casekeep.left(rank) >= minimum]
 
 
@@ -28,19 +32,39 @@ def _has_bets(state: FaroState, punter: str) -> bool:
 
 
 def flat(state: FaroState, punter: str, rng: random.Random, unit: int) -> list[Command]:
-    """Keeps one straight bet of one unit on a live rank."""
+    """Keeps one straight bet of one unit on a live rank; at Saratoga it rides a paroli, and
+    where the house gives betting marks a mark backs a second rank beside it."""
     if _has_bets(state, punter):
-        return []
+        return _mark_beside(state, punter, rng, unit)
     live = _live(state)
-    return [BetCmd(punter, rng.choice(live).label, unit)] if live else []
+    if not live:
+        return []
+    instruction = "paroli 3" if state.rules.progressions else ""
+    return [BetCmd(punter, rng.choice(live).label, unit, instruction=instruction)]
+
+
+def _mark_beside(state: FaroState, punter: str, rng: random.Random, unit: int) -> list[Command]:
+    """003: a mark is credit matched by chips on the layout, so it goes down beside them."""
+    if not state.rules.betting_marks or state.marks_on_layout(punter):
+        return []
+    amount = min(unit, state.chips_on_layout(punter))
+    backed = {rank for bet in state.bets_of(punter) for rank in bet.spot.ranks}
+    live = [rank for rank in _live(state, 2) if rank not in backed]
+    if not live or amount < state.rules.min_bet or amount * 2 > state.available(punter):
+        return []
+    return [BetCmd(punter, rng.choice(live).label, amount, mark=True)]
 
 
 def coppered(state: FaroState, punter: str, rng: random.Random, unit: int) -> list[Command]:
-    """Bets against a rank: the copper on top of the chips."""
+    """Bets against a rank: the copper on top of the chips; at Saratoga it doubles after a
+    loss (a martingale) up to eight units."""
     if _has_bets(state, punter):
         return []
     live = _live(state)
-    return [BetCmd(punter, rng.choice(live).label, unit, copper=True)] if live else []
+    if not live:
+        return []
+    instruction = f"martingale {unit * 8}" if state.rules.progressions else ""
+    return [BetCmd(punter, rng.choice(live).label, unit, copper=True, instruction=instruction)]
 
 
 def groups(state: FaroState, punter: str, rng: random.Random, unit: int) -> list[Command]:
@@ -48,11 +72,17 @@ def groups(state: FaroState, punter: str, rng: random.Random, unit: int) -> list
     if _has_bets(state, punter):
         return []
     deck_ranks = state.rules.deck_spec.rank_set
+    can_split = set(_live(state, 2))
     candidates = [
         group
         for size in (2, 3, 4)
         for group in legal_groups(size)
         if all(rank in deck_ranks and not state.casekeep.is_dead(rank) for rank in group)
+        and (
+            not state.rules.no_bets_on_cases
+            or state.is_last_turn_next
+            or can_split.intersection(group)
+        )
     ]
     if not candidates:
         return flat(state, punter, rng, unit)
