@@ -6,18 +6,19 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from vision_fixtures import TEST_DESIGN, taught_profile
 
 from table.cards import Card
 from table.service.config import Config, ReaderConfig, TableConfig
 from table.service.journal import Journal
-from table.service.readers import BarcodeShoeReader, CameraReader
+from table.service.readers import BarcodeShoeReader, CameraReader, answer_from_console
 from table.service.table_service import TableService
 from tests.mosquitto import wait_until
 from vision.barcode import CardCode, SerialScanner, encode_payload, sticker
 from vision.errors import ScannerError
 from vision.frames import Frame
-from vision.recognize import Recognizer
+from vision.recognize import CardReading, ReadingStatus, Recognizer
 from vision.synthetic import DESIGNS, deal_video
 
 
@@ -163,3 +164,63 @@ def test_a_barcode_camera_deals_the_stickers_it_reads(tmp_path: Path) -> None:
     assert wait_until(lambda: camera.ended, timeout=60, step=camera.poll)
     assert list(service.state.casekeep.dealt_cards()) == order
     assert service.state.splits == 1  # the two eights split turn 1
+
+
+class ScriptedRecognizer:
+    """Stands in for the recognizer's answers, frame by frame, to put a question to the
+    dealer at a chosen moment (the recognizer itself is tested on real pixels elsewhere)."""
+
+    def __init__(self, readings: list[CardReading]) -> None:
+        self.readings = readings
+
+    def read(self, image: Any) -> CardReading:
+        return self.readings.pop(0)
+
+
+class BlankFrames:
+    def __init__(self, count: int) -> None:
+        self.count = count
+
+    def __iter__(self) -> Iterator[Frame]:
+        for index in range(self.count):
+            yield Frame(np.zeros((4, 4, 3), np.uint8), index / 30, index)
+
+    def close(self) -> None:
+        pass
+
+
+def test_the_dealer_answers_the_cameras_question_with_the_card_and_nothing_else_changes(
+    tmp_path: Path,
+) -> None:
+    service, _, _ = make(tmp_path)
+    service.execute_line("shuffle")
+
+    def sure(code: str) -> CardReading:
+        card = Card.parse(code)
+        return CardReading(ReadingStatus.CARD, card, 0.99, guess=card)
+
+    unsure = CardReading(
+        ReadingStatus.UNCERTAIN, None, 0.5, runner_up=Card.parse("QS"), guess=Card.parse("QH")
+    )
+    empty = CardReading(ReadingStatus.NO_CARD)
+    readings = [*[sure("2C")] * 3, empty, *[sure("KD")] * 3, empty, *[unsure] * 10]
+    camera = CameraReader(
+        BlankFrames(len(readings)),
+        ScriptedRecognizer(readings),
+        service,  # type: ignore[arg-type]
+    )
+    questions: list[Any] = []
+    assert wait_until(lambda: camera.ended, step=lambda: questions.extend(camera.poll().questions))
+    assert [question.choices for question in questions] == [(Card.parse("QH"), Card.parse("QS"))]
+    dealt_before = list(service.state.casekeep.dealt_cards())
+    assert dealt_before == [Card.parse("2C"), Card.parse("KD")]
+
+    refused = answer_from_console(camera, "correct QS", 10.0)
+    assert refused is not None and "answer with 'card CARD' first" in refused[0]
+    assert list(service.state.casekeep.dealt_cards()) == dealt_before
+
+    assert answer_from_console(camera, "card QS", 10.0) == []
+    assert list(service.state.casekeep.dealt_cards()) == [*dealt_before, Card.parse("QS")]
+    assert camera.filter.question is None
+    assert answer_from_console(camera, "card 9H", 11.0) is None  # no question: not the reader's
+    camera.close()

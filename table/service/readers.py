@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from table.errors import TableError
 from table.events import DeckStarted, Event
+from table.language import CardCmd, CorrectCmd, parse_line
 from table.service.config import ReaderConfig
 from table.service.reading_filter import (
     CardAccepted,
@@ -121,6 +122,34 @@ class CameraReader:
 
     def close(self) -> None:
         self.source.close()
+
+
+def answer_from_console(
+    reader: CameraReader | BarcodeShoeReader, line: str, timestamp: float
+) -> list[str] | None:
+    """A console line while ``reader`` waits for the dealer to say which card is in the box:
+    ``card CARD`` answers it, through the reader's filter (which then knows the card was
+    placed and will not take the same card again when it reads it). ``correct`` would change
+    the card before the one asked about, so it is refused until the question is answered.
+    Returns what to tell the dealer, or None when the line is not about the question."""
+    if reader.filter.question is None:
+        return None
+    try:
+        command = parse_line(line)
+    except TableError:
+        return None
+    if isinstance(command, CorrectCmd):
+        return [
+            f"refused: correct {command.card}: the reader is asking which card is in the box "
+            "now; answer with 'card CARD' first (correct changes the card before it)"
+        ]
+    if not isinstance(command, CardCmd):
+        return None
+    news = ReaderNews()
+    _route(reader.service, reader.filter.confirm(command.card, timestamp), news)
+    return [f"reader alarm: {alarm.message}" for alarm in news.alarms] + [
+        f"refused: {refused}" for refused in news.refused
+    ]
 
 
 def _route(service: TableService, outputs: Sequence[object], news: ReaderNews) -> None:

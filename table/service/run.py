@@ -281,8 +281,10 @@ def run(
                     news = shoe_reader.poll()
                     for alarm in news.alarms:
                         out.write(f"reader alarm: {alarm.message}\n")
+                    for reason in news.refused:
+                        out.write(f"refused: {reason}\n")
                     for question in news.questions:
-                        out.write(f"{question.message}: say which with 'correct CARD'\n")
+                        out.write(f"{question.message}: say which with 'card CARD'\n")
                 try:
                     line = reader.lines.get(timeout=0.02 if shoe_reader else 0.2)
                 except queue.Empty:
@@ -295,6 +297,14 @@ def run(
                     out.write(usage() + "\n")
                     out.flush()
                     continue
+                if shoe_reader is not None:
+                    from table.service.readers import answer_from_console
+
+                    answered = answer_from_console(shoe_reader, line, clock())
+                    if answered is not None:
+                        out.write("".join(f"{said}\n" for said in answered))
+                        out.flush()
+                        continue
                 try:
                     service.execute_line(line)
                 except TableError as refused:
