@@ -217,9 +217,14 @@ def test_a_card_before_bets_are_closed_is_an_alarm_and_void_resolves_it() -> Non
     ]
     refused(table, lambda: table.bet("ben", "player", 5), "alarm 1 waits for the dealer")
     refused(table, lambda: table.deal("6H"), "alarm 1 waits")
-    table.void_card()
+    alarm = table.state.alarm
+    assert alarm is not None and alarm.message.endswith("void it, lock, then deal")
+    table.void_card()  # what the alarm says, step by step
     assert table.state.alarm is None and table.state.bets_open
     assert table.state.cards_out == 0
+    table.lock()
+    deal(table, "9C KD 7H AC 5D")
+    assert table.state.coup_over
 
 
 def test_a_third_card_the_tableau_forbids_is_an_alarm() -> None:

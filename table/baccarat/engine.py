@@ -1097,7 +1097,8 @@ class BaccaratTable(DealerDesk):
             if state.coup_over and state.last_result is not None:
                 return self._late_card_problem(card, state.last_result)
             return AlarmKind.EARLY_CARD, (
-                f"card {card} {state.where()} while bets are open: close them (lock) first"
+                f"card {card} {state.where()} while bets are open: a card seen before the bets "
+                "close cannot count; void it, lock, then deal"
             )
         return None
 
