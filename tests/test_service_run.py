@@ -433,3 +433,33 @@ def test_a_baccarat_table_serves_its_web_page_but_no_croupiers_page(tmp_path: Pa
     refused_config = dealtable("config", "check", str(with_croupier))
     assert refused_config.returncode == 2
     assert "[web] croupier_username: only a Faro table has this" in refused_config.stderr
+
+
+def test_a_console_table_with_no_keyboard_stops_with_why(tmp_path: Path) -> None:
+    """Under systemd standard input is empty: a console table could never be dealt a card,
+    so it says so and fails (systemd shows it) rather than stop as if its work were done."""
+    config = tmp_path / "console.toml"
+    config.write_text(
+        f'[table]\nid = "c"\njournal = "{tmp_path / "c.sqlite"}"\n'
+        '\n[reader]\nkind = "console"\n\n[display]\nterminal = false\n'
+    )
+    with open(os.devnull) as nothing:
+        silent = subprocess.run(
+            [*CLI, "run", "--config", str(config)],
+            stdin=nothing,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    assert silent.returncode == 2
+    assert "the console ended before its first line" in silent.stderr
+    typed = subprocess.run(
+        [*CLI, "run", "--config", str(config)],
+        input="punter ana 50\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert typed.returncode == 0, typed.stderr

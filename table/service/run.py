@@ -139,11 +139,13 @@ class ConsoleReader:
 
     def __init__(self, stream: TextIO) -> None:
         self.lines: queue.Queue[str | None] = queue.Queue()
+        self.lines_read = 0
         self._thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
         self._thread.start()
 
     def _read(self, stream: TextIO) -> None:
         for line in stream:
+            self.lines_read += 1
             self.lines.put(line)
         self.lines.put(None)
 
@@ -251,6 +253,7 @@ def run(
         from table.service.readers import open_camera_reader
 
         shoe_reader = open_camera_reader(config.reader, service)
+    status = 0
     pause = 1.0 / config.reader.cards_per_second if config.reader.cards_per_second > 0 else 0.0
     ended = _DealCounter()
     service.listeners.append(ended.count)
@@ -292,6 +295,14 @@ def run(
                 if line is None:
                     if shoe_reader is not None:
                         continue  # no keyboard (a service): the shoe deals on
+                    if not reader.lines_read:
+                        log.error(
+                            "the console ended before its first line: a console table takes its "
+                            "cards from the keyboard, and standard input is empty (as under "
+                            "systemd); run it in a terminal, or read the cards with a barcode "
+                            "shoe or a camera ([reader] kind)"
+                        )
+                        status = 2
                     break
                 if line.strip().lower() in ("help", "?"):
                     out.write(usage() + "\n")
@@ -325,7 +336,7 @@ def run(
         if web is not None:
             web.stop()
         journal.close()
-    return 0
+    return status
 
 
 def _deal_over(service: TableService, deal: int) -> bool:
