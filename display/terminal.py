@@ -161,9 +161,26 @@ def render_status(state: FaroState, paint: Painter) -> list[str]:
         f"{name} {state.bankrolls[name]}" for name in state.seats if name != state.banker
     ]
     lines += wrap(" · ".join(rolls), indent="  ", subsequent="  ")
+    if rules.bank_passes and state.seats:
+        lines += wrap(session_line(state), indent="  ", subsequent="    ")
     if state.alarm:
         lines.append(paint.paint(f"  ALARM {state.alarm.alarm_id}: {state.alarm.message}", _RED))
     return lines
+
+
+def session_line(state: FaroState) -> str:
+    """001's session: it ends when everyone has held the bank equally often, and whoever
+    has the most chips then wins."""
+    if state.session_complete:
+        held = state.banks_held[state.seats[0]]
+        (leader, chips), *others = state.standings()
+        rest = ", ".join(f"{name} {theirs}" for name, theirs in others)
+        return (
+            f"session over: everyone has held the bank {count(held, 'time')}; "
+            f"{leader} wins with {chips}" + (f" ({rest})" if rest else "")
+        )
+    held = ", ".join(f"{name} {state.banks_held.get(name, 0)}" for name in state.seats)
+    return f"session: banks held {held}; it ends when all are even"
 
 
 def render_table(state: FaroState, recent: Iterable[str] = (), colour: bool = False) -> str:

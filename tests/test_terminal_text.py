@@ -102,3 +102,21 @@ def test_the_demo_shows_what_a_rule_set_adds_and_its_punters_keep_its_rules(
         assert result.refusals == [], (seed, result.refusals[:3])
         for words in shown:
             assert words in out.getvalue(), (seed, words)
+
+
+def test_a_home_session_shows_who_has_banked_and_at_its_end_who_won() -> None:
+    """001, Winning the game: play until everyone has been banker equally often; whoever
+    has the most chips wins."""
+    from display.terminal import render_table
+    from tests.conftest import deal_rest, open_table
+
+    table = open_table("home", {"anna": 100, "ben": 100}, soda=None, winning_bets_stay="no")
+    for bettor, spot in (("ben", "K"), ("anna", "9")):
+        table.deal(Card.parse("2C"))
+        table.bet(bettor, spot, 5)
+        assert "session: banks held anna " in render_table(table.state)
+        deal_rest(table, "KH 9S")
+        if bettor == "ben":
+            table.new_deck()
+    shown = " ".join(render_table(table.state).split())
+    assert "session over: everyone has held the bank 1 time; anna wins with 110 (ben 90)" in shown
