@@ -248,6 +248,19 @@ def table_view(state: FaroState, advisor: bool = False) -> dict[str, object]:
             if name != state.banker
         ],
         "advice": _advice(state) if advisor else None,
+        "session": _session(state),
+    }
+
+
+def _session(state: FaroState) -> dict[str, object] | None:
+    """001's home session: who has held the bank how often, and once all are even, who won."""
+    if not state.rules.bank_passes or not state.seats:
+        return None
+    over = state.session_complete
+    return {
+        "banks_held": {name: state.banks_held.get(name, 0) for name in state.seats},
+        "over": over,
+        "winner": state.standings()[0][0] if over else None,
     }
 
 

@@ -17,7 +17,7 @@ from selenium.webdriver.common.by import By
 
 from display.frames import casekeep_frame
 from display.narration import russian_plural
-from table.service.config import Config, ReaderConfig, TableConfig
+from table.service.config import Config, PunterConfig, ReaderConfig, TableConfig
 from table.service.journal import Journal
 from table.service.run import SimulatedTable
 from table.service.table_service import TableService
@@ -264,6 +264,48 @@ def test_a_punto_banco_table_shows_its_hands_and_roads(
         assert len(beads) == 3  # three coups in this shoe
         assert beads[0].get_attribute("class").split()[-1] == "tie"
         assert not browser.find_element(By.ID, "table").is_displayed()
+    finally:
+        server.stop()
+        journal.close()
+
+
+def test_a_home_table_shows_who_has_banked_and_who_won_the_session(
+    browser: webdriver.Chrome, tmp_path: Path
+) -> None:
+    """001, Winning the game: the bank passes after each deal; once everyone has held it
+    as often, whoever has the most chips wins."""
+    config = Config(
+        table=TableConfig(
+            id="home",
+            rules="home",
+            options={"winning_bets_stay": "no"},
+            journal=str(tmp_path / "home.sqlite"),
+            punters=(PunterConfig("anna", 100), PunterConfig("ben", 100)),
+        ),
+        reader=ReaderConfig(kind="console"),
+    )
+    journal = Journal(config.table.journal, "home")
+    service = TableService(config, journal)
+    server, _ = serve(service)
+    try:
+        browser.get(server.url + "?lang=en")
+        for bettor, spot in (("ben", "K"), ("anna", "9")):
+            service.execute_line("shuffle")
+            service.execute_line("card 2C")
+            service.execute_line(f"bet {bettor} {spot} 5")
+            assert shows(browser, service)
+            held_by_anna = 0 if bettor == "ben" else 1
+            assert browser.find_element(By.ID, "session").text == (
+                f"banks held: anna {held_by_anna}, ben 0"
+            )
+            rest = service.state.casekeep.remaining_cards()
+            order = ["KH", "9S"] + [str(card) for card in rest if str(card) not in ("KH", "9S")]
+            for card in order:
+                service.execute_line(f"card {card}")
+        assert shows(browser, service)
+        assert browser.find_element(By.ID, "session").text == (
+            "session over: everyone has held the bank as often; anna wins"
+        )
     finally:
         server.stop()
         journal.close()

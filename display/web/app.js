@@ -10,7 +10,8 @@ const WORDS = {
         coppered: "coppered", calls: "calls", alarm: "ALARM", cardsLeft: "left", edge: "edge",
         shoe: "shoe", coup: "coup", player: "player", banker: "banker", right: "right", left: "left",
         tie: "tie", win: "wins", beadPlate: "Bead plate", bigRoad: "Big road", bigEyeBoy: "Big eye boy",
-        smallRoad: "Small road", cockroachPig: "Cockroach pig" },
+        smallRoad: "Small road", cockroachPig: "Cockroach pig", banksHeld: "banks held",
+        sessionOver: "session over: everyone has held the bank as often;", sessionWinner: "wins" },
   es: { title: "Faro", deal: "mano", turn: "turno", soda: "soda fuera, apuestas abiertas", inBox: ["carta en la caja", "cartas en la caja"],
         splits: "splits", lastTurn: "Último turno", casekeep: "Casekeep", bankrolls: "Fichas", history: "Historial",
         loses: "pierde", wins: "gana", split: "split", bank: "banca", locked: "apuestas cerradas", over: "mano terminada, hoc",
@@ -19,7 +20,8 @@ const WORDS = {
         coppered: "con copper", calls: "declara", alarm: "ALARMA", cardsLeft: "quedan", edge: "ventaja",
         shoe: "zapato", coup: "mano", player: "punto", banker: "banca", right: "derecha", left: "izquierda",
         tie: "empate", win: "gana", beadPlate: "Bead plate", bigRoad: "Big road", bigEyeBoy: "Big eye boy",
-        smallRoad: "Small road", cockroachPig: "Cockroach pig" },
+        smallRoad: "Small road", cockroachPig: "Cockroach pig", banksHeld: "veces con la banca",
+        sessionOver: "sesión terminada: todos han tenido la banca las mismas veces;", sessionWinner: "gana" },
   ru: { title: "Фаро", deal: "талия", turn: "абцуг", soda: "сода открыта, ставки принимаются", inBox: ["карта в ящике", "карты в ящике", "карт в ящике"],
         splits: "плие", lastTurn: "Последний абцуг", casekeep: "Кейскипер", bankrolls: "Фишки", history: "История",
         loses: "проигрывает", wins: "выигрывает", split: "плие", bank: "банк", locked: "ставки закрыты", over: "талия окончена, гок",
@@ -29,7 +31,8 @@ const WORDS = {
         edge: "преимущество банка", shoe: "шуз", coup: "кон", player: "игрок", banker: "банкир",
         right: "правая", left: "левая", tie: "ничья", win: "выигрывает", beadPlate: "Бусы",
         bigRoad: "Большая дорога", bigEyeBoy: "Большой глаз", smallRoad: "Малая дорога",
-        cockroachPig: "Таракан" },
+        cockroachPig: "Таракан", banksHeld: "держали банк",
+        sessionOver: "партия окончена: все держали банк поровну;", sessionWinner: "выигрывает" },
 };
 
 const TOP = ["A", "2", "3", "4", "5", "6"];
@@ -101,6 +104,16 @@ function renderBankrolls(view) {
       item.dataset.punter = name;
       return item;
     }));
+}
+
+// 001's home session: who has held the bank, and once all have as often, who won.
+function renderSession(session) {
+  const line = document.getElementById("session");
+  line.hidden = !session;
+  if (!session) return;
+  const held = Object.entries(session.banks_held).map(([name, times]) => `${name} ${times}`).join(", ");
+  line.textContent = session.over ? `${t.sessionOver} ${session.winner} ${t.sessionWinner}`
+    : `${t.banksHeld}: ${held}`;
 }
 
 function renderBaccarat(view) {
@@ -214,6 +227,7 @@ function render(view) {
     : `${cardText(loser)} ${t.loses} · ${cardText(winner)} ${t.wins}`) : "";
 
   renderBankrolls(view);
+  renderSession(view.session);
   document.getElementById("history").replaceChildren(...view.history.slice().reverse().slice(0, 12).map((turn) => {
     const item = document.createElement("li");
     item.value = turn.turn;
