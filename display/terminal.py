@@ -172,11 +172,11 @@ def session_line(state: FaroState) -> str:
     """001's session: it ends when everyone has held the bank equally often, and whoever
     has the most chips then wins."""
     if state.session_complete:
-        held = state.banks_held[state.seats[0]]
+        times = state.banks_held[state.seats[0]]
         (leader, chips), *others = state.standings()
         rest = ", ".join(f"{name} {theirs}" for name, theirs in others)
         return (
-            f"session over: everyone has held the bank {count(held, 'time')}; "
+            f"session over: everyone has held the bank {count(times, 'time')}; "
             f"{leader} wins with {chips}" + (f" ({rest})" if rest else "")
         )
     held = ", ".join(f"{name} {state.banks_held.get(name, 0)}" for name in state.seats)
