@@ -227,6 +227,30 @@ def test_a_card_before_bets_are_closed_is_an_alarm_and_void_resolves_it() -> Non
     assert table.state.coup_over
 
 
+@pytest.mark.parametrize(("rules", "alarmed"), [("standard", True), ("shuffler", False)])
+def test_004_with_a_shuffler_every_coups_cards_go_back_in(rules: str, alarmed: bool) -> None:
+    """004: "seis mazos de cartas que se barajan después de cada mano". Dealt from a
+    continuous shuffler, the same card can come in every coup; from a shoe, a seventh
+    nine of spades in six decks is an alarm."""
+    table = open_punto_banco(rules=rules)
+    alarms = []
+    for _ in range(7):
+        table.bet("ana", "player", 10)
+        table.lock()
+        for card in ["9S", "8H", "KH", "KS"]:  # player 9, banker 8: naturals, the 9 wins
+            alarms += [event for event in table.deal(card) if isinstance(event, AlarmRaised)]
+            if alarms:
+                break
+        if alarms:
+            break
+    assert [alarm.message for alarm in alarms] == (
+        ["card 9S has come out 6 times already in a 6-deck shoe"] if alarmed else []
+    )
+    if not alarmed:
+        assert table.state.coup == 7 and not table.state.cut_out
+        assert table.state.bankrolls["ana"] == 1070
+
+
 def test_a_third_card_the_tableau_forbids_is_an_alarm() -> None:
     """Misdeals: player 7 and banker 7 both stand; a fifth card is refused as a draw."""
     table = open_punto_banco()

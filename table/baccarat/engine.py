@@ -452,6 +452,9 @@ class BaccaratState(TableFolds):
         self.coups_in_shoe += 1
         self.coup_over = True
         self.pending = -1
+        if self.rules.shuffler:  # the coup's cards go back into the shuffler
+            self.seen = {}
+            self.cards_out = 0
 
     def _fold_voided(self, event: DealVoided) -> None:
         self.phase = Phase.BETTING

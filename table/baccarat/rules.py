@@ -50,7 +50,10 @@ class BaccaratRules:
     variant where a Banca win with 6 pays 1:2 and every other Banca win pays 1:1.
     ``strict_five``: the representative stands at 5 (002's strict tables).
     ``banker_discretion``: the Chemin de Fer banker may deviate from 002's table (each
-    deviation is recorded); off, the table is binding.
+    deviation is recorded); off, the table is binding. ``shuffler``: the decks are
+    shuffled again after every coup (004: "se barajan después de cada mano", a continuous
+    shuffling machine): each coup's cards go back in, so no card is counted against the
+    next coup and no cut card comes out.
     """
 
     family: Family = Family.PUNTO_BANCO
@@ -65,6 +68,7 @@ class BaccaratRules:
     pair_pays: int = 11
     strict_five: bool = False
     banker_discretion: bool = True
+    shuffler: bool = False
     min_bet: int = 1
     max_bet: int = 0  # 0: no table maximum
     min_seats: int = 0
@@ -142,6 +146,7 @@ RULE_SETS: dict[str, dict[str, BaccaratRules]] = {
         "standard": _PB,
         "no-commission": dataclasses.replace(_PB, name="no-commission", no_commission=True),
         "eight-deck": dataclasses.replace(_PB, name="eight-deck", decks=8),
+        "shuffler": dataclasses.replace(_PB, name="shuffler", shuffler=True, burn="none"),
     },
     # 002's variants: Mini-Baccarat is Punto Banco on a small table, pairs offered.
     "mini-baccarat": {
