@@ -32,10 +32,17 @@ RECORDS = Path(__file__).parent / "records"
 
 
 def dealtable(
-    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: float = 120
+    *args: str,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float = 120,
+    typed: str | None = None,
 ) -> subprocess.CompletedProcess[str]:
+    """``dealtable ARGS`` as a process; ``typed`` is what the console reads (else nothing)."""
     return subprocess.run(
         [*CLI, *args],
+        input=typed,
+        stdin=None if typed is not None else subprocess.DEVNULL,
         capture_output=True,
         text=True,
         cwd=cwd,
@@ -274,14 +281,7 @@ def test_at_the_console_help_shows_the_table_language_and_a_typo_names_the_lines
         f'[table]\njournal = "{tmp_path / "j.sqlite"}"\n\n[reader]\nkind = "console"\n'
         "\n[display]\nterminal = false\n"
     )
-    ran = subprocess.run(
-        [*CLI, "run", "--config", str(config)],
-        input="help\npunter ana 100\nbett ana 9 4\n",
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    ran = dealtable("run", "--config", str(config), typed="help\npunter ana 100\nbett ana 9 4\n")
     assert ran.returncode == 0, ran.stderr
     assert "bet PUNTER SPOT AMOUNT" in ran.stdout and "refused" not in ran.stdout.split("\n")[0]
     refusal = [line for line in ran.stdout.splitlines() if line.startswith("refused:")]
@@ -443,23 +443,8 @@ def test_a_console_table_with_no_keyboard_stops_with_why(tmp_path: Path) -> None
         f'[table]\nid = "c"\njournal = "{tmp_path / "c.sqlite"}"\n'
         '\n[reader]\nkind = "console"\n\n[display]\nterminal = false\n'
     )
-    with open(os.devnull) as nothing:
-        silent = subprocess.run(
-            [*CLI, "run", "--config", str(config)],
-            stdin=nothing,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
+    silent = dealtable("run", "--config", str(config))
     assert silent.returncode == 2
     assert "the console ended before its first line" in silent.stderr
-    typed = subprocess.run(
-        [*CLI, "run", "--config", str(config)],
-        input="punter ana 50\n",
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    typed = dealtable("run", "--config", str(config), typed="punter ana 50\n")
     assert typed.returncode == 0, typed.stderr
