@@ -11,7 +11,6 @@ import os
 import sys
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from table.errors import TableError
@@ -135,11 +134,10 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _open_journal(path: str) -> Journal:
+    """A journal opened only to be read: the file is never created, changed or converted."""
     from table.service.journal import Journal
 
-    if not Path(path).exists():
-        raise SystemExit(f"dealtable: no journal at {path}")
-    return Journal(path)
+    return Journal(path, read_only=True)
 
 
 def _verify(args: argparse.Namespace) -> int:
@@ -247,7 +245,6 @@ def _web(args: argparse.Namespace) -> int:
 def _snapshot(args: argparse.Namespace) -> int:
     import random
 
-    from display.snapshot import draw_snapshot
     from table.faro.engine import FaroTable
     from table.faro.punters import DEMO_PUNTERS, round_of_bets
     from table.shoe import Shoe
@@ -272,6 +269,9 @@ def _snapshot(args: argparse.Namespace) -> int:
                     with contextlib.suppress(TableError):
                         table.apply(command)
             table.deal(card)
+    # Imported once the journal is read: matplotlib takes a second to load.
+    from display.snapshot import draw_snapshot
+
     path = draw_snapshot(table.state, args.out)
     print(f"dealtable snapshot: {path}")
     return 0

@@ -55,6 +55,71 @@ class JournalError(TableError):
     """A journal that cannot be opened, written or trusted."""
 
 
+JOURNAL_TABLES = frozenset({"meta", "events"})
+_ALL_TABLES = frozenset({"meta", "events", "cursors", "requests"})
+
+
+class NoJournalError(JournalError):
+    """No journal there yet: no file, or an empty one."""
+
+
+def _tables(db: sqlite3.Connection, path: Path) -> set[str]:
+    try:
+        rows = db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+    except sqlite3.DatabaseError as error:
+        if "not a database" in str(error):
+            raise JournalError(
+                f"{path} is not a dealtable journal (not an SQLite database); nothing was changed"
+            ) from None
+        raise
+    return {str(name) for (name,) in rows}
+
+
+def _not_a_journal(path: Path, tables: set[str]) -> JournalError:
+    names = ", ".join(sorted(tables))
+    return JournalError(
+        f"{path} is not a dealtable journal (an SQLite database with the tables {names}); "
+        "nothing was changed"
+    )
+
+
+def _connect_read_only(path: Path) -> sqlite3.Connection:
+    """A read-only connection to a journal that must already be there."""
+    if not path.exists():
+        raise NoJournalError(f"no journal at {path}")
+    if path.is_dir():
+        raise JournalError(f"{path} is a folder, not a dealtable journal")
+    uri = path.absolute().as_uri() + "?mode=ro"
+    try:
+        db, tables = _open_and_list_tables(uri, path)
+    except sqlite3.OperationalError as error:
+        if Path(f"{path}-wal").exists():
+            raise JournalError(f"journal {path}: cannot read: {error}") from None
+        # In a folder it may not write to, SQLite cannot make the -shm file that a WAL
+        # reader needs; with no -wal file beside it the database file holds every record,
+        # and reading it as immutable needs none.
+        try:
+            db, tables = _open_and_list_tables(uri + "&immutable=1", path)
+        except sqlite3.OperationalError as again:
+            raise JournalError(f"journal {path}: cannot read: {again}") from None
+    if not tables:
+        db.close()
+        raise NoJournalError(f"{path} is empty: not a dealtable journal")
+    if not tables.issuperset(JOURNAL_TABLES):
+        db.close()
+        raise _not_a_journal(path, tables)
+    return db
+
+
+def _open_and_list_tables(uri: str, path: Path) -> tuple[sqlite3.Connection, set[str]]:
+    db = sqlite3.connect(uri, uri=True, check_same_thread=False)
+    try:
+        return db, _tables(db, path)
+    except BaseException:
+        db.close()
+        raise
+
+
 def record_hash(prev_hash: str, body: str) -> str:
     return hashlib.sha256(f"{prev_hash}\n{body}".encode()).hexdigest()
 
@@ -87,35 +152,69 @@ class DealSummary:
 
 
 class Journal:
-    """An append-only SQLite journal of one table's events."""
+    """An append-only SQLite journal of one table's events.
 
-    def __init__(self, path: str | Path, table_id: str | None = None) -> None:
+    Opened ``read_only``, it is read through a read-only SQLite connection: nothing is
+    created, changed or checkpointed, and a file that is not a journal is refused untouched.
+    """
+
+    def __init__(
+        self, path: str | Path, table_id: str | None = None, *, read_only: bool = False
+    ) -> None:
         self.path = Path(path)
+        self.read_only = read_only
+        self._db = _connect_read_only(self.path) if read_only else self._connect_for_writing()
         try:
-            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
-            self._db.executescript(_SCHEMA)
-        except sqlite3.DatabaseError as error:
-            raise JournalError(f"journal {self.path}: cannot open: {error}") from None
-        self._check_version()
-        stored_table = self._meta("table")
-        if stored_table is None and table_id is not None:
-            self._set_meta("table", table_id)
-            stored_table = table_id
-        elif table_id is not None and stored_table != table_id:
-            raise JournalError(
-                f"journal {self.path} belongs to table {stored_table!r}, not {table_id!r}"
-            )
-        self.table_id = stored_table
-        row = self._db.execute("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1").fetchone()
+            self._check_version()
+            stored_table = self._meta("table")
+            if stored_table is None and table_id is not None and not read_only:
+                self._set_meta("table", table_id)
+                stored_table = table_id
+            elif table_id is not None and stored_table != table_id:
+                raise JournalError(
+                    f"journal {self.path} belongs to table {stored_table!r}, not {table_id!r}"
+                )
+            self.table_id = stored_table
+            row = self._db.execute(
+                "SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1"
+            ).fetchone()
+        except BaseException:
+            self._db.close()
+            raise
         self.last_seq: int = row[0] if row else 0
         self._last_hash: str = row[1] if row else GENESIS_HASH
+
+    def _connect_for_writing(self) -> sqlite3.Connection:
+        try:
+            db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        except sqlite3.DatabaseError as error:
+            raise JournalError(f"journal {self.path}: cannot open: {error}") from None
+        try:
+            # Looked at before anything is written: another program's database stays as it was.
+            tables = _tables(db, self.path)
+            if tables and not tables.issuperset(JOURNAL_TABLES):
+                raise _not_a_journal(self.path, tables)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=FULL")
+            if not tables.issuperset(_ALL_TABLES):
+                # One transaction, so that a reader sees either no journal or a whole one.
+                db.executescript(
+                    f"BEGIN IMMEDIATE; {_SCHEMA} INSERT OR IGNORE INTO meta (key, value) "
+                    f"VALUES ('format', '{FORMAT_VERSION}'); COMMIT;"
+                )
+        except sqlite3.DatabaseError as error:
+            db.close()
+            raise JournalError(f"journal {self.path}: cannot open: {error}") from None
+        except BaseException:
+            db.close()
+            raise
+        return db
 
     def _check_version(self) -> None:
         stored = self._meta("format")
         if stored is None:
-            self._set_meta("format", str(FORMAT_VERSION))
+            if not self.read_only:
+                self._set_meta("format", str(FORMAT_VERSION))
             return
         try:
             version = int(stored)

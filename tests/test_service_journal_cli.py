@@ -1,0 +1,121 @@
+"""The journal's commands as a user meets them: on files that are no journal, on journals in
+folders no one may write to, on damaged journals, and on a journal another service uses."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from tests.test_service_journal import journal_with_a_deal
+from tests.test_service_run import CLI
+
+READ_ONLY_COMMANDS = ("verify", "history", "export", "snapshot")
+
+
+def read_only_command(command: str, journal: Path, tmp_path: Path) -> list[str]:
+    if command == "snapshot":
+        return ["snapshot", "--journal", str(journal), "--out", str(tmp_path / "table.png")]
+    return [command, str(journal)]
+
+
+def dealtable_at_once(commands: list[tuple[str, ...]]) -> list[subprocess.CompletedProcess[str]]:
+    """Each command in its own process, all started together (they share nothing)."""
+    processes = [
+        subprocess.Popen([*CLI, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for args in commands
+    ]
+    done = []
+    for args, process in zip(commands, processes, strict=True):
+        out, err = process.communicate(timeout=60)
+        done.append(subprocess.CompletedProcess(list(args), process.returncode, out, err))
+    return done
+
+
+def files_in(folder: Path) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted(folder.iterdir())}
+
+
+def as_one_who_cannot_write() -> list[str]:
+    """Root writes into any folder whatever its mode: the command runs without that power."""
+    if os.geteuid() != 0:
+        return []
+    return ["setpriv", "--bounding-set=-dac_override", "--"]
+
+
+@contextmanager
+def read_only_folder(folder: Path) -> Iterator[None]:
+    for path in folder.iterdir():
+        path.chmod(0o444)
+    folder.chmod(0o555)
+    try:
+        yield
+    finally:
+        folder.chmod(0o755)
+
+
+def test_the_read_only_commands_refuse_a_file_that_is_no_journal_and_leave_it_as_it_was(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "files"
+    folder.mkdir()
+    with sqlite3.connect(folder / "foreign.db") as db:
+        db.execute("CREATE TABLE pets (name TEXT)")
+        db.execute("INSERT INTO pets VALUES ('rex')")
+    db.close()
+    (folder / "empty.sqlite").touch()
+    (folder / "notes.txt").write_text("not a database\n")
+    before = files_in(folder)
+    # Every command on another program's database; each other kind of file once.
+    said = {
+        ("foreign.db", READ_ONLY_COMMANDS): "is not a dealtable journal (an SQLite database "
+        "with the tables pets); nothing was changed",
+        ("empty.sqlite", ("history",)): "is empty: not a dealtable journal",
+        ("notes.txt", ("export",)): "is not a dealtable journal (not an SQLite database); "
+        "nothing was changed",
+    }
+    expected = {}
+    for (name, commands), reason in said.items():
+        for command in commands:
+            args = tuple(read_only_command(command, folder / name, tmp_path))
+            expected[args] = f"dealtable {command}: {folder / name} {reason}\n"
+    run = ("run", "--journal", str(folder / "foreign.db"), "--deals", "1", "--speed", "0")
+    expected[run] = (
+        f"dealtable run: {folder / 'foreign.db'} {said['foreign.db', READ_ONLY_COMMANDS]}\n"
+    )
+    missing = folder / "missing.sqlite"
+    for command in ("verify", "snapshot"):
+        args = tuple(read_only_command(command, missing, tmp_path))
+        expected[args] = f"dealtable {command}: no journal at {missing}\n"
+    for args, refused in zip(expected, dealtable_at_once(list(expected)), strict=True):
+        assert (refused.returncode, refused.stdout, refused.stderr) == (2, "", expected[args])
+    assert files_in(folder) == before
+    assert not (tmp_path / "table.png").exists()
+
+
+def test_a_journal_in_a_folder_no_one_may_write_to_is_verified_and_read(tmp_path: Path) -> None:
+    folder = tmp_path / "archive"
+    folder.mkdir()
+    journal, _ = journal_with_a_deal(folder / "j.sqlite")
+    records = journal.last_seq
+    journal.close()
+    before = files_in(folder)
+    said = {}
+    with read_only_folder(folder):
+        for command in ("verify", "history", "export"):
+            done = subprocess.run(
+                [*as_one_who_cannot_write(), *CLI, command, str(folder / "j.sqlite")],
+                capture_output=True,
+                text=True,
+                timeout=60,
+                check=False,
+            )
+            assert done.returncode == 0, (command, done.stderr)
+            said[command] = done.stdout
+    assert said["verify"] == f"{folder / 'j.sqlite'}: {records} records, chain intact\n"
+    assert " 52 cards " in said["history"] and "finished" in said["history"]
+    assert len(said["export"].splitlines()) == records
+    assert files_in(folder) == before
