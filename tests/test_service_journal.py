@@ -11,7 +11,15 @@ from pathlib import Path
 import pytest
 
 from table.faro import FaroTable
-from table.service.journal import FORMAT_VERSION, Journal, JournalError
+from table.service.journal import (
+    FORMAT_VERSION,
+    GENESIS_HASH,
+    Broken,
+    Journal,
+    JournalDamagedError,
+    JournalError,
+    record_hash,
+)
 from tests.conftest import deal_rest
 
 
@@ -68,12 +76,58 @@ def test_verify_names_the_first_broken_record(tmp_path: Path) -> None:
         "UPDATE events SET body = ? WHERE seq = ?", (body.replace('"net":4', '"net":40'), seq)
     )
     db.commit()
-    broken = Journal(path).verify()
+    with Journal(path, read_only=True) as damaged:
+        broken = damaged.verify()
     assert broken is not None
     assert str(broken) == f"record {seq}: its content was changed after it was written"
     db.execute("DELETE FROM events WHERE seq = 12")
     db.commit()
-    assert str(Journal(path).verify()) == "record 12: missing (the next record is 13)"
+    with Journal(path, read_only=True) as damaged:
+        assert str(damaged.verify()) == "record 12: missing (the next record is 13)"
+
+
+def test_a_damaged_journal_is_not_opened_for_writing_and_nothing_is_written(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "j.sqlite"
+    journal, _ = journal_with_a_deal(path)
+    journal.close()
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE events SET body = '{bad' WHERE seq = 20")
+    db.close()
+    before = path.read_bytes()
+    with pytest.raises(JournalDamagedError) as refused:
+        Journal(path, "t1")
+    assert refused.value.broken == Broken(20, "its content was changed after it was written")
+    assert path.read_bytes() == before
+
+
+def test_a_record_rewritten_with_its_hashes_is_still_named_when_read(tmp_path: Path) -> None:
+    """Whoever recomputes the hashes gets past the chain, but not past reading."""
+    path = tmp_path / "j.sqlite"
+    journal, _ = journal_with_a_deal(path)
+    journal.close()
+    with sqlite3.connect(path) as db:
+        rows = db.execute("SELECT seq, body FROM events ORDER BY seq").fetchall()
+        prev_hash = GENESIS_HASH
+        for seq, body in rows:
+            body = "{bad" if seq == 20 else body
+            digest = record_hash(prev_hash, body)
+            db.execute(
+                "UPDATE events SET body = ?, prev_hash = ?, hash = ? WHERE seq = ?",
+                (body, prev_hash, digest, seq),
+            )
+            prev_hash = digest
+    db.close()
+    with Journal(path, read_only=True) as forged:
+        forged.check_chain()
+        assert str(forged.verify()).startswith("record 20: unreadable: ")
+        with pytest.raises(JournalDamagedError, match="damaged at record 20: unreadable"):
+            list(forged.events())
+        with pytest.raises(JournalDamagedError, match="damaged at record 20: unreadable"):
+            forged.export_csv(io.StringIO())
+        with pytest.raises(JournalError, match="a record cannot be read"):
+            forged.deals()
 
 
 def test_a_journal_from_a_newer_version_is_refused_untouched(tmp_path: Path) -> None:

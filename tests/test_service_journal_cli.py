@@ -4,14 +4,16 @@ folders no one may write to, on damaged journals, and on a journal another servi
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
 import subprocess
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from pathlib import Path
 
+from tests.mosquitto import free_port
 from tests.test_service_journal import journal_with_a_deal
-from tests.test_service_run import CLI
+from tests.test_service_run import CLI, dealtable
 
 READ_ONLY_COMMANDS = ("verify", "history", "export", "snapshot")
 
@@ -29,9 +31,15 @@ def dealtable_at_once(commands: list[tuple[str, ...]]) -> list[subprocess.Comple
         for args in commands
     ]
     done = []
-    for args, process in zip(commands, processes, strict=True):
-        out, err = process.communicate(timeout=60)
-        done.append(subprocess.CompletedProcess(list(args), process.returncode, out, err))
+    try:
+        for args, process in zip(commands, processes, strict=True):
+            out, err = process.communicate(timeout=60)
+            done.append(subprocess.CompletedProcess(list(args), process.returncode, out, err))
+    finally:
+        for process in processes:
+            if process.poll() is None:  # a command that never ended (`web` serving on)
+                process.kill()
+                process.wait()
     return done
 
 
@@ -119,3 +127,58 @@ def test_a_journal_in_a_folder_no_one_may_write_to_is_verified_and_read(tmp_path
     assert " 52 cards " in said["history"] and "finished" in said["history"]
     assert len(said["export"].splitlines()) == records
     assert files_in(folder) == before
+
+
+def damage(journal: Path, how: str) -> None:
+    """Damage record 20 the way a careless or dishonest hand would."""
+    sql = {
+        "delete": "DELETE FROM events WHERE seq = 20",
+        "garble": "UPDATE events SET body = '{bad' WHERE seq = 20",
+        "edit": "UPDATE events SET body = replace(body, '\"at\":', '\"at\":1') WHERE seq = 20",
+    }[how]
+    with closing(sqlite3.connect(journal)) as db, db:
+        db.execute(sql)
+
+
+def test_a_damaged_journal_is_refused_by_run_and_shown_by_no_command(tmp_path: Path) -> None:
+    """A record deleted, garbled or edited: run will not deal on, the reading commands say
+    what is wrong in one line instead of a traceback, and the file stays as it was."""
+    sound = tmp_path / "sound.sqlite"
+    made = dealtable("run", "--deals", "1", "--speed", "0", "--journal", str(sound))
+    assert made.returncode == 0, made.stderr
+    reasons = {
+        "delete": "missing (the next record is 21)",
+        "garble": "its content was changed after it was written",
+        "edit": "its content was changed after it was written",
+    }
+    expected: dict[tuple[str, ...], tuple[int, str, str]] = {}
+    for how, reason in reasons.items():
+        journal = tmp_path / f"{how}.sqlite"
+        shutil.copy(sound, journal)
+        damage(journal, how)
+        damaged = f"journal {journal} is damaged at record 20: {reason}; "
+        expected["run", "--journal", str(journal), "--deals", "1", "--speed", "0"] = (
+            2,
+            "",
+            f"dealtable run: {damaged}dealtable deals on no damaged journal: keep the file as "
+            "it is for inspection and start a new journal (run --journal NEW.sqlite, or "
+            "journal in the config's [table])\n",
+        )
+        reading = "dealtable reads nothing from a damaged journal: keep the file as it is"
+        for command in (
+            ("history", str(journal)),
+            ("history", str(journal), "1"),
+            ("export", str(journal), "--format", "csv"),
+            ("web", "--journal", str(journal), "--port", str(free_port())),
+        ):
+            expected[command] = (
+                2,
+                "",
+                f"dealtable {command[0]}: {damaged}{reading} for inspection\n",
+            )
+        expected["verify", str(journal)] = (1, f"{journal}: BROKEN at record 20: {reason}\n", "")
+    before = files_in(tmp_path)
+    for args, done in zip(expected, dealtable_at_once(list(expected)), strict=True):
+        assert (done.returncode, done.stdout, done.stderr) == expected[args], args
+    after = files_in(tmp_path)
+    assert {name: after[name] for name in before} == before

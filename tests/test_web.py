@@ -237,6 +237,40 @@ def test_dealtable_web_follows_a_journal_another_process_writes(tmp_path: Path) 
         journal.close()
 
 
+def test_dealtable_web_stops_following_at_a_record_out_of_the_chain(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A record that does not follow the chain (another hand writing into the journal) is
+    never shown: the page stays at the last sound record and the log says why, once."""
+    config = Config(table=TableConfig(id="w3", journal=str(tmp_path / "j.sqlite")))
+    journal = Journal(config.table.journal, "w3")
+    service = TableService(config, journal)
+    simulated = SimulatedTable(service, seed=1)
+    view = LiveView()
+    follower = JournalFollower(tmp_path / "j.sqlite", view, interval=0.02)
+    follower.start()
+    try:
+        simulated.step()
+        sound = service.state.last_seq
+        assert wait_until(lambda: view.current()[0] == sound)
+        journal._db.execute(
+            "INSERT INTO events SELECT seq + 1, deal, type, at, body, prev_hash, hash "
+            "FROM events WHERE seq = ?",
+            (sound,),
+        )
+        assert wait_until(lambda: not follower.following)
+        assert view.current()[0] == sound
+    finally:
+        follower.stop()
+        journal.close()
+    said = [record.getMessage() for record in caplog.records if record.levelname == "ERROR"]
+    assert said == [
+        f"journal {tmp_path / 'j.sqlite'} is damaged at record {sound + 1}: does not follow "
+        "the record before it (hash chain broken); dealtable reads nothing from a damaged "
+        f"journal: keep the file as it is for inspection; the page stays at record {sound}"
+    ]
+
+
 def test_a_punto_banco_table_shows_its_hands_and_roads(
     browser: webdriver.Chrome, tmp_path: Path
 ) -> None:

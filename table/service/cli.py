@@ -133,15 +133,23 @@ def _run(args: argparse.Namespace) -> int:
     return run(config, deals=args.deals, until_deal=args.until_deal, stop=stop)
 
 
-def _open_journal(path: str) -> Journal:
-    """A journal opened only to be read: the file is never created, changed or converted."""
+def _open_journal(path: str, *, check_chain: bool = True) -> Journal:
+    """A journal opened only to be read: the file is never created, changed or converted.
+    Its chain is checked first, so that nothing is shown from a damaged journal."""
     from table.service.journal import Journal
 
-    return Journal(path, read_only=True)
+    journal = Journal(path, read_only=True)
+    if check_chain:
+        try:
+            journal.check_chain()
+        except BaseException:
+            journal.close()
+            raise
+    return journal
 
 
 def _verify(args: argparse.Namespace) -> int:
-    with _open_journal(args.journal) as journal:
+    with _open_journal(args.journal, check_chain=False) as journal:
         broken = journal.verify()
         if broken is not None:
             print(f"{args.journal}: BROKEN at {broken}")

@@ -2,7 +2,9 @@
 
 The journal is the table's source of truth. Recovery after a crash is a replay of it, game
 recall is a query, and the MQTT outbox is a cursor into it. Each record carries the hash of
-the one before, so an edited or missing record is found by :meth:`Journal.verify`.
+the one before, so an edited or missing record is found by :meth:`Journal.verify`; a journal
+is opened for writing only when its chain is sound, so that nothing is ever chained onto a
+forgery, and is read by the tools through a read-only connection.
 
 The file is opened in WAL mode with ``synchronous=FULL``: once :meth:`Journal.append` returns,
 the events survive a power cut.
@@ -17,7 +19,7 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Any, NoReturn
 
 from table.errors import TableError
 from table.events import Event, event_from_json, event_to_json
@@ -57,6 +59,7 @@ class JournalError(TableError):
 
 JOURNAL_TABLES = frozenset({"meta", "events"})
 _ALL_TABLES = frozenset({"meta", "events", "cursors", "requests"})
+_ENVELOPE = frozenset({"type", "seq", "table", "at", "deal"})
 
 
 class NoJournalError(JournalError):
@@ -140,6 +143,63 @@ class Broken:
         return f"record {self.seq}: {self.reason}"
 
 
+READING_ADVICE = (
+    "dealtable reads nothing from a damaged journal: keep the file as it is for inspection"
+)
+
+
+class JournalDamagedError(JournalError):
+    """A journal whose hash chain is broken: a record missing, edited or unreadable."""
+
+    def __init__(self, path: Path, broken: Broken, advice: str = READING_ADVICE) -> None:
+        self.path = path
+        self.broken = broken
+        self.advice = advice
+        super().__init__(f"journal {path} is damaged at {broken}; {advice}")
+
+    def advised(self, advice: str) -> JournalDamagedError:
+        """The same damage, with what to do about it where it was met."""
+        return JournalDamagedError(self.path, self.broken, advice)
+
+
+class ChainCheck:
+    """The hash chain followed record by record: each record must come next, name the hash
+    of the one before, and still hash to what was written."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.last_seq = 0
+        self.last_hash = GENESIS_HASH
+
+    def add(self, seq: int, body: str, prev_hash: str, stored_hash: str) -> None:
+        expected = self.last_seq + 1
+        if seq != expected:
+            self._damaged(expected, f"missing (the next record is {seq})")
+        if prev_hash != self.last_hash:
+            self._damaged(seq, "does not follow the record before it (hash chain broken)")
+        if record_hash(self.last_hash, body) != stored_hash:
+            self._damaged(seq, "its content was changed after it was written")
+        self.last_seq = seq
+        self.last_hash = stored_hash
+
+    def _damaged(self, seq: int, reason: str) -> NoReturn:
+        raise JournalDamagedError(self.path, Broken(seq, reason))
+
+
+def decode_record(path: Path, seq: int, body: str) -> Event:
+    """The event a record holds; a record that holds none is damage, named by its seq."""
+    try:
+        data = json.loads(body)
+        if not isinstance(data, dict):
+            raise ValueError(f"a JSON {type(data).__name__}, not an event")
+        event = event_from_json(data)
+    except (ValueError, TypeError, KeyError) as error:  # TableError is a ValueError
+        raise JournalDamagedError(path, Broken(seq, f"unreadable: {error}")) from None
+    if event.seq != seq:
+        raise JournalDamagedError(path, Broken(seq, f"holds event seq {event.seq}"))
+    return event
+
+
 @dataclass(frozen=True)
 class DealSummary:
     deal: int
@@ -166,6 +226,9 @@ class Journal:
         self._db = _connect_read_only(self.path) if read_only else self._connect_for_writing()
         try:
             self._check_version()
+            if not read_only:
+                # Before anything is written: a table never deals on from a damaged journal.
+                self.check_chain()
             stored_table = self._meta("table")
             if stored_table is None and table_id is not None and not read_only:
                 self._set_meta("table", table_id)
@@ -283,15 +346,15 @@ class Journal:
         """Events in seq order, after ``after_seq`` (and of one deal if given)."""
         if deal is None:
             cursor = self._db.execute(
-                "SELECT body FROM events WHERE seq > ? ORDER BY seq", (after_seq,)
+                "SELECT seq, body FROM events WHERE seq > ? ORDER BY seq", (after_seq,)
             )
         else:
             cursor = self._db.execute(
-                "SELECT body FROM events WHERE seq > ? AND deal = ? ORDER BY seq",
+                "SELECT seq, body FROM events WHERE seq > ? AND deal = ? ORDER BY seq",
                 (after_seq, deal),
             )
-        for (body,) in cursor:
-            yield event_from_json(json.loads(body))
+        for seq, body in cursor:
+            yield decode_record(self.path, seq, body)
 
     def bodies(self, after_seq: int = 0, limit: int = 1000) -> list[tuple[int, str]]:
         """Stored JSON of events after ``after_seq``, at most ``limit``: what the outbox sends."""
@@ -326,31 +389,39 @@ class Journal:
         return None if row is None else int(row[0])
 
     def verify(self) -> Broken | None:
-        """Check every record against its body and the record before; None if all is sound."""
-        prev_hash = GENESIS_HASH
-        expected = 1
-        cursor = self._db.execute("SELECT seq, body, prev_hash, hash FROM events ORDER BY seq")
-        for seq, body, stored_prev, stored_hash in cursor:
-            if seq != expected:
-                return Broken(expected, f"missing (the next record is {seq})")
-            if stored_prev != prev_hash:
-                return Broken(seq, "does not follow the record before it (hash chain broken)")
-            if record_hash(prev_hash, body) != stored_hash:
-                return Broken(seq, "its content was changed after it was written")
-            try:
-                event = event_from_json(json.loads(body))
-            except (ValueError, TableError) as error:
-                return Broken(seq, f"unreadable: {error}")
-            if event.seq != seq:
-                return Broken(seq, f"holds event seq {event.seq}")
-            prev_hash = stored_hash
-            expected += 1
+        """Check every record against its body and the record before, and that it holds an
+        event; None if all is sound."""
+        try:
+            self._follow_chain(decode=True)
+        except JournalDamagedError as damaged:
+            return damaged.broken
         return None
+
+    def check_chain(self) -> None:
+        """Raise :class:`JournalDamagedError` at the first record missing, edited or out of
+        the chain. Only hashes: a fraction of the time :meth:`verify` takes to decode too."""
+        self._follow_chain(decode=False)
+
+    def _follow_chain(self, decode: bool) -> None:
+        chain = ChainCheck(self.path)
+        cursor = self._db.execute("SELECT seq, body, prev_hash, hash FROM events ORDER BY seq")
+        for seq, body, prev_hash, stored_hash in cursor:
+            chain.add(seq, body, prev_hash, stored_hash)
+            if decode:
+                decode_record(self.path, seq, body)
+
+    def records(self, after_seq: int = 0) -> list[tuple[int, str, str, str]]:
+        """The stored records after ``after_seq``: seq, body, the hash before, its hash."""
+        cursor = self._db.execute(
+            "SELECT seq, body, prev_hash, hash FROM events WHERE seq > ? ORDER BY seq",
+            (after_seq,),
+        )
+        return [(int(seq), str(body), str(prev), str(digest)) for seq, body, prev, digest in cursor]
 
     def deals(self) -> list[DealSummary]:
         """Every deal in the journal, oldest first."""
         summaries = []
-        rows = self._db.execute(
+        rows = self._query(
             "SELECT deal, MIN(seq), MAX(seq), MIN(at), "
             "SUM(type = 'card_dealt'), "
             "SUM(type = 'turn_closed' AND json_extract(body, '$.split')), "
@@ -363,6 +434,16 @@ class Journal:
                 DealSummary(deal, first, last, started, cards or 0, splits or 0, ended)
             )
         return summaries
+
+    def _query(self, sql: str) -> list[Any]:
+        try:
+            return self._db.execute(sql).fetchall()
+        except sqlite3.DatabaseError as error:
+            # Only a record rewritten with its hashes can get past the chain and fail here.
+            raise JournalError(
+                f"journal {self.path}: a record cannot be read ({error}); "
+                f"dealtable verify {self.path} names it"
+            ) from None
 
     # --- export ---------------------------------------------------------------------------
 
@@ -392,8 +473,8 @@ class Journal:
             ]
         )
         count = 0
-        for _, body in self._all_bodies():
-            data = json.loads(body)
+        for seq, body in self._all_bodies():
+            data = self._record_json(seq, body)
             writer.writerow(
                 [
                     data["seq"],
@@ -412,6 +493,16 @@ class Journal:
             )
             count += 1
         return count
+
+    def _record_json(self, seq: int, body: str) -> dict[str, Any]:
+        """A record's JSON, read without decoding the event: what a listing needs."""
+        try:
+            data = json.loads(body)
+        except ValueError as error:
+            raise JournalDamagedError(self.path, Broken(seq, f"unreadable: {error}")) from None
+        if not isinstance(data, dict) or data.get("seq") != seq or not data.keys() >= _ENVELOPE:
+            raise JournalDamagedError(self.path, Broken(seq, "unreadable: it holds no event"))
+        return data
 
     def _all_bodies(self) -> Iterable[tuple[int, str]]:
         return self._db.execute("SELECT seq, body FROM events ORDER BY seq")

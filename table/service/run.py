@@ -37,7 +37,7 @@ from table.faro.engine import FaroState, Phase
 from table.faro.punters import DEMO_PUNTERS, round_of_bets
 from table.language import Command, ShuffleCmd, parse_line, usage
 from table.service.config import Config
-from table.service.journal import Journal
+from table.service.journal import Journal, JournalDamagedError
 from table.service.table_service import TableService
 from table.shoe import Shoe
 
@@ -188,8 +188,7 @@ def run(
     """Run the table until ``deals`` more deals are finished (or deal ``until_deal`` is over),
     the console closes, or a signal asks it to stop."""
     stop = stop or threading.Event()
-    journal = Journal(config.table.journal, config.table.id)
-    service = TableService(config, journal, clock)
+    journal, service = open_table(config, clock)
     if service.resumed:
         log.info(
             "resumed from %s at event %d (%s)",
@@ -337,6 +336,30 @@ def run(
             web.stop()
         journal.close()
     return status
+
+
+DAMAGED_JOURNAL_ADVICE = (
+    "dealtable deals on no damaged journal: keep the file as it is for inspection and start "
+    "a new journal (run --journal NEW.sqlite, or journal in the config's [table])"
+)
+
+
+def open_table(
+    config: Config, clock: Callable[[], float] = time.time
+) -> tuple[Journal, TableService]:
+    """The table's journal, its chain checked, and the service resumed from it."""
+    try:
+        journal = Journal(config.table.journal, config.table.id)
+    except JournalDamagedError as damaged:
+        raise damaged.advised(DAMAGED_JOURNAL_ADVICE) from None
+    try:
+        return journal, TableService(config, journal, clock)
+    except JournalDamagedError as damaged:  # a record that holds no event
+        journal.close()
+        raise damaged.advised(DAMAGED_JOURNAL_ADVICE) from None
+    except BaseException:
+        journal.close()
+        raise
 
 
 def _deal_over(service: TableService, deal: int) -> bool:

@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import json
 import logging
-import sqlite3
 import threading
 import time
 import uuid
 from collections.abc import Iterable, Sequence
-from contextlib import closing
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
@@ -31,10 +29,17 @@ from display.baccarat_view import baccarat_view
 from display.frames import table_view
 from table.baccarat.engine import BaccaratState, BaccaratTable
 from table.baccarat.roads import follow_shoe
-from table.events import CoupResult, Event, RulesChosen, event_from_json
+from table.events import CoupResult, Event, RulesChosen
 from table.faro.engine import FaroState, FaroTable
 from table.games import GAME_TITLES
 from table.service.config import MqttConfig
+from table.service.journal import (
+    ChainCheck,
+    Journal,
+    JournalError,
+    NoJournalError,
+    decode_record,
+)
 from table.service.table_service import TableService
 
 log = logging.getLogger("dealtable.web")
@@ -101,17 +106,20 @@ class ServiceFeed:
 
 
 class JournalFollower:
-    """The view of a table whose journal another process writes: read-only, polled."""
+    """The view of a table whose journal another process writes: read-only, polled, each
+    record checked against the hash chain before it is shown."""
 
     def __init__(self, path: str | Path, view: LiveView, interval: float = 0.05) -> None:
         self.path = Path(path)
         self.view = view
         self.interval = interval
         self.table: FaroTable | BaccaratTable | None = None
+        self._chain = ChainCheck(self.path)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="journal-follower", daemon=True)
 
     def start(self) -> None:
+        """Show the journal as it is, or raise :class:`JournalError` if it cannot be shown."""
         self.catch_up()
         self._thread.start()
 
@@ -119,18 +127,29 @@ class JournalFollower:
         self._stop.set()
         self._thread.join(timeout=2)
 
+    @property
+    def following(self) -> bool:
+        """Still reading what is added to the journal (it stops at a damaged record)."""
+        return self._thread.is_alive()
+
     def catch_up(self) -> None:
-        after = self.table.state.last_seq if self.table else 0
         try:
-            with closing(sqlite3.connect(f"file:{self.path}?mode=ro", uri=True)) as db:
-                rows = db.execute(
-                    "SELECT body FROM events WHERE seq > ? ORDER BY seq", (after,)
-                ).fetchall()
-        except sqlite3.OperationalError:
+            journal = Journal(self.path, read_only=True)
+        except NoJournalError:
             return  # not there yet, or being set up: try again next time round
-        if not rows:
+        with journal:
+            records = journal.records(after_seq=self._chain.last_seq)
+        events: list[Event] = []
+        try:
+            for seq, body, prev_hash, stored_hash in records:
+                self._chain.add(seq, body, prev_hash, stored_hash)
+                events.append(decode_record(self.path, seq, body))
+        finally:
+            self._show(events)  # the sound records before any damage
+
+    def _show(self, events: list[Event]) -> None:
+        if not events:
             return
-        events = [event_from_json(json.loads(body)) for (body,) in rows]
         if self.table is None:
             game = next((e.game for e in events if isinstance(e, RulesChosen)), "faro")
             engine = FaroTable if game == "faro" else BaccaratTable
@@ -144,6 +163,10 @@ class JournalFollower:
         while not self._stop.wait(self.interval):
             try:
                 self.catch_up()
+            except JournalError as refused:
+                # Damage does not mend: say so once and keep showing the last sound state.
+                log.error("%s; the page stays at record %d", refused, self._chain.last_seq)
+                return
             except Exception:  # a bad read must not stop the screen; the next one may work
                 log.exception("reading the journal %s", self.path)
 
