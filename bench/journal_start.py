@@ -69,7 +69,7 @@ def main() -> None:
         for name, step in (
             ("hash chain checked (run's start-up check)", check_chain),
             ("verify: chain checked and every record decoded", verify),
-            ("run's start: chain check and replay", open_and_replay),
+            ("run's start: lock, chain check and replay", open_and_replay),
         ):
             print(f"  {name}: {median_of_three(functools.partial(step, path)):.2f} s")
 

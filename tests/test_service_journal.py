@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import sqlite3
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from table.service.journal import (
     Journal,
     JournalDamagedError,
     JournalError,
+    JournalInUseError,
     record_hash,
 )
 from tests.conftest import deal_rest
@@ -188,3 +190,18 @@ def test_cursors_only_move_forward_and_requests_are_remembered(tmp_path: Path) -
     assert reopened.cursor("mqtt") == 30
     assert reopened.request_seq("r1") == 31
     assert reopened.request_seq("r2") is None
+
+
+def test_a_journal_is_written_by_one_journal_at_a_time(tmp_path: Path) -> None:
+    path = tmp_path / "j.sqlite"
+    journal, _ = journal_with_a_deal(path)
+    last = journal.last_seq
+    with pytest.raises(
+        JournalInUseError, match=rf"in use by another process \(pid {os.getpid()}\)"
+    ):
+        Journal(path, "t1")
+    with Journal(path, read_only=True) as reader:
+        assert reader.last_seq == last  # reading needs no lock
+    journal.close()
+    with Journal(path, "t1") as reopened:
+        assert reopened.last_seq == last

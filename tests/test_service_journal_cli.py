@@ -3,6 +3,7 @@ folders no one may write to, on damaged journals, and on a journal another servi
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import sqlite3
@@ -11,9 +12,10 @@ from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
 
-from tests.mosquitto import free_port
+from table.service.journal import Journal
+from tests.mosquitto import free_port, wait_until
 from tests.test_service_journal import journal_with_a_deal
-from tests.test_service_run import CLI, dealtable
+from tests.test_service_run import CLI, dealtable, last_seq, progressed
 
 READ_ONLY_COMMANDS = ("verify", "history", "export", "snapshot")
 
@@ -182,3 +184,39 @@ def test_a_damaged_journal_is_refused_by_run_and_shown_by_no_command(tmp_path: P
         assert (done.returncode, done.stdout, done.stderr) == expected[args], args
     after = files_in(tmp_path)
     assert {name: after[name] for name in before} == before
+
+
+def test_a_second_service_on_a_journal_in_use_is_refused_and_the_first_deals_on(
+    tmp_path: Path,
+) -> None:
+    """Two services on one journal would both write it: the newcomer is refused at once,
+    naming the one at work, which deals on untouched; killed outright, that one leaves no
+    lock behind, and the table restarts at once."""
+    journal = tmp_path / "two.sqlite"
+    first = subprocess.Popen(
+        [*CLI, "run", "--journal", str(journal), "--speed", "50"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert wait_until(functools.partial(progressed, journal, 0, first), 30)
+        second = dealtable("run", "--journal", str(journal), "--deals", "1", "--speed", "0")
+        assert (second.returncode, second.stdout) == (2, "")
+        assert second.stderr == (
+            f"dealtable run: journal {journal} is in use by another process (pid {first.pid}): "
+            "one journal, one table service; stop that one first, or give this one a journal "
+            "of its own\n"
+        )
+        refused_at = last_seq(journal)
+        assert wait_until(functools.partial(progressed, journal, refused_at + 10, first), 30)
+        assert first.poll() is None, first.communicate()[1]
+    finally:
+        first.kill()
+        first.wait()
+    assert first.stderr is not None and "Error" not in first.stderr.read()
+    again = dealtable("run", "--journal", str(journal), "--deals", "1", "--speed", "0")
+    assert again.returncode == 0, again.stderr
+    assert "resumed from" in again.stderr
+    with Journal(journal, read_only=True) as dealt:
+        assert dealt.verify() is None

@@ -12,9 +12,12 @@ the events survive a power cut.
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import fcntl
 import hashlib
 import json
+import os
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -86,6 +89,44 @@ def _not_a_journal(path: Path, tables: set[str]) -> JournalError:
     )
 
 
+class JournalInUseError(JournalError):
+    """Another process writes the journal."""
+
+
+def lock_path(path: Path) -> Path:
+    """The lock file beside a journal, named after the file itself, not a link to it."""
+    return Path(f"{path.resolve()}.lock")
+
+
+def _lock_for_writing(path: Path) -> int:
+    """Hold the journal's lock for as long as this process writes it.
+
+    A flock belongs to the open file, so the OS drops it when the process ends however it
+    ends (a SIGKILL, a power cut): a lock is never left behind. The file only says whose it
+    was, for the message; it is left in place, as removing it could let two holders in.
+    """
+    locked = lock_path(path)
+    try:
+        descriptor = os.open(locked, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as error:
+        raise JournalError(
+            f"journal {path}: cannot open its lock file {locked}: {error.strerror}"
+        ) from None
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.read(descriptor, 32).decode(errors="replace").strip()
+        os.close(descriptor)
+        who = f"another process (pid {holder})" if holder.isdigit() else "another process"
+        raise JournalInUseError(
+            f"journal {path} is in use by {who}: one journal, one table service; stop that "
+            "one first, or give this one a journal of its own"
+        ) from None
+    os.ftruncate(descriptor, 0)
+    os.write(descriptor, f"{os.getpid()}\n".encode())
+    return descriptor
+
+
 def _connect_read_only(path: Path) -> sqlite3.Connection:
     """A read-only connection to a journal that must already be there."""
     if not path.exists():
@@ -112,6 +153,12 @@ def _connect_read_only(path: Path) -> sqlite3.Connection:
         db.close()
         raise _not_a_journal(path, tables)
     return db
+
+
+def _refuse_what_is_no_journal(path: Path) -> None:
+    """Raise unless the file is a journal, or nothing yet (missing or empty): only reads."""
+    with contextlib.suppress(NoJournalError):
+        _connect_read_only(path).close()
 
 
 def _open_and_list_tables(uri: str, path: Path) -> tuple[sqlite3.Connection, set[str]]:
@@ -223,7 +270,16 @@ class Journal:
     ) -> None:
         self.path = Path(path)
         self.read_only = read_only
-        self._db = _connect_read_only(self.path) if read_only else self._connect_for_writing()
+        self._lock: int | None = None
+        if not read_only:
+            _refuse_what_is_no_journal(self.path)  # before a lock file is made beside it
+            # Taken before the journal is written: a second service on it never writes a byte.
+            self._lock = _lock_for_writing(self.path)
+        try:
+            self._db = _connect_read_only(self.path) if read_only else self._connect_for_writing()
+        except BaseException:
+            self._release_lock()
+            raise
         try:
             self._check_version()
             if not read_only:
@@ -242,7 +298,7 @@ class Journal:
                 "SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1"
             ).fetchone()
         except BaseException:
-            self._db.close()
+            self.close()
             raise
         self.last_seq: int = row[0] if row else 0
         self._last_hash: str = row[1] if row else GENESIS_HASH
@@ -298,6 +354,12 @@ class Journal:
 
     def close(self) -> None:
         self._db.close()
+        self._release_lock()
+
+    def _release_lock(self) -> None:
+        if self._lock is not None:
+            os.close(self._lock)
+            self._lock = None
 
     def __enter__(self) -> Journal:
         return self
