@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -12,6 +13,7 @@ from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
 
+from table.faro import FaroTable
 from table.service.journal import Journal
 from tests.mosquitto import free_port, wait_until
 from tests.test_service_journal import journal_with_a_deal
@@ -220,3 +222,22 @@ def test_a_second_service_on_a_journal_in_use_is_refused_and_the_first_deals_on(
     assert "resumed from" in again.stderr
     with Journal(journal, read_only=True) as dealt:
         assert dealt.verify() is None
+
+
+def test_history_counts_a_corrected_card_once_and_the_split_it_undid_not_at_all(
+    tmp_path: Path,
+) -> None:
+    """K♦ K♠ would split the turn, but the K♠ was a misread 9♣: five cards, one split (Q♥ Q♠)."""
+    table = FaroTable("table")
+    events = [*table.opening, *table.fund_bank(1000), *table.seat("dan", 100), *table.new_deck()]
+    for card in ("2C", "KD", "KS"):
+        events += table.deal(card)
+    events += table.correct("9C")
+    for card in ("QH", "QS"):
+        events += table.deal(card)
+    with Journal(tmp_path / "j.sqlite", "table") as journal:
+        journal.append(events)
+    listed = dealtable("history", str(tmp_path / "j.sqlite"))
+    assert listed.returncode == 0, listed.stderr
+    (line,) = listed.stdout.splitlines()
+    assert re.search(r"deal +1  .*   5 cards    1 split  in progress  \(events 4-16\)$", line), line

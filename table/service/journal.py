@@ -20,7 +20,7 @@ import json
 import os
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, NoReturn
 
@@ -258,6 +258,43 @@ class DealSummary:
     ended: str  # "finished", "voided" or "in progress"
 
 
+class CardsTaken:
+    """The cards a deal or coup has taken, each marked if it made its turn a split: a dealer's
+    void or correction takes the last card back, and the split it made with it."""
+
+    def __init__(self) -> None:
+        self._split: list[bool] = []
+
+    def take(self) -> None:
+        self._split.append(False)
+
+    def split(self) -> None:
+        """The last card closed its turn as a split."""
+        if self._split:
+            self._split[-1] = True
+
+    def take_back(self) -> None:
+        if self._split:
+            self._split.pop()
+
+    @property
+    def count(self) -> int:
+        return len(self._split)
+
+    @property
+    def splits(self) -> int:
+        return sum(self._split)
+
+
+@dataclass
+class _DealTally:
+    first_seq: int
+    started_at: float
+    last_seq: int = 0
+    cards: CardsTaken = field(default_factory=CardsTaken)
+    ended: str = "in progress"
+
+
 class Journal:
     """An append-only SQLite journal of one table's events.
 
@@ -482,20 +519,36 @@ class Journal:
 
     def deals(self) -> list[DealSummary]:
         """Every deal in the journal, oldest first."""
-        summaries = []
         rows = self._query(
-            "SELECT deal, MIN(seq), MAX(seq), MIN(at), "
-            "SUM(type = 'card_dealt'), "
-            "SUM(type = 'turn_closed' AND json_extract(body, '$.split')), "
-            "SUM(type = 'deal_finished'), SUM(type = 'deal_voided') "
-            "FROM events WHERE deal > 0 GROUP BY deal ORDER BY deal"
+            "SELECT deal, seq, at, type, CASE type "
+            "WHEN 'turn_closed' THEN json_extract(body, '$.split') "
+            "WHEN 'dealer_correction' THEN json_extract(body, '$.undone') END "
+            "FROM events WHERE deal > 0 ORDER BY seq"
         )
-        for deal, first, last, started, cards, splits, finished, voided in rows:
-            ended = "finished" if finished else "voided" if voided else "in progress"
-            summaries.append(
-                DealSummary(deal, first, last, started, cards or 0, splits or 0, ended)
+        deals: dict[int, _DealTally] = {}
+        for deal, seq, at, kind, flag in rows:
+            tally = deals.setdefault(deal, _DealTally(first_seq=seq, started_at=at))
+            tally.last_seq = seq
+            if kind == "card_dealt":
+                tally.cards.take()
+            elif kind == "turn_closed" and flag:
+                tally.cards.split()
+            elif kind == "dealer_correction" and flag:
+                tally.cards.take_back()
+            elif kind in ("deal_finished", "deal_voided"):
+                tally.ended = "finished" if kind == "deal_finished" else "voided"
+        return [
+            DealSummary(
+                deal,
+                tally.first_seq,
+                tally.last_seq,
+                tally.started_at,
+                tally.cards.count,
+                tally.cards.splits,
+                tally.ended,
             )
-        return summaries
+            for deal, tally in sorted(deals.items())
+        ]
 
     def _query(self, sql: str) -> list[Any]:
         try:
