@@ -241,3 +241,18 @@ def test_history_counts_a_corrected_card_once_and_the_split_it_undid_not_at_all(
     assert listed.returncode == 0, listed.stderr
     (line,) = listed.stdout.splitlines()
     assert re.search(r"deal +1  .*   5 cards    1 split  in progress  \(events 4-16\)$", line), line
+
+
+def test_history_refuses_to_list_fewer_than_one_deal(tmp_path: Path) -> None:
+    journal, _ = journal_with_a_deal(tmp_path / "j.sqlite")
+    journal.close()
+    refusals = dealtable_at_once(
+        [("history", str(tmp_path / "j.sqlite"), "--last", last) for last in ("0", "-1")]
+    )
+    for last, refused in zip(("0", "-1"), refusals, strict=True):
+        assert (refused.returncode, refused.stdout) == (2, "")
+        assert refused.stderr.endswith(
+            f"dealtable history: error: argument --last: expected 1 or more, got {last}\n"
+        )
+    listed = dealtable("history", str(tmp_path / "j.sqlite"), "--last", "1")
+    assert listed.returncode == 0 and listed.stdout.startswith("deal     1  ")

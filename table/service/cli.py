@@ -285,6 +285,16 @@ def _snapshot(args: argparse.Namespace) -> int:
     return 0
 
 
+def _count_of_one_or_more(text: str) -> int:
+    try:
+        number = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"expected 1 or more, got {number}")
+    return number
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="dealtable", description="Run a Faro or baccarat table from a Raspberry Pi."
@@ -357,7 +367,9 @@ def build_parser() -> argparse.ArgumentParser:
     history = commands.add_parser("history", help="list deals, or recall one turn by turn")
     history.add_argument("journal")
     history.add_argument("deal", type=int, nargs="?", help="the deal to recall")
-    history.add_argument("--last", type=int, default=50, help="how many deals to list")
+    history.add_argument(
+        "--last", type=_count_of_one_or_more, default=50, help="how many deals to list"
+    )
     history.set_defaults(handler=_history)
 
     export = commands.add_parser("export", help="write the journal as JSON lines or CSV")
