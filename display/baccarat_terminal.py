@@ -21,6 +21,7 @@ from table.events import (
     CoupFinished,
     CoupResult,
     CutCardOut,
+    DealVoided,
     Event,
     ShoeFinished,
     ShoeStarted,
@@ -104,6 +105,17 @@ def render_scoreboard(board: Scoreboard, paint: Painter) -> list[str]:
 def render_coup(result: CoupResult | None, paint: Painter) -> list[str]:
     if result is None:
         return ["  no coup dealt yet"]
+    hands, outcome = _coup_words(result, paint)
+    return [f"  coup {result.coup}: {hands}", f"  {outcome}"]
+
+
+def coup_in_words(result: CoupResult) -> str:
+    """A coup's hands and outcome on one plain line, as a list of coups shows it."""
+    hands, outcome = _coup_words(result, Painter(False))
+    return f"{hands} · {outcome}"
+
+
+def _coup_words(result: CoupResult, paint: Painter) -> tuple[str, str]:
     parts = []
     for hand, cards in result.hands.items():
         shown = " ".join(paint.card(card) for card in cards)
@@ -119,7 +131,7 @@ def render_coup(result: CoupResult | None, paint: Painter) -> list[str]:
             _COLOUR_OF[result.winner],
         )
     pairs = f" · pair: {', '.join(result.pairs)}" if result.pairs else ""
-    return [f"  coup {result.coup}: " + " · ".join(parts), f"  {outcome}{pairs}"]
+    return " · ".join(parts), f"{outcome}{pairs}"
 
 
 def render_baccarat(
@@ -183,7 +195,7 @@ def describe(event: Event) -> str | None:
     if isinstance(event, CardDealt) and event.role is CardRole.BURN:
         return f"{event.card.pretty}: burned"
     if isinstance(event, CoupResult):
-        return " ".join(render_coup(event, Painter(False))).strip()
+        return f"coup {event.coup}: {coup_in_words(event)}"
     if isinstance(event, ThirdCardChoice):
         verb = "draws" if event.draws else "stands"
         deviation = f" (the table says {event.advised}: a deviation)" if event.deviation else ""
@@ -205,3 +217,11 @@ def describe(event: Event) -> str | None:
     if isinstance(event, CommissionTaken):
         return f"commission: {event.amount} from {event.punter} to the house"
     return describe_faro(event)
+
+
+def describe_in_a_coup(event: Event) -> str | None:
+    """As :func:`describe`, for an event known to be a baccarat table's: a voided coup is
+    called a coup (:func:`describe` also speaks for Faro, whose voided deals share the event)."""
+    if isinstance(event, DealVoided):
+        return f"coup {event.deal} voided: {event.reason}"
+    return describe(event)

@@ -14,10 +14,13 @@ from contextlib import closing, contextmanager
 from pathlib import Path
 
 from table.faro import FaroTable
+from table.service.config import Config, ReaderConfig, TableConfig
 from table.service.journal import Journal
+from table.service.table_service import TableService
+from tests.conftest import punto_banco_config
 from tests.mosquitto import free_port, wait_until
 from tests.test_service_journal import journal_with_a_deal
-from tests.test_service_run import CLI, dealtable, last_seq, progressed
+from tests.test_service_run import CLI, RECORDS, dealtable, last_seq, progressed
 
 READ_ONLY_COMMANDS = ("verify", "history", "export", "snapshot")
 
@@ -256,3 +259,89 @@ def test_history_refuses_to_list_fewer_than_one_deal(tmp_path: Path) -> None:
         )
     listed = dealtable("history", str(tmp_path / "j.sqlite"), "--last", "1")
     assert listed.returncode == 0 and listed.stdout.startswith("deal     1  ")
+
+
+def baccarat_journal(path: Path, config: Config, record: str, more: tuple[str, ...] = ()) -> Path:
+    """The journal of a table that dealt a written record, and ``more`` lines after it; the
+    config says the game, its rules and a house bank."""
+    said_by_config = ("game", "rules", "bank") if config.table.bank else ("game", "rules")
+    lines = (RECORDS / record).read_text().splitlines()
+    with Journal(path, config.table.id) as journal:
+        service = TableService(config, journal)
+        for line in [*lines, *more]:
+            words = line.split("#")[0].split()
+            if words and words[0] not in said_by_config:
+                service.execute_line(line)
+    return path
+
+
+def test_history_tells_a_baccarat_journal_in_coups_hands_and_results(tmp_path: Path) -> None:
+    punto_banco = baccarat_journal(
+        tmp_path / "pb.sqlite",
+        punto_banco_config(tmp_path / "pb.sqlite"),
+        "004_punto_banco.deal",
+        more=(
+            *("bet ana player 10", "lock", "card 4H", "void deal"),
+            *("bet ben banker 10", "lock", "card 9S", "card KD", "card 7H", "correct 8H"),
+        ),
+    )
+    chemin_de_fer = baccarat_journal(
+        tmp_path / "cdf.sqlite",
+        Config(
+            table=TableConfig(
+                id="cdf",
+                game="chemin-de-fer",
+                rules="standard",
+                options={"burn": "none"},
+                bank=0,
+                journal=str(tmp_path / "cdf.sqlite"),
+            ),
+            reader=ReaderConfig(kind="console"),
+        ),
+        "002_chemin_de_fer.deal",
+    )
+    listings = dealtable_at_once(
+        [
+            ("history", str(punto_banco)),
+            ("history", str(punto_banco), "2"),
+            ("history", str(punto_banco), "4"),
+            ("history", str(chemin_de_fer)),
+            ("history", str(punto_banco), "9"),
+        ]
+    )
+    assert all(done.returncode == 0 for done in listings[:4]), [d.stderr for d in listings]
+    coups, second, voided, chemin, missing = (done.stdout for done in listings)
+    date = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d"
+    assert [re.sub(date, "DATE", line) for line in coups.splitlines()] == [
+        "coup     1  DATE  player 9♠ 7♥ = 6 · banker K♦ A♣ 5♦ = 6 · tie  (events 5-18)",
+        "coup     2  DATE  player 10♣ 9♥ = 9 natural · banker 2♥ 3♠ = 5 · player wins"
+        "  (events 19-29)",
+        "coup     3  DATE  player 2♣ 3♦ A♠ = 6 · banker 4♣ K♣ = 4 · player wins  (events 30-39)",
+        "coup     4  DATE  voided  (events 40-44)",
+        "coup     5  DATE  in progress, 3 cards dealt  (events 45-51)",
+    ]
+    # Coup 2 from the bets on it to its settlement, in baccarat's words.
+    assert [line.split(maxsplit=1)[1] for line in second.splitlines()] == [
+        "ana bets 5 on tie",
+        "ben bets 10 on player",
+        "coup 2: 10♣ to the player",
+        "coup 2: 2♥ to the banker",
+        "coup 2: 9♥ to the player",
+        "coup 2: 3♠ to the banker",
+        "coup 2: player 10♣ 9♥ = 9 natural · banker 2♥ 3♠ = 5 · player wins",
+        "ana on tie: loses 5",
+        "ben on player: wins 10",
+        "coup 2 settled: bank 4995; ana 195, ben 210",
+    ]
+    assert voided.splitlines()[-1].split(maxsplit=1)[1] == "coup 4 voided: voided by the dealer"
+    told = [
+        re.fullmatch(rf"coup +\d  {date}  (.*)  \(events .*\)", line)
+        for line in chemin.splitlines()
+    ]
+    assert [match[1] if match else None for match in told] == [
+        "player 2♥ 5♦ = 7 · banker 2♣ 5♠ = 7 · tie",
+        "player 9♥ K♦ = 9 natural · banker 3♣ 4♠ = 7 · player wins",
+        "player 3♥ 5♦ = 8 natural · banker 9♣ K♠ = 9 natural · banker wins",
+    ]
+    assert (listings[4].returncode, missing) == (1, "")
+    assert listings[4].stderr == f"dealtable history: no coup 9 in {punto_banco}\n"

@@ -159,31 +159,71 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _history(args: argparse.Namespace) -> int:
+    with _open_journal(args.journal) as journal:
+        if journal.game() == "faro":
+            return _faro_history(journal, args)
+        return _baccarat_history(journal, args)
+
+
+def _started(at: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(at))
+
+
+def _faro_history(journal: Journal, args: argparse.Namespace) -> int:
     from display.terminal import describe
     from display.text import count
 
-    with _open_journal(args.journal) as journal:
-        if args.deal is None:
-            deals = journal.deals()
-            for deal in deals[-args.last :]:
-                started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(deal.started_at))
-                print(
-                    f"deal {deal.deal:>5}  {started}  {deal.cards:>2} cards  "
-                    f"{count(deal.splits, 'split'):>9}  {deal.ended}  "
-                    f"(events {deal.first_seq}-{deal.last_seq})"
-                )
-            if not deals:
-                print("no deals yet")
-            return 0
-        found = False
-        for event in journal.events(deal=args.deal):
-            found = True
-            text = describe(event)
-            if text:
-                print(f"{event.seq:>6}  {text}")
-        if not found:
-            print(f"dealtable history: no deal {args.deal} in {args.journal}", file=sys.stderr)
-            return 1
+    if args.deal is None:
+        deals = journal.deals()
+        for deal in deals[-args.last :]:
+            print(
+                f"deal {deal.deal:>5}  {_started(deal.started_at)}  {deal.cards:>2} cards  "
+                f"{count(deal.splits, 'split'):>9}  {deal.ended}  "
+                f"(events {deal.first_seq}-{deal.last_seq})"
+            )
+        if not deals:
+            print("no deals yet")
+        return 0
+    found = False
+    for event in journal.events(deal=args.deal):
+        found = True
+        text = describe(event)
+        if text:
+            print(f"{event.seq:>6}  {text}")
+    if not found:
+        print(f"dealtable history: no deal {args.deal} in {args.journal}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _baccarat_history(journal: Journal, args: argparse.Namespace) -> int:
+    from display.baccarat_terminal import coup_in_words, describe_in_a_coup
+    from display.text import count
+
+    coups = journal.coups()
+    if args.deal is None:
+        for coup in coups[-args.last :]:
+            if coup.result is not None:
+                what = coup_in_words(coup.result)
+            elif coup.ended == "voided":
+                what = "voided"
+            else:
+                what = f"in progress, {count(coup.cards, 'card')} dealt"
+            print(
+                f"coup {coup.coup:>5}  {_started(coup.started_at)}  {what}  "
+                f"(events {coup.first_seq}-{coup.last_seq})"
+            )
+        if not coups:
+            print("no coups yet")
+        return 0
+    recalled = next((coup for coup in coups if coup.coup == args.deal), None)
+    if recalled is None:
+        print(f"dealtable history: no coup {args.deal} in {args.journal}", file=sys.stderr)
+        return 1
+    for event in journal.events_between(recalled.first_seq, recalled.last_seq):
+        text = describe_in_a_coup(event)
+        if text:
+            print(f"{event.seq:>6}  {text}")
     return 0
 
 
@@ -364,11 +404,13 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("journal")
     verify.set_defaults(handler=_verify)
 
-    history = commands.add_parser("history", help="list deals, or recall one turn by turn")
+    history = commands.add_parser(
+        "history", help="list the deals (baccarat: coups), or recall one event by event"
+    )
     history.add_argument("journal")
-    history.add_argument("deal", type=int, nargs="?", help="the deal to recall")
+    history.add_argument("deal", type=int, nargs="?", help="the deal (baccarat: coup) to recall")
     history.add_argument(
-        "--last", type=_count_of_one_or_more, default=50, help="how many deals to list"
+        "--last", type=_count_of_one_or_more, default=50, help="how many deals (coups) to list"
     )
     history.set_defaults(handler=_history)
 

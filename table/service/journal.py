@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import IO, Any, NoReturn
 
 from table.errors import TableError
-from table.events import Event, event_from_json, event_to_json
+from table.events import CoupResult, Event, event_from_json, event_to_json
 
 FORMAT_VERSION = 1
 GENESIS_HASH = "0" * 64
@@ -286,12 +286,35 @@ class CardsTaken:
         return sum(self._split)
 
 
+@dataclass(frozen=True)
+class CoupSummary:
+    """A baccarat coup: its events from the first bet on it to its settlement."""
+
+    coup: int
+    first_seq: int
+    last_seq: int
+    started_at: float
+    cards: int
+    result: CoupResult | None
+    ended: str  # "settled", "voided" or "in progress"
+
+
 @dataclass
 class _DealTally:
     first_seq: int
     started_at: float
     last_seq: int = 0
     cards: CardsTaken = field(default_factory=CardsTaken)
+    ended: str = "in progress"
+
+
+@dataclass
+class _CoupTally:
+    first_seq: int
+    started_at: float
+    last_seq: int = 0
+    cards: CardsTaken = field(default_factory=CardsTaken)
+    result: CoupResult | None = None
     ended: str = "in progress"
 
 
@@ -549,6 +572,75 @@ class Journal:
             )
             for deal, tally in sorted(deals.items())
         ]
+
+    def game(self) -> str:
+        """The game the journal's table plays (``faro``, ``punto-banco``, ...)."""
+        rows = self._query(
+            "SELECT json_extract(body, '$.game') FROM events "
+            "WHERE type = 'rules_chosen' ORDER BY seq LIMIT 1"
+        )
+        return str(rows[0][0]) if rows and rows[0][0] else "faro"
+
+    def coups(self) -> list[CoupSummary]:
+        """Every coup of a baccarat journal, oldest first.
+
+        A record's ``deal`` is the coup in play, so the bets on the next coup, and the burn or
+        new shoe before it, carry the number of the coup that ended: they are counted with
+        the coup they lead to. The table's opening (rules, bank, seats) is no coup's.
+        """
+        rows = self._query(
+            "SELECT deal, seq, at, type, CASE type "
+            "WHEN 'card_dealt' THEN json_extract(body, '$.role') "
+            "WHEN 'dealer_correction' THEN json_extract(body, '$.undone') "
+            "WHEN 'coup_result' THEN body END "
+            "FROM events ORDER BY seq"
+        )
+        opened = False
+        over: set[int] = set()
+        coups: dict[int, _CoupTally] = {}
+        for deal, seq, at, kind, detail in rows:
+            opened = opened or kind == "shoe_started"
+            if not opened:
+                continue
+            if kind == "shoe_finished" and deal in over:
+                coup = deal  # the shoe ends with the coup it follows
+            elif deal == 0 or deal in over:
+                coup = deal + 1
+            else:
+                coup = deal
+            tally = coups.setdefault(coup, _CoupTally(first_seq=seq, started_at=at))
+            tally.last_seq = seq
+            if kind == "card_dealt" and detail != "burn":
+                tally.cards.take()
+            elif kind == "dealer_correction" and detail:
+                tally.cards.take_back()
+            elif kind == "coup_result":
+                result = decode_record(self.path, seq, detail)
+                tally.result = result if isinstance(result, CoupResult) else None
+            elif kind in ("coup_finished", "deal_voided"):
+                over.add(deal)
+                tally.ended = "settled" if kind == "coup_finished" else "voided"
+        return [
+            CoupSummary(
+                coup,
+                tally.first_seq,
+                tally.last_seq,
+                tally.started_at,
+                tally.cards.count,
+                tally.result,
+                tally.ended,
+            )
+            for coup, tally in sorted(coups.items())
+        ]
+
+    def events_between(self, first_seq: int, last_seq: int) -> Iterator[Event]:
+        """The events from ``first_seq`` to ``last_seq``, both included."""
+        cursor = self._db.execute(
+            "SELECT seq, body FROM events WHERE seq BETWEEN ? AND ? ORDER BY seq",
+            (first_seq, last_seq),
+        )
+        for seq, body in cursor:
+            yield decode_record(self.path, seq, body)
 
     def _query(self, sql: str) -> list[Any]:
         try:
