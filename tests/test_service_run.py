@@ -448,3 +448,46 @@ def test_a_console_table_with_no_keyboard_stops_with_why(tmp_path: Path) -> None
     assert "the console ended before its first line" in silent.stderr
     typed = dealtable("run", "--config", str(config), typed="punter ana 50\n")
     assert typed.returncode == 0, typed.stderr
+
+
+def test_a_page_that_cannot_be_served_is_refused_in_one_line_and_changes_nothing(
+    tmp_path: Path,
+) -> None:
+    in_use = "the port is already in use (another server listens on it)"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        refused = dealtable(
+            "web",
+            "--journal",
+            str(tmp_path / "j.sqlite"),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        )
+        assert refused.returncode == 2
+        assert refused.stderr == (
+            f"dealtable web: cannot serve the table's page on 127.0.0.1:{port}: {in_use}\n"
+        )
+        config = tmp_path / "web.toml"
+        journal = tmp_path / "t.sqlite"
+        config.write_text(
+            f'[table]\njournal = "{journal}"\n\n[web]\nhost = "127.0.0.1"\nport = {port}\n'
+        )
+        refused = dealtable("run", "--config", str(config), "--deals", "1", "--speed", "0")
+        assert refused.returncode == 2
+        assert refused.stderr.splitlines()[-1] == (
+            f"dealtable run: {config}: [web] port: cannot serve the table's page on "
+            f"127.0.0.1:{port}: {in_use}"
+        )
+        assert not journal.exists()
+    unknown = dealtable(
+        "web", "--journal", str(tmp_path / "j.sqlite"), "--host", "nosuchhost.invalid"
+    )
+    assert unknown.returncode == 2
+    assert unknown.stderr.startswith(
+        "dealtable web: cannot serve the table's page on nosuchhost.invalid:8080: "
+        "no machine is known by the name 'nosuchhost.invalid'"
+    )

@@ -7,6 +7,7 @@ it replays its journal and resumes exactly where it stopped.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import os
@@ -36,7 +37,7 @@ from table.events import (
 from table.faro.engine import FaroState, Phase
 from table.faro.punters import DEMO_PUNTERS, round_of_bets
 from table.language import Command, ShuffleCmd, parse_line, usage
-from table.service.config import Config
+from table.service.config import Config, ConfigError
 from table.service.journal import Journal, JournalDamagedError
 from table.service.table_service import TableService
 from table.shoe import Shoe
@@ -44,6 +45,7 @@ from table.shoe import Shoe
 if TYPE_CHECKING:
     from table.service.hardware import TableHardware
     from table.service.readers import BarcodeShoeReader, CameraReader
+    from table.service.web import MqttCommandRelay, WebServer
 
 log = logging.getLogger("dealtable")
 
@@ -188,7 +190,14 @@ def run(
     """Run the table until ``deals`` more deals are finished (or deal ``until_deal`` is over),
     the console closes, or a signal asks it to stop."""
     stop = stop or threading.Event()
-    journal, service = open_table(config, clock)
+    # The page's port is taken before the journal is touched: a port in use refuses the
+    # start and changes nothing.
+    with contextlib.ExitStack() as undo_if_refused:
+        web = _bind_web(config)
+        if web is not None:
+            undo_if_refused.callback(web.stop)
+        journal, service = open_table(config, clock)
+        undo_if_refused.pop_all()
     if service.resumed:
         log.info(
             "resumed from %s at event %d (%s)",
@@ -217,25 +226,11 @@ def run(
         hardware = TableHardware(config.hardware)
     if hardware is not None:
         hardware.attach(service)
-    web = None
-    if config.web is not None:
-        from table.service.web import LiveView, ServiceFeed, WebServer
+    if web is not None:
+        from table.service.web import ServiceFeed
 
-        view = LiveView(advisor=config.table.advisor)
-        ServiceFeed(service, view)
-        relay = None
-        if config.mqtt is not None and config.web.croupier_username:
-            from table.service.web import MqttCommandRelay
-
-            relay = MqttCommandRelay(
-                dataclasses.replace(
-                    config.mqtt,
-                    username=config.web.croupier_username,
-                    password=config.web.croupier_password,
-                ),
-                config.table.id,
-            )
-        web = WebServer(view, config.web.host, config.web.port, config.web.language, relay)
+        ServiceFeed(service, web.view)
+        web.relay = _croupier_relay(config)
         web.start()
         log.info("the table on the web: %s", web.url)
     simulated = (
@@ -360,6 +355,38 @@ def open_table(
     except BaseException:
         journal.close()
         raise
+
+
+def _bind_web(config: Config) -> WebServer | None:
+    if config.web is None:
+        return None
+    from table.service.web import LiveView, WebServer, WebServerError
+
+    try:
+        return WebServer(
+            LiveView(advisor=config.table.advisor),
+            config.web.host,
+            config.web.port,
+            config.web.language,
+        )
+    except WebServerError as error:
+        raise ConfigError(f"{config.source}: [web] {error.key}: {error}") from None
+
+
+def _croupier_relay(config: Config) -> MqttCommandRelay | None:
+    """The croupier page's way to the table: its betting account on the table's broker."""
+    if config.web is None or config.mqtt is None or not config.web.croupier_username:
+        return None
+    from table.service.web import MqttCommandRelay
+
+    return MqttCommandRelay(
+        dataclasses.replace(
+            config.mqtt,
+            username=config.web.croupier_username,
+            password=config.web.croupier_password,
+        ),
+        config.table.id,
+    )
 
 
 def _deal_over(service: TableService, deal: int) -> bool:

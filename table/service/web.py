@@ -10,8 +10,10 @@ config) or from following a journal file that another process writes (``dealtabl
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
+import socket
 import threading
 import time
 import uuid
@@ -29,6 +31,7 @@ from display.baccarat_view import baccarat_view
 from display.frames import table_view
 from table.baccarat.engine import BaccaratState, BaccaratTable
 from table.baccarat.roads import follow_shoe
+from table.errors import TableError
 from table.events import CoupResult, Event, RulesChosen
 from table.faro.engine import FaroState, FaroTable
 from table.games import GAME_TITLES
@@ -337,6 +340,28 @@ class _Handler(BaseHTTPRequestHandler):
             return
 
 
+class WebServerError(TableError):
+    """The page cannot be served; ``key`` is the setting to change (``host`` or ``port``)."""
+
+    def __init__(self, message: str, key: str) -> None:
+        super().__init__(message)
+        self.key = key
+
+
+def _cannot_serve(host: str, port: int, error: OSError) -> WebServerError:
+    if isinstance(error, socket.gaierror):
+        key, why = "host", f"no machine is known by the name {host!r} ({error.strerror})"
+    elif error.errno == errno.EADDRINUSE:
+        key, why = "port", "the port is already in use (another server listens on it)"
+    elif error.errno == errno.EADDRNOTAVAIL:
+        key, why = "host", f"{host} is not an address of this machine"
+    elif error.errno == errno.EACCES:
+        key, why = "port", "permission denied (a port below 1024 needs root)"
+    else:
+        key, why = "host", error.strerror or str(error)
+    return WebServerError(f"cannot serve the table's page on {host}:{port}: {why}", key)
+
+
 class WebServer(ThreadingHTTPServer):
     daemon_threads = True
 
@@ -352,7 +377,10 @@ class WebServer(ThreadingHTTPServer):
         self.language = language
         self.relay = relay
         self.stopping = threading.Event()
-        super().__init__((host, port), _Handler)
+        try:
+            super().__init__((host, port), _Handler)
+        except OSError as error:
+            raise _cannot_serve(host, port, error) from None
         self._thread: threading.Thread | None = None
 
     @property
@@ -367,5 +395,6 @@ class WebServer(ThreadingHTTPServer):
 
     def stop(self) -> None:
         self.stopping.set()
-        self.shutdown()
+        if self._thread is not None:  # shutdown() waits for a serve_forever that never ran
+            self.shutdown()
         self.server_close()
