@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
+
+from tests.mosquitto import wait_until
 
 RECORDS = Path(__file__).parent / "records"
 
@@ -161,3 +165,130 @@ def test_the_readers_commands_are_part_of_dealtable(tmp_path: Path) -> None:
     assert sheet.stat().st_size > 10_000
     for command in ("teach", "recognize", "odds", "simulate", "web", "exhibit", "snapshot"):
         assert run(command, "--help").returncode == 0
+
+
+def test_a_file_a_command_cannot_write_is_named_in_one_line(tmp_path: Path) -> None:
+    journal = tmp_path / "j.sqlite"
+    assert run("run", "--deals", "0", "--journal", str(journal)).returncode == 0
+    missing = tmp_path / "missing"
+    commands = {
+        "export": ("export", str(journal), "--out", str(missing / "x.csv")),
+        "snapshot": ("snapshot", "--out", str(missing / "x.png")),
+        "barcodes": ("barcodes", "--out", str(missing / "b.pdf")),
+        "simulate": ("simulate", "--deals", "10", "--plot", str(missing / "p.png")),
+    }
+    for command, args in commands.items():
+        refused = run(*args)
+        assert refused.returncode == 2, command
+        assert refused.stderr == (
+            f"dealtable {command}: cannot write {args[-1]}: there is no folder {missing}\n"
+        )
+    assert run("snapshot", "--out", str(tmp_path)).stderr == (
+        f"dealtable snapshot: cannot write {tmp_path}: it is a folder\n"
+    )
+    dangling = tmp_path / "link.png"
+    dangling.symlink_to(missing / "x.png")  # its folder is there; where it leads is not
+    refused = run("snapshot", "--out", str(dangling))
+    assert refused.returncode == 2
+    assert (
+        refused.stderr
+        == f"dealtable snapshot: cannot write {dangling}: No such file or directory\n"
+    )
+    assert not missing.exists()
+
+
+def test_numbers_out_of_range_are_refused_before_the_command_starts(tmp_path: Path) -> None:
+    cases = [
+        (
+            ("exhibit", "--pause", "-1"),
+            "argument --pause: expected a number of at least 0, got '-1'",
+        ),
+        (("run", "--speed", "-1"), "argument --speed: expected a number of at least 0, got '-1'"),
+        (("run", "--deals", "-1"), "argument --deals: expected a whole number of at least 0"),
+        (
+            ("demo", "--speed", "nan"),
+            "argument --speed: expected a number of at least 0, got 'nan'",
+        ),
+        (("snapshot", "--cards", "-5"), "argument --cards: expected a whole number of at least 0"),
+        (
+            ("web", "--journal", "j", "--port", "99999"),
+            "argument --port: expected a whole number from 1 to 65535, got '99999'",
+        ),
+    ]
+    for args, message in cases:
+        refused = subprocess.run(
+            [sys.executable, "-m", "table.service.cli", *args],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=tmp_path,
+            check=False,
+        )
+        assert refused.returncode == 2, args
+        assert f"dealtable {args[0]}: error: {message}" in refused.stderr
+        assert "Traceback" not in refused.stderr
+    assert list(tmp_path.iterdir()) == []  # `run` refused before it made a journal
+
+
+def test_a_record_that_is_not_utf8_is_named_with_its_line(tmp_path: Path) -> None:
+    record = tmp_path / "latin1.deal"
+    record.write_bytes("bank 10\npunter jos\xe9 10\n".encode("latin-1"))
+    refused = run("replay", str(record), "--json")
+    assert refused.returncode == 2
+    assert refused.stderr == (
+        f"dealtable replay: {record}:2: not UTF-8 text (byte 0xe9); "
+        "the table language is written in UTF-8\n"
+    )
+    settled = [json.loads(line)["type"] for line in refused.stdout.splitlines()]
+    assert settled == ["rules_chosen", "bank_funded"]  # the line before it was settled
+
+
+class Output:
+    """A running command's output, read line by line on a thread as it comes."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.lines: list[str] = []
+        self._thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self._thread.start()
+
+    def _read(self, stream: IO[str]) -> None:
+        for line in stream:
+            self.lines.append(line)
+
+    def text(self) -> str:
+        self._thread.join(timeout=10)
+        return "".join(self.lines)
+
+
+def test_ctrl_c_stops_a_command_quietly_with_status_130() -> None:
+    following = subprocess.Popen(
+        [sys.executable, "-m", "table.service.cli", "replay", "-", "--json"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert following.stdin and following.stdout and following.stderr
+    out = Output(following.stdout)
+    following.stdin.write("bank 10\n")
+    following.stdin.flush()
+    assert wait_until(lambda: bool(out.lines))  # the line was settled as soon as it was written
+    assert json.loads(out.lines[0])["type"] == "rules_chosen"
+    following.send_signal(signal.SIGINT)
+    assert following.wait(timeout=30) == 130
+    assert following.stderr.read() == ""
+    following.stdin.close()
+
+    simulating = subprocess.Popen(
+        [sys.executable, "-m", "table.service.cli", "simulate", "--deals", "100000000",
+         "--progress"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    assert simulating.stderr
+    progress = Output(simulating.stderr)  # the bar's '\r' ends a line in text mode
+    assert wait_until(lambda: any("%" in line for line in progress.lines), timeout=60)
+    simulating.send_signal(signal.SIGINT)
+    assert simulating.wait(timeout=30) == 130
+    assert "Traceback" not in progress.text()

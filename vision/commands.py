@@ -84,8 +84,8 @@ def add_subcommands(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
     barcodes_parser.set_defaults(handler=run_barcodes)
 
 
-def _fail(message: str, stderr: TextIO) -> int:
-    print(f"error: {message}", file=stderr)
+def _fail(command: str, message: str) -> int:
+    print(f"dealtable {command}: {message}", file=sys.stderr)
     return 2
 
 
@@ -108,7 +108,7 @@ def run_teach(
         profile = teach(images, name, deck)
         path = profile.save(folder)
     except (VisionError, CardParseError) as error:
-        return _fail(str(error), sys.stderr)
+        return _fail("teach", str(error))
     print(f"taught deck {name!r} ({deck.name}) -> {path}", file=out)
     return 0
 
@@ -170,7 +170,7 @@ def run_recognize(args: argparse.Namespace, out: TextIO | None = None) -> int:
     try:
         profile = find_profile(args.deck, args.profiles or default_profile_folder())
     except VisionError as error:
-        return _fail(str(error), sys.stderr)
+        return _fail("recognize", str(error))
     recognizer = Recognizer(profile)
     for path in args.images:
         image = cv2.imread(str(path), cv2.IMREAD_COLOR)
@@ -193,6 +193,6 @@ def run_barcodes(args: argparse.Namespace, out: TextIO | None = None) -> int:
     try:
         path = write_sticker_sheets(args.decks, args.out, find_deck(args.deck))
     except (VisionError, CardParseError) as error:
-        return _fail(str(error), sys.stderr)
+        return _fail("barcodes", str(error))
     print(f"stickers for {args.decks} deck(s) -> {path}", file=out)
     return 0

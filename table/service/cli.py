@@ -17,71 +17,87 @@ from table.errors import TableError
 from table.events import event_to_json
 from table.faro.rules import RULE_SETS
 from table.language import GAMES
+from table.service.arguments import number, port_number, whole_number
 
 if TYPE_CHECKING:
     from table.service.config import Config
     from table.service.journal import Journal
 
 
+class UnreadableRecordError(TableError):
+    """A record that is not text in the table language's encoding."""
+
+
 def _replay(args: argparse.Namespace) -> int:
     # The baccarat lines fall back to Faro's for the events the games share.
     from display.baccarat_terminal import describe
-    from table.games import replay_lines
+    from table.games import Replay
 
-    if args.file == "-":
-        lines = sys.stdin.read().splitlines()
-    else:
-        try:
-            with open(args.file, encoding="utf-8") as handle:
-                lines = handle.read().splitlines()
-        except OSError as error:
-            print(f"dealtable replay: cannot read {args.file}: {error.strerror}", file=sys.stderr)
-            return 2
-    replay = replay_lines(lines)
-    for event in replay.events:
-        if args.json:
-            print(json.dumps(event_to_json(event), ensure_ascii=False))
-        else:
-            text = describe(event)
-            if text:
-                print(text)
-    for refused in replay.errors:
-        print(f"{args.file}:{refused.line_number}: refused: {refused.message}", file=sys.stderr)
+    # A line is settled and printed as soon as it is read, so that `replay -` follows a
+    # record as it is written; decoding a line at a time names the line that is not UTF-8.
+    following = args.file == "-"
+    try:
+        record = sys.stdin.buffer if following else open(args.file, "rb")  # noqa: SIM115
+    except OSError as error:
+        print(f"dealtable replay: cannot read {args.file}: {error.strerror}", file=sys.stderr)
+        return 2
+    replay = Replay()
+    with contextlib.ExitStack() as opened:
+        if not following:
+            opened.callback(record.close)
+        for number, raw in enumerate(record, start=1):
+            try:
+                line = raw.decode("utf-8").rstrip("\r\n")
+            except UnicodeDecodeError as error:
+                raise UnreadableRecordError(
+                    f"{args.file}:{number}: not UTF-8 text (byte {raw[error.start]:#04x}); "
+                    "the table language is written in UTF-8"
+                ) from None
+            try:
+                events = replay.run_line(line, number)
+            except TableError:
+                refused = replay.errors[-1]
+                print(f"{args.file}:{number}: refused: {refused.message}", file=sys.stderr)
+                continue
+            for event in events:
+                if args.json:
+                    print(json.dumps(event_to_json(event), ensure_ascii=False))
+                elif text := describe(event):
+                    print(text)
+            if following:
+                sys.stdout.flush()
     return 1 if replay.errors else 0
 
 
 def _demo(args: argparse.Namespace) -> int:
-    try:
-        if args.game == "faro":
-            from table.service.demo import run_demo
+    if args.game == "faro":
+        from table.service.demo import run_demo
 
-            rules = args.rules or "classic"
-            if rules not in RULE_SETS:
-                known = ", ".join(sorted(RULE_SETS))
-                print(f"dealtable demo: unknown Faro rules {rules!r} ({known})", file=sys.stderr)
-                return 2
-            run_demo(seed=args.seed, rules=rules, punters=args.punters, speed=args.speed)
-        else:
-            from table.baccarat.rules import RULE_SETS as BACCARAT_RULE_SETS
-            from table.service.baccarat_demo import run_baccarat_demo
+        rules = args.rules or "classic"
+        if rules not in RULE_SETS:
+            known = ", ".join(sorted(RULE_SETS))
+            print(f"dealtable demo: unknown Faro rules {rules!r} ({known})", file=sys.stderr)
+            return 2
+        run_demo(seed=args.seed, rules=rules, punters=args.punters, speed=args.speed)
+    else:
+        from table.baccarat.rules import RULE_SETS as BACCARAT_RULE_SETS
+        from table.service.baccarat_demo import run_baccarat_demo
 
-            rules = args.rules or "standard"
-            if rules not in BACCARAT_RULE_SETS[args.game]:
-                known = ", ".join(BACCARAT_RULE_SETS[args.game])
-                print(
-                    f"dealtable demo: unknown {args.game} rules {rules!r} ({known})",
-                    file=sys.stderr,
-                )
-                return 2
-            run_baccarat_demo(
-                game=args.game,
-                seed=args.seed,
-                rules=rules,
-                punters=args.punters,
-                speed=args.speed,
+        rules = args.rules or "standard"
+        if rules not in BACCARAT_RULE_SETS[args.game]:
+            known = ", ".join(BACCARAT_RULE_SETS[args.game])
+            print(
+                f"dealtable demo: unknown {args.game} rules {rules!r} ({known})",
+                file=sys.stderr,
             )
-    except KeyboardInterrupt:
-        return 130
+            return 2
+        run_baccarat_demo(
+            game=args.game,
+            seed=args.seed,
+            rules=rules,
+            punters=args.punters,
+            speed=args.speed,
+        )
     return 0
 
 
@@ -254,17 +270,14 @@ def _config_check(args: argparse.Namespace) -> int:
 def _exhibit(args: argparse.Namespace) -> int:
     from table.service.exhibit import run_exhibit
 
-    try:
-        run_exhibit(
-            language=args.lang,
-            seed=args.seed,
-            rules=args.rules,
-            pause=args.pause,
-            deals=args.deals,
-            advisor=args.advisor,
-        )
-    except KeyboardInterrupt:
-        return 130
+    run_exhibit(
+        language=args.lang,
+        seed=args.seed,
+        rules=args.rules,
+        pause=args.pause,
+        deals=args.deals,
+        advisor=args.advisor,
+    )
     return 0
 
 
@@ -275,9 +288,9 @@ def _web(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(name)s: %(message)s")
     view = LiveView(advisor=args.advisor)
+    server = WebServer(view, args.host, args.port, args.lang)
     follower = JournalFollower(args.journal, view)
     follower.start()
-    server = WebServer(view, args.host, args.port, args.lang)
     print(f"dealtable web: {server.url}?lang={args.lang} (following {args.journal})", flush=True)
     stop = threading.Event()
     from table.service.run import install_signal_handlers
@@ -354,7 +367,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--punters", type=int, default=6, choices=range(3, 7), help="3 to 6")
     demo.add_argument(
         "--speed",
-        type=float,
+        type=number(0),
         default=None,
         help="cards (Faro) or coups (baccarat) per second "
         "(default 2.5 or 1 on a terminal, no pause otherwise; 0: no pause)",
@@ -369,24 +382,28 @@ def build_parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="run the table service")
     run.add_argument("--config", help="table.toml (none: a fully simulated Faro table)")
     run.add_argument("--journal", help="journal file (overrides the config)")
-    run.add_argument("--deals", type=int, help="stop after this many more deals")
-    run.add_argument("--until-deal", type=int, help="stop once this deal (counted from 1) is over")
-    run.add_argument("--speed", type=float, help="simulated cards per second (0: no pause)")
+    run.add_argument("--deals", type=whole_number(0), help="stop after this many more deals")
+    run.add_argument(
+        "--until-deal", type=whole_number(1), help="stop once this deal (counted from 1) is over"
+    )
+    run.add_argument("--speed", type=number(0), help="simulated cards per second (0: no pause)")
     run.set_defaults(handler=_run)
 
     exhibit = commands.add_parser("exhibit", help="deal unattended and explain every turn")
     exhibit.add_argument("--lang", default="en", help="en, es or ru")
     exhibit.add_argument("--seed", type=int, default=1)
     exhibit.add_argument("--rules", default="classic", choices=sorted(RULE_SETS))
-    exhibit.add_argument("--pause", type=float, default=4.0, help="seconds after each turn")
-    exhibit.add_argument("--deals", type=int, help="stop after this many deals (default: never)")
+    exhibit.add_argument("--pause", type=number(0), default=4.0, help="seconds after each turn")
+    exhibit.add_argument(
+        "--deals", type=whole_number(1), help="stop after this many deals (default: never)"
+    )
     exhibit.add_argument("--advisor", action="store_true", help="say where a bet costs least")
     exhibit.set_defaults(handler=_exhibit)
 
     web = commands.add_parser("web", help="show a table live in a browser")
     web.add_argument("--journal", required=True, help="the journal of the table to show")
     web.add_argument("--host", default="0.0.0.0")
-    web.add_argument("--port", type=int, default=8080)
+    web.add_argument("--port", type=port_number, default=8080)
     web.add_argument("--lang", default="en", choices=("en", "es", "ru"))
     web.add_argument("--advisor", action="store_true", help="show each rank's split risk and edge")
     web.set_defaults(handler=_web)
@@ -394,9 +411,11 @@ def build_parser() -> argparse.ArgumentParser:
     snapshot = commands.add_parser("snapshot", help="a PNG of the layout and the abacus")
     snapshot.add_argument("--out", default="table.png")
     snapshot.add_argument("--journal", help="draw this journal's table (default: a seeded deal)")
-    snapshot.add_argument("--seq", type=int, help="as it was at this event of the journal")
+    snapshot.add_argument(
+        "--seq", type=whole_number(1), help="as it was at this event of the journal"
+    )
     snapshot.add_argument("--seed", type=int, default=1)
-    snapshot.add_argument("--cards", type=int, default=23, help="cards out of the box")
+    snapshot.add_argument("--cards", type=whole_number(0), default=23, help="cards out of the box")
     snapshot.add_argument("--rules", default="classic", choices=sorted(RULE_SETS))
     snapshot.set_defaults(handler=_snapshot)
 
@@ -436,9 +455,55 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# What each command writes: its folder is checked before the command starts, so that a
+# mistyped path costs nothing (not a whole simulation) and is told in one line.
+OUTPUT_ARGUMENTS = {"export": "out", "snapshot": "out", "barcodes": "out", "simulate": "plot"}
+
+
+class OutputFileError(TableError):
+    """A command's output file that cannot be written."""
+
+
+def _output(args: argparse.Namespace) -> Path | None:
+    name = OUTPUT_ARGUMENTS.get(args.command)
+    value = getattr(args, name, None) if name else None
+    return Path(value) if value else None
+
+
+def _check_output(args: argparse.Namespace) -> None:
+    path = _output(args)
+    if path is None:
+        return
+    folder = path.parent
+    if not folder.is_dir():
+        raise OutputFileError(f"cannot write {path}: there is no folder {folder}")
+    if path.is_dir():
+        raise OutputFileError(f"cannot write {path}: it is a folder")
+
+
+def _os_error_message(error: OSError, args: argparse.Namespace) -> str:
+    why = error.strerror or str(error)
+    if error.filename is None:
+        return why
+    output = _output(args)
+    doing = (
+        "cannot write" if output is not None and Path(error.filename) == output else "cannot use"
+    )
+    return f"{doing} {error.filename}: {why}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
     try:
+        args = build_parser().parse_args(argv)
+        return _carry_out(args)
+    except KeyboardInterrupt:
+        # Ctrl-C is how a user stops a command: no traceback, the shell's status for SIGINT.
+        return 130
+
+
+def _carry_out(args: argparse.Namespace) -> int:
+    try:
+        _check_output(args)
         code: int = args.handler(args)
     except TableError as error:
         for line in str(error).splitlines():  # a configuration's every problem, a line each
@@ -448,6 +513,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader went away (`dealtable history J | head`): stop quietly, as Unix tools do.
         sys.stderr.close()
         return 0
+    except OSError as error:
+        print(f"dealtable {args.command}: {_os_error_message(error, args)}", file=sys.stderr)
+        return 2
     return code
 
 
