@@ -25,6 +25,7 @@ from table.language import (
     PunterCmd,
     RulesCmd,
     VoidCmd,
+    line_word,
 )
 
 
@@ -73,4 +74,4 @@ def run_table_command(
             return []
         case GameCmd(game=game):
             raise IllegalCommandError(f"game {game}: this table deals {table.game}")
-    raise IllegalCommandError(f"a {table.game} table cannot carry out {type(command).__name__}")
+    raise IllegalCommandError(f"{line_word(command)}: not a line a {table.game} table takes")

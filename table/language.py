@@ -175,6 +175,35 @@ _USAGE = {
 }
 
 
+_WORDS: dict[type[Command], str] = {
+    GameCmd: "game",
+    RulesCmd: "rules",
+    BankCmd: "bank",
+    PunterCmd: "punter",
+    LeaveCmd: "leave",
+    BankerCmd: "banker",
+    BetCmd: "bet",
+    WithdrawCmd: "withdraw",
+    MoveCmd: "move",
+    CallCmd: "call",
+    CardCmd: "card",
+    StandCmd: "stand",
+    BancoCmd: "banco",
+    PassBankCmd: "pass",
+    CutCmd: "cut",
+    ShuffleCmd: "shuffle",
+    LockCmd: "lock",
+    EmptyCmd: "empty",
+    VoidCmd: "void",
+    CorrectCmd: "correct",
+}
+
+
+def line_word(command: Command) -> str:
+    """The word a command's line begins with, to name it to a dealer."""
+    return _WORDS.get(type(command), type(command).__name__)
+
+
 def usage() -> str:
     """Every line the language knows, one per line."""
     return "\n".join(_USAGE.values())

@@ -491,3 +491,49 @@ def test_a_page_that_cannot_be_served_is_refused_in_one_line_and_changes_nothing
         "dealtable web: cannot serve the table's page on nosuchhost.invalid:8080: "
         "no machine is known by the name 'nosuchhost.invalid'"
     )
+
+
+def test_at_the_console_a_line_of_the_other_game_is_refused_in_a_dealers_words(
+    tmp_path: Path,
+) -> None:
+    def console(game: str, lines: list[str]) -> list[str]:
+        config = tmp_path / f"{game}.toml"
+        config.write_text(
+            f'[table]\ngame = "{game}"\njournal = "{tmp_path / game}.sqlite"\n'
+            '\n[reader]\nkind = "console"\n\n[display]\nterminal = false\n'
+        )
+        ran = subprocess.run(
+            [*CLI, "run", "--config", str(config)],
+            input="\n".join(lines) + "\n",
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert ran.returncode == 0, ran.stderr
+        return [line for line in ran.stdout.splitlines() if line.startswith("refused:")]
+
+    faro = console(
+        "faro", ["punter ana 100", "shuffle", "cut", "banco ana", "pass", "bet ana tie 5"]
+    )
+    assert faro == [
+        "refused: cut: a Faro table has no cut card (it is a baccarat line)",
+        "refused: banco ana: banco is a baccarat line; at Faro a punter bets on the layout "
+        "against the bank",
+        "refused: pass: a banker gives up the bank at baccarat; at Faro the house holds the "
+        "bank, or under home rules it passes by itself after each deal",
+        "refused: not a spot: 'tie' is a baccarat side (expected a rank such as 9, a group such "
+        "as 4+5+9+10, a win-and-lose pair such as J>K, or high, odd, even, red, black)",
+    ]
+    baccarat = console(
+        "punto-banco",
+        ["punter ana 100", "shuffle", "call ana 7 J 3 2", "bet ana 9 4 copper", "bet ana 4+5 4"],
+    )
+    sides = "banker, banker-pair, player, player-pair, tie"
+    assert baccarat == [
+        "refused: call: calling the turn is Faro's; baccarat has no turn",
+        "refused: bet ana 9: coppers, marks and progressions are Faro's; a baccarat bet is "
+        "PUNTER SIDE AMOUNT",
+        f"refused: bet ana 4+5 4: 4+5 is a spot on a Faro layout; at punto-banco a bet is on a "
+        f"side ({sides})",
+    ]

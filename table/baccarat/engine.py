@@ -29,9 +29,9 @@ from table.baccarat.tableau import (
     player_draws,
     representative_rule,
 )
-from table.cards import Card
+from table.cards import Card, Rank
 from table.dealer import Alarm, DealerDesk, TableFolds, check_amount, check_name, last_card_index
-from table.errors import BetRefusedError, IllegalCommandError, RulesError
+from table.errors import BetRefusedError, CardParseError, IllegalCommandError, RulesError
 from table.events import (
     AlarmCleared,
     AlarmKind,
@@ -124,6 +124,19 @@ _SPOTS: dict[Family, dict[str, str]] = {
     Family.BANQUE: {"right": "right", "droite": "right", "left": "left", "gauche": "left"},
     Family.MACAO: {"player": "player", "punto": "player", "p": "player"},
 }
+
+
+def _is_faro_spot(spot: str) -> bool:
+    """A rank, a group such as 4+5, a pair such as J>K, or one of Faro's standing bets."""
+    cleaned = spot.strip().lower()
+    if cleaned in ("high", "odd", "even", "red", "black", "call"):
+        return True
+    try:
+        for part in cleaned.replace(">", "+").split("+"):
+            Rank.parse(part)
+    except CardParseError:
+        return False
+    return True
 
 
 class Bet(NamedTuple):
@@ -811,6 +824,11 @@ class BaccaratTable(DealerDesk):
             if family is Family.CHEMIN_DE_FER and spot.lower() == "banco":
                 raise BetRefusedError(f"{what}: call banco with 'banco PUNTER'")
             known = ", ".join(sorted(set(_SPOTS[family].values())))
+            if _is_faro_spot(spot):
+                raise BetRefusedError(
+                    f"{what}: {spot} is a spot on a Faro layout; at {self.game} a bet is on a "
+                    f"side ({known})"
+                )
             raise BetRefusedError(f"{what}: unknown side {spot!r} at {self.game} (sides: {known})")
         if name.endswith("-pair") and not self.state.rules.pair_bets:
             raise BetRefusedError(

@@ -8,11 +8,14 @@ from table.commands import run_table_command
 from table.errors import IllegalCommandError
 from table.events import Event
 from table.language import (
+    BancoCmd,
     BetCmd,
     CallCmd,
     Command,
+    CutCmd,
     EmptyCmd,
     MoveCmd,
+    PassBankCmd,
     ShuffleCmd,
     StandCmd,
     VoidCmd,
@@ -54,4 +57,16 @@ def run_command(table: FaroTable, command: Command, *, at: float | None = None) 
             return table.void_deal(at=at)
         case StandCmd():
             raise IllegalCommandError("stand: Faro has no third card; stand is a baccarat line")
+        case CutCmd():
+            raise IllegalCommandError("cut: a Faro table has no cut card (it is a baccarat line)")
+        case BancoCmd(punter=punter):
+            raise IllegalCommandError(
+                f"banco {punter}: banco is a baccarat line; at Faro a punter bets on the layout "
+                "against the bank"
+            )
+        case PassBankCmd():
+            raise IllegalCommandError(
+                "pass: a banker gives up the bank at baccarat; at Faro the house holds the bank, "
+                "or under home rules it passes by itself after each deal"
+            )
     return run_table_command(table, command, at=at)

@@ -65,6 +65,10 @@ class Spot:
 
 
 CALL_SPOT = Spot(SpotKind.CALL)
+# Said at a Faro table by a dealer who also deals baccarat: named as such.
+_BACCARAT_SIDES = frozenset(
+    ("player", "banker", "tie", "player-pair", "banker-pair", "punto", "banca", "left", "right")
+)
 _NAMED = {kind.value: Spot(kind) for kind in STANDING_KINDS}
 
 
@@ -91,9 +95,10 @@ def parse_spot(text: str) -> Spot:
     except BetRefusedError:
         raise
     except ValueError:
+        baccarat = " is a baccarat side" if cleaned in _BACCARAT_SIDES else ""
         raise BetRefusedError(
-            f"not a spot: {text!r} (expected a rank such as 9, a group such as 4+5+9+10, "
-            "a win-and-lose pair such as J>K, or high, odd, even, red, black)"
+            f"not a spot: {text!r}{baccarat} (expected a rank such as 9, a group such as "
+            "4+5+9+10, a win-and-lose pair such as J>K, or high, odd, even, red, black)"
         ) from None
     if len(ranks) != len(cleaned.split("+")):
         raise BetRefusedError(f"spot {text!r} names a rank twice")
