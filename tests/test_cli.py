@@ -292,3 +292,19 @@ def test_ctrl_c_stops_a_command_quietly_with_status_130() -> None:
     simulating.send_signal(signal.SIGINT)
     assert simulating.wait(timeout=30) == 130
     assert "Traceback" not in progress.text()
+
+
+def test_the_exhibit_and_the_snapshot_seat_a_simulated_banker_under_home_rules(
+    tmp_path: Path,
+) -> None:
+    """Under home rules the bank is a player's own chips: a simulated player holds it first."""
+    for rules in ("home", "home-full-loss"):
+        exhibit = run("exhibit", "--rules", rules, "--deals", "2", "--pause", "0")
+        assert exhibit.returncode == 0, exhibit.stderr
+        assert exhibit.stdout.count("The deck is done") == 2
+        assert "Hugo's bet" in exhibit.stdout  # the first banker bets once the bank has passed
+        picture = tmp_path / f"{rules}.png"
+        drawn = run("snapshot", "--rules", rules, "--out", str(picture))
+        assert drawn.returncode == 0, drawn.stderr
+        assert drawn.stdout == f"dealtable snapshot: {picture}\n"
+        assert picture.stat().st_size > 10_000

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from table.cards import Rank
 from table.faro.engine import FaroState
 from table.faro.layout import legal_groups
+from table.faro.rules import FaroRules
 from table.language import BetCmd, CallCmd, Command, WithdrawCmd
 
 Style = Callable[[FaroState, str, random.Random, int], list[Command]]
@@ -161,6 +162,19 @@ DEMO_PUNTERS = (
     SimulatedPunter("elena", "caller", 100, 2),
     SimulatedPunter("frank", "casekeep", 100, 2),
 )
+
+
+# Under rules where the bank is a player's own chips (home Faro), a simulated table seats one
+# more player, first, who holds the bank with a banker's bankroll before it passes on.
+HOME_BANKER = SimulatedPunter("hugo", "flat", 300, 1)
+
+
+def simulated_seats(
+    rules: FaroRules, punters: Sequence[SimulatedPunter]
+) -> tuple[SimulatedPunter, ...]:
+    """Who sits at a simulated table, in seat order: ``punters``, after a banker of their own
+    when the house does not hold the bank."""
+    return (HOME_BANKER, *punters) if rules.bank_passes else tuple(punters)
 
 
 def round_of_bets(

@@ -307,7 +307,7 @@ def _snapshot(args: argparse.Namespace) -> int:
     import random
 
     from table.faro.engine import FaroTable
-    from table.faro.punters import DEMO_PUNTERS, round_of_bets
+    from table.faro.punters import DEMO_PUNTERS, round_of_bets, simulated_seats
     from table.shoe import Shoe
 
     if args.journal:
@@ -317,8 +317,10 @@ def _snapshot(args: argparse.Namespace) -> int:
     else:
         # A seeded simulated deal stopped after --cards cards, as the demo deals it.
         table = FaroTable("snapshot", args.rules)
-        table.fund_bank(2000)
-        for punter in DEMO_PUNTERS:
+        seats = simulated_seats(table.state.rules, DEMO_PUNTERS)
+        if not table.state.rules.bank_passes:
+            table.fund_bank(2000)
+        for punter in seats:
             table.seat(punter.name, punter.bankroll)
         table.new_deck()
         rng = random.Random(args.seed)
@@ -326,7 +328,7 @@ def _snapshot(args: argparse.Namespace) -> int:
             : args.cards
         ]:
             if table.state.bets_open:
-                for command in round_of_bets(table.state, DEMO_PUNTERS, rng):
+                for command in round_of_bets(table.state, seats, rng):
                     with contextlib.suppress(TableError):
                         table.apply(command)
             table.deal(card)

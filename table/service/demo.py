@@ -19,7 +19,7 @@ from display.text import count, wrap
 from table.errors import TableError
 from table.events import BetPlaced, BetWithdrawn, Event, TurnCalled
 from table.faro.engine import FaroTable
-from table.faro.punters import DEMO_PUNTERS, SimulatedPunter
+from table.faro.punters import DEMO_PUNTERS, simulated_seats
 from table.shoe import Shoe
 
 CLEAR_SCREEN = "\x1b[H\x1b[2J"
@@ -55,11 +55,8 @@ def run_demo(
     rng = random.Random(seed)
     table = FaroTable("demo", rules)
     events: list[Event] = list(table.opening)
-    seated: list[SimulatedPunter] = list(DEMO_PUNTERS[:punters])
-    if table.state.rules.bank_passes:
-        # A home game: the first of the players holds the bank with their own chips.
-        seated.insert(0, SimulatedPunter("hugo", "flat", 300, 1))
-    else:
+    seated = simulated_seats(table.state.rules, DEMO_PUNTERS[:punters])
+    if not table.state.rules.bank_passes:
         events += table.fund_bank(2000)
     for punter in seated:
         events += table.seat(punter.name, punter.bankroll)

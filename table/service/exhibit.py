@@ -19,7 +19,7 @@ from display.narration import Narrator, language_or_english
 from table.errors import TableError
 from table.events import DealFinished, Event, TurnClosed
 from table.faro.engine import FaroTable, Phase
-from table.faro.punters import DEMO_PUNTERS, round_of_bets
+from table.faro.punters import DEMO_PUNTERS, SimulatedPunter, round_of_bets, simulated_seats
 from table.language import PunterCmd
 from table.odds.advisor import advice_for
 from table.odds.json_fractions import percent_text
@@ -57,11 +57,12 @@ def run_exhibit(
         out.write(f"(language {language!r} is not known here: English instead)\n")
     narrator = Narrator(spoken)
     table = FaroTable("exhibit", rules)
+    seats = simulated_seats(table.state.rules, DEMO_PUNTERS)
     stats = ExhibitStats()
     deal_number = 0
     while deals is None or stats.deals < deals:
         deal_number += 1
-        _keep_the_table_going(table, clock())
+        _keep_the_table_going(table, seats, clock())
         narrate(narrator, table.new_deck(at=clock()), out, stats)
         shoe = Shoe(table.state.rules.deck_spec, rng=random.Random(f"{seed}:{deal_number}"))
         for card in shoe:
@@ -69,7 +70,7 @@ def run_exhibit(
             if state.bets_open:
                 rng = random.Random(f"{seed}:{deal_number}:{state.turn}")
                 events: list[Event] = []
-                for command in round_of_bets(state, DEMO_PUNTERS, rng):
+                for command in round_of_bets(state, seats, rng):
                     try:
                         events += table.apply(command, at=clock())
                     except TableError:
@@ -100,12 +101,12 @@ def narrate(narrator: Narrator, events: list[Event], out: TextIO, stats: Exhibit
     out.flush()
 
 
-def _keep_the_table_going(table: FaroTable, now: float) -> None:
-    """Between deals: broke punters make way for new visitors; the bank is topped up."""
+def _keep_the_table_going(table: FaroTable, seats: Sequence[SimulatedPunter], now: float) -> None:
+    """Between deals: broke punters make way for new visitors; a house bank is topped up."""
     state = table.state
-    if state.bank < BANK:
+    if not state.rules.bank_passes and state.bank < BANK:
         table.fund_bank(BANK - state.bank, at=now)
-    for punter in DEMO_PUNTERS:
+    for punter in seats:
         if punter.name in state.bankrolls and state.bankrolls[punter.name] < REFILL_BELOW:
             table.leave(punter.name, at=now)
         if punter.name not in state.bankrolls:
