@@ -155,7 +155,9 @@ def test_a_refused_bet_shows_the_engines_reason_and_the_page_locks_during_a_turn
     assert browser.find_element(By.ID, "bet").is_enabled()
 
 
-def test_without_a_broker_the_page_says_so(browser: webdriver.Chrome, tmp_path: Path) -> None:
+def test_without_a_betting_account_the_page_says_so(
+    browser: webdriver.Chrome, tmp_path: Path
+) -> None:
     journal = Journal(tmp_path / "j.sqlite", "t")
     service = TableService(Config(table=TableConfig(id="t")), journal)
     server, _ = serve(service)
@@ -165,7 +167,7 @@ def test_without_a_broker_the_page_says_so(browser: webdriver.Chrome, tmp_path: 
         tap(browser, '.spade[data-rank="9"]')
         browser.execute_script("document.getElementById('bet').disabled = false")
         tap(browser, "#bet")
-        assert "no broker is set up" in answer(browser)
+        assert "this page only shows the table" in answer(browser)
         browser.get(server.url + "croupier?lang=ru")
         assert shows(browser, service)
         assert browser.find_element(By.ID, "title").text == "Фаро"

@@ -4,6 +4,7 @@ and a broker outage in the middle of a deal."""
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import uuid
 from collections.abc import Iterator
@@ -75,7 +76,7 @@ class Watcher:
 
 
 def make_service(
-    tmp_path: Path, port: int, table_id: str = "t1"
+    tmp_path: Path, port: int, table_id: str = "t1", reconnect_delay: tuple[int, int] = (1, 5)
 ) -> tuple[TableService, MqttLink, Journal]:
     config = Config(
         table=TableConfig(id=table_id, journal=str(tmp_path / "journal.sqlite")),
@@ -85,7 +86,7 @@ def make_service(
     journal = Journal(config.table.journal, table_id)
     service = TableService(config, journal)
     assert config.mqtt is not None
-    link = MqttLink(config.mqtt, table_id, service, journal)
+    link = MqttLink(config.mqtt, table_id, service, journal, reconnect_delay=reconnect_delay)
     return service, link, journal
 
 
@@ -265,3 +266,59 @@ def test_a_broker_outage_mid_deal_loses_nothing(
     ), f"missing after the outage from {outage_started}"
     link.stop()
     journal.close()
+
+
+def test_a_broker_out_of_reach_is_told_once_an_outage_and_the_outbox_waits(
+    tmp_path: Path, broker: Broker, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="dealtable.mqtt")
+
+    def said(level: int) -> list[str]:
+        return [r.getMessage() for r in caplog.records if r.levelno == level]
+
+    address = f"127.0.0.1:{broker.port}"
+    broker.stop()  # nobody listens on its port
+    service, link, journal = make_service(tmp_path, broker.port, reconnect_delay=(1, 1))
+    link.start()
+    assert wait_until(lambda: link.connect_failures >= 2, step=link.pump)
+    assert said(logging.WARNING) == [
+        f"cannot reach the broker at {address}: connection refused (is the broker running and "
+        "listening on this port?); retrying, the events wait in the journal"
+    ]
+    opening = journal.last_seq
+    broker.start()
+    assert wait_until(lambda: link.connected, step=link.pump)
+    assert said(logging.INFO)[-1] == (
+        f"connected to the broker at {address}; publishing {opening} events from the journal"
+    )
+    assert link.flush(timeout=10)
+
+    broker.stop()
+    assert wait_until(lambda: not link.connected, step=link.pump)
+    failures = link.connect_failures
+    assert wait_until(lambda: link.connect_failures > failures, step=link.pump)
+    told = said(logging.WARNING)[1:]
+    assert len(told) == 1 and told[0].startswith(f"lost the broker at {address}: "), told
+    simulated = SimulatedTable(service, seed=3)
+    for _ in range(5):
+        simulated.step()
+    assert not link.flush(timeout=10)  # out of reach: it does not wait
+    waiting = journal.last_seq - opening
+    link.stop()
+    assert said(logging.WARNING)[-1] == (
+        f"{waiting} events not yet acknowledged by the broker (up to event {journal.last_seq}): "
+        "they stay in the journal's outbox and go out at the next start"
+    )
+    journal.close()
+
+    broker.start()
+    watcher = Watcher(broker.port, "dealtable/t1/events")
+    assert watcher.connected.wait(5)
+    service, link, journal = make_service(tmp_path, broker.port)
+    link.start()
+    assert link.flush(timeout=10)
+    left_over = set(range(opening + 1, journal.last_seq + 1))
+    assert wait_until(lambda: {event["seq"] for event in watcher.events()} >= left_over)
+    link.stop()
+    journal.close()
+    watcher.close()

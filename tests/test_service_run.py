@@ -24,7 +24,7 @@ from table.baccarat.engine import BaccaratTable
 from table.events import event_to_json
 from table.games import replay_lines
 from table.service.journal import Journal
-from tests.mosquitto import Broker, wait_until
+from tests.mosquitto import Broker, free_port, wait_until
 from tests.test_service_mqtt import Watcher
 
 CLI = [sys.executable, "-m", "table.service.cli"]
@@ -378,8 +378,6 @@ def test_a_baccarat_tables_retained_state_shows_the_coup(tmp_path: Path) -> None
 def test_a_baccarat_table_serves_its_web_page_but_no_croupiers_page(tmp_path: Path) -> None:
     """`[web]` serves any game's table; the croupier's page lays bets on a Faro layout, so a
     baccarat table answers it with why, and a config that asks for its account is refused."""
-    from tests.mosquitto import free_port
-
     port = free_port()
     config = tmp_path / "pb.toml"
     config.write_text(
@@ -537,3 +535,79 @@ def test_at_the_console_a_line_of_the_other_game_is_refused_in_a_dealers_words(
         f"refused: bet ana 4+5 4: 4+5 is a spot on a Faro layout; at punto-banco a bet is on a "
         f"side ({sides})",
     ]
+
+
+def test_run_says_once_that_the_broker_is_out_of_reach_and_what_waits_in_the_outbox(
+    tmp_path: Path,
+) -> None:
+    port = free_port()  # nobody listens on it yet
+    journal = tmp_path / "j.sqlite"
+    config = write_config(tmp_path / "t.toml", journal)
+    config.write_text(config.read_text() + f'\n[mqtt]\nhost = "127.0.0.1"\nport = {port}\n')
+    alone = dealtable("run", "--config", str(config), "--deals", "1")
+    assert alone.returncode == 0, alone.stderr
+    written = last_seq(journal)
+    assert [line for line in alone.stderr.splitlines() if line.startswith("WARNING")] == [
+        f"WARNING dealtable.mqtt: cannot reach the broker at 127.0.0.1:{port}: connection "
+        "refused (is the broker running and listening on this port?); retrying, the events "
+        "wait in the journal",
+        f"WARNING dealtable.mqtt: {written} events not yet acknowledged by the broker (up to "
+        f"event {written}): they stay in the journal's outbox and go out at the next start",
+    ]
+
+    (tmp_path / "broker").mkdir()
+    broker = Broker(tmp_path / "broker", port=port)
+    broker.start()
+    watcher = Watcher(port, "dealtable/t1/events")
+    try:
+        assert watcher.connected.wait(5)
+        again = dealtable("run", "--config", str(config), "--deals", "0")
+        assert again.returncode == 0, again.stderr
+        assert "WARNING" not in again.stderr
+        assert wait_until(
+            lambda: {e["seq"] for e in watcher.events()} >= set(range(1, written + 1))
+        )
+    finally:
+        watcher.close()
+        broker.stop()
+
+
+def test_the_croupiers_page_without_an_account_names_the_missing_setting(tmp_path: Path) -> None:
+    port = free_port()
+    config = tmp_path / "t.toml"
+    config.write_text(
+        f'[table]\njournal = "{tmp_path / "j.sqlite"}"\n\n[reader]\nkind = "console"\n'
+        f'\n[display]\nterminal = false\n\n[web]\nhost = "127.0.0.1"\nport = {port}\n'
+        f'\n[mqtt]\nhost = "127.0.0.1"\nport = {free_port()}\n'
+    )
+    service = subprocess.Popen(
+        [*CLI, "run", "--config", str(config)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert service.stdin is not None
+    try:
+
+        def bet() -> dict[str, Any]:
+            request = urllib.request.Request(
+                f"http://127.0.0.1:{port}/cmd/bet",
+                data=json.dumps({"punter": "anna", "spot": "9", "amount": 2}).encode(),
+                method="POST",
+            )
+            try:
+                with urllib.request.urlopen(request, timeout=2) as answer:
+                    return dict(json.loads(answer.read()))
+            except OSError:
+                return {}  # not serving yet
+
+        assert wait_until(lambda: bool(bet()), timeout=30)
+        assert bet() == {
+            "ok": False,
+            "error": "the croupier's page has no betting account on the broker: set [web] "
+            f"croupier_username and croupier_password_file in {config}",
+        }
+    finally:
+        service.stdin.close()
+        assert service.wait(timeout=30) == 0

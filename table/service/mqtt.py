@@ -18,6 +18,8 @@ from __future__ import annotations
 import json
 import logging
 import queue
+import socket
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -68,6 +70,13 @@ class _Connected:
 
 @dataclass(frozen=True)
 class _Disconnected:
+    reason: str
+
+
+@dataclass(frozen=True)
+class _ConnectFailed:
+    """The broker could not be reached at all (no answer, refused, no such host)."""
+
     reason: str
 
 
@@ -157,6 +166,21 @@ def command_from_payload(verb: str, payload: dict[str, Any]) -> Command:
     )
 
 
+_Report = _Connected | _Disconnected | _ConnectFailed | _Acked | _Incoming
+
+
+def _why_unreachable(error: BaseException | None) -> str:
+    if isinstance(error, socket.gaierror):
+        return f"no such host ({error.strerror})"
+    if isinstance(error, ConnectionRefusedError):
+        return "connection refused (is the broker running and listening on this port?)"
+    if isinstance(error, TimeoutError):
+        return "no answer (timed out)"
+    if isinstance(error, OSError):
+        return error.strerror or str(error)
+    return "the connection failed"
+
+
 class MqttLink:
     def __init__(
         self,
@@ -165,6 +189,7 @@ class MqttLink:
         service: TableService,
         journal: Journal,
         clock: Callable[[], float] = time.monotonic,
+        reconnect_delay: tuple[int, int] = (1, 5),
     ) -> None:
         self.config = config
         self.prefix = f"{config.prefix}/{table_id}"
@@ -172,8 +197,12 @@ class MqttLink:
         self.journal = journal
         self.clock = clock
         self.connected = False
+        self.connect_failures = 0  # attempts that did not connect, since the link started
+        # Since it was last connected, the broker failed to answer and the operator was told;
+        # told once an outage, not on every retry.
+        self.unreachable = False
         self.last_refusal: str | None = None
-        self._queue: queue.Queue[_Connected | _Disconnected | _Acked | _Incoming] = queue.Queue()
+        self._queue: queue.Queue[_Report] = queue.Queue()
         self._acked_upto = journal.cursor(OUTBOX_CURSOR)
         self._sent_upto = self._acked_upto
         self._in_flight: dict[int, int] = {}
@@ -193,8 +222,9 @@ class MqttLink:
                 keyfile=config.tls.key_file or None,
             )
         client.will_set(f"{self.prefix}/status", "offline", qos=1, retain=True)
-        client.reconnect_delay_set(min_delay=1, max_delay=5)
+        client.reconnect_delay_set(min_delay=reconnect_delay[0], max_delay=reconnect_delay[1])
         client.on_connect = self._on_connect
+        client.on_connect_fail = self._on_connect_fail
         client.on_disconnect = self._on_disconnect
         client.on_publish = self._on_publish
         client.on_message = self._on_message
@@ -207,10 +237,22 @@ class MqttLink:
     ) -> None:
         self._queue.put(_Connected(str(reason), not reason.is_failure))
 
+    def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
+        # paho calls this from inside its `except OSError`, without the error: the error
+        # being handled is the one that says why.
+        error = sys.exc_info()[1]
+        self._queue.put(_ConnectFailed(_why_unreachable(error)))
+
     def _on_disconnect(
         self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any
     ) -> None:
-        self._queue.put(_Disconnected(str(reason)))
+        if flags.is_disconnect_packet_from_server:
+            why = f"the broker ended it ({reason})"
+        elif str(reason) == "Unspecified error":  # what paho says for a dropped connection
+            why = "the connection dropped"
+        else:
+            why = str(reason)
+        self._queue.put(_Disconnected(why))
 
     def _on_publish(
         self, client: mqtt.Client, userdata: Any, mid: int, reason: Any, properties: Any
@@ -241,6 +283,35 @@ class MqttLink:
             ).wait_for_publish(2.0)
         self.client.disconnect()
         self.client.loop_stop()
+        self._take_late_acknowledgements()
+        waiting = self.unacknowledged
+        if waiting:
+            # The outbox cursor moves only on the broker's acknowledgement, and publishing
+            # starts from it: these events go out when the link next starts.
+            log.warning(
+                "%d %s not yet acknowledged by the broker (up to event %d): %s in the "
+                "journal's outbox and %s out at the next start",
+                waiting,
+                "event" if waiting == 1 else "events",
+                self.journal.last_seq,
+                "it stays" if waiting == 1 else "they stay",
+                "goes" if waiting == 1 else "go",
+            )
+
+    def _take_late_acknowledgements(self) -> None:
+        """What the broker acknowledged since the last pump; nothing else is done any more."""
+        while True:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                return
+            if isinstance(item, _Acked):
+                self._acked(item.mid)
+
+    @property
+    def unacknowledged(self) -> int:
+        """Journaled events the broker has not acknowledged yet."""
+        return self.journal.last_seq - self._acked_upto
 
     @property
     def acked_seq(self) -> int:
@@ -255,9 +326,16 @@ class MqttLink:
                 break
             if isinstance(item, _Connected):
                 self._connected(item)
+            elif isinstance(item, _ConnectFailed):
+                self._not_reached(f"cannot reach the broker at {self._address}: {item.reason}")
             elif isinstance(item, _Disconnected):
                 if self.connected:
-                    log.warning("broker connection lost: %s", item.reason)
+                    log.warning(
+                        "lost the broker at %s: %s; retrying, the events wait in the journal",
+                        self._address,
+                        item.reason,
+                    )
+                    self.unreachable = True  # the loss was told: the first retries need not be
                 self.connected = False
             elif isinstance(item, _Acked):
                 self._acked(item.mid)
@@ -268,20 +346,51 @@ class MqttLink:
             self._publish_state()
 
     def flush(self, timeout: float) -> bool:
-        """Publish until the broker has acknowledged every journaled event (or time runs out)."""
+        """Publish until the broker has acknowledged every journaled event, time runs out, or
+        the broker is known to be out of reach (waiting would only delay the stop)."""
         deadline = self.clock() + timeout
+        self.pump()
+        if self.unacknowledged and not self.connected and not self.unreachable:
+            log.info(
+                "waiting up to %g s for the broker at %s to take %d events",
+                timeout,
+                self._address,
+                self.unacknowledged,
+            )
         while self.clock() < deadline:
             self.pump()
             if self.connected and self._acked_upto >= self.journal.last_seq:
                 return True
+            if self.unreachable:
+                return False
             time.sleep(0.01)
         return False
 
+    @property
+    def _address(self) -> str:
+        return f"{self.config.host}:{self.config.port}"
+
+    def _not_reached(self, message: str) -> None:
+        self.connect_failures += 1
+        if not self.unreachable:
+            log.warning("%s; retrying, the events wait in the journal", message)
+            self.unreachable = True
+
     def _connected(self, item: _Connected) -> None:
         if not item.success:
-            log.error("broker refused the connection: %s", item.reason)
+            self._not_reached(
+                f"the broker at {self._address} refused the connection: {item.reason}"
+            )
             return
-        log.info("connected to the broker at %s:%d", self.config.host, self.config.port)
+        if self.unacknowledged:
+            log.info(
+                "connected to the broker at %s; publishing %d events from the journal",
+                self._address,
+                self.unacknowledged,
+            )
+        else:
+            log.info("connected to the broker at %s", self._address)
+        self.unreachable = False
         self.connected = True
         # Start again from what the broker acknowledged; repeats are dropped by seq downstream.
         self._in_flight.clear()

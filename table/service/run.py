@@ -45,7 +45,7 @@ from table.shoe import Shoe
 if TYPE_CHECKING:
     from table.service.hardware import TableHardware
     from table.service.readers import BarcodeShoeReader, CameraReader
-    from table.service.web import MqttCommandRelay, WebServer
+    from table.service.web import CommandRelay, WebServer
 
 log = logging.getLogger("dealtable")
 
@@ -373,12 +373,20 @@ def _bind_web(config: Config) -> WebServer | None:
         raise ConfigError(f"{config.source}: [web] {error.key}: {error}") from None
 
 
-def _croupier_relay(config: Config) -> MqttCommandRelay | None:
+def _croupier_relay(config: Config) -> CommandRelay:
     """The croupier page's way to the table: its betting account on the table's broker."""
-    if config.web is None or config.mqtt is None or not config.web.croupier_username:
-        return None
-    from table.service.web import MqttCommandRelay
+    from table.service.web import MqttCommandRelay, RefusingRelay
 
+    if config.mqtt is None:
+        return RefusingRelay(
+            "the croupier's page sends its bets through the table's broker, and "
+            f"{config.source} has no [mqtt]"
+        )
+    if config.web is None or not config.web.croupier_username:
+        return RefusingRelay(
+            "the croupier's page has no betting account on the broker: set [web] "
+            f"croupier_username and croupier_password_file in {config.source}"
+        )
     return MqttCommandRelay(
         dataclasses.replace(
             config.mqtt,

@@ -185,6 +185,23 @@ class CommandRelay(Protocol):
     def send(self, verb: str, payload: dict[str, Any]) -> dict[str, Any]: ...
 
 
+class RefusingRelay:
+    """Where the croupier's page has no way to the table: every command is refused with why."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+    def send(self, verb: str, payload: dict[str, Any]) -> dict[str, Any]:
+        return {"ok": False, "error": self.reason}
+
+
+# `dealtable web` follows a journal and holds no betting account.
+ONLY_SHOWN = (
+    "this page only shows the table: the croupier's bets go through the table's broker, from "
+    "`dealtable run` with [mqtt] and a croupier account in [web]"
+)
+
+
 class MqttCommandRelay:
     """The croupier page's commands, sent as MQTT commands with a betting terminal's account:
     the broker's ACL lets it bet and never deal, and the engine judges every command."""
@@ -271,22 +288,16 @@ class _Handler(BaseHTTPRequestHandler):
         if verb not in CROUPIER_VERBS:
             self._send(HTTPStatus.NOT_FOUND, "text/plain", b"not found\n")
             return
-        relay = self.server.relay
-        if relay is None:
-            reply: dict[str, Any] = {
-                "ok": False,
-                "error": "no broker is set up for the croupier page",
-            }
+        reply: dict[str, Any]
+        try:
+            length = min(int(self.headers.get("Content-Length", "0")), 10_000)
+            payload = json.loads(self.rfile.read(length) or b"{}")
+            if not isinstance(payload, dict):
+                raise ValueError("a command is a JSON object")
+        except ValueError as error:
+            reply = {"ok": False, "error": f"cmd/{verb}: {error}"}
         else:
-            try:
-                length = min(int(self.headers.get("Content-Length", "0")), 10_000)
-                payload = json.loads(self.rfile.read(length) or b"{}")
-                if not isinstance(payload, dict):
-                    raise ValueError("a command is a JSON object")
-            except ValueError as error:
-                reply = {"ok": False, "error": f"cmd/{verb}: {error}"}
-            else:
-                reply = relay.send(verb, payload)
+            reply = self.server.relay.send(verb, payload)
         self._send(
             HTTPStatus.OK, "application/json", json.dumps(reply, ensure_ascii=False).encode()
         )
@@ -375,7 +386,7 @@ class WebServer(ThreadingHTTPServer):
     ):
         self.view = view
         self.language = language
-        self.relay = relay
+        self.relay: CommandRelay = relay or RefusingRelay(ONLY_SHOWN)
         self.stopping = threading.Event()
         try:
             super().__init__((host, port), _Handler)
