@@ -6,13 +6,20 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
+import pytest
 from vision_fixtures import TEST_DESIGN, taught_profile
 
 from table.cards import Card
 from table.service.config import Config, ReaderConfig, TableConfig
 from table.service.journal import Journal
-from table.service.readers import BarcodeShoeReader, CameraReader, answer_from_console
+from table.service.readers import (
+    BarcodeShoeReader,
+    CameraReader,
+    answer_from_console,
+    open_camera,
+)
 from table.service.table_service import TableService
 from tests.mosquitto import wait_until
 from vision.barcode import CardCode, SerialScanner, encode_payload, sticker
@@ -224,3 +231,21 @@ def test_the_dealer_answers_the_cameras_question_with_the_card_and_nothing_else_
     assert camera.filter.question is None
     assert answer_from_console(camera, "card 9H", 11.0) is None  # no question: not the reader's
     camera.close()
+
+
+def test_the_camera_reads_with_a_deck_given_by_name_or_by_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    decks = tmp_path / "decks"
+    taught = taught_profile()
+    taught.save(decks)
+    monkeypatch.setenv("DEALTABLE_DECKS", str(decks))  # where `dealtable teach` saved it
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "0.png"), np.zeros((48, 64, 3), np.uint8))
+    for deck in (taught.name, str(decks / taught.name), str(decks / f"{taught.name}.npz")):
+        source, recognizer = open_camera(
+            ReaderConfig(kind="camera", camera=f"folder:{frames}", deck=deck)
+        )
+        assert recognizer is not None and recognizer.profile.name == taught.name
+        source.close()

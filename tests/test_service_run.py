@@ -611,3 +611,87 @@ def test_the_croupiers_page_without_an_account_names_the_missing_setting(tmp_pat
     finally:
         service.stdin.close()
         assert service.wait(timeout=30) == 0
+
+
+def test_config_check_finds_what_run_would_refuse(tmp_path: Path) -> None:
+    decks = tmp_path / "decks"  # where `dealtable teach` keeps the decks it learns
+    decks.mkdir()
+    (decks / "bicycle.npz").write_bytes(b"")
+    (tmp_path / "profiles").mkdir()
+    (tmp_path / "profiles" / "house.npz").write_bytes(b"")
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    camera = '[reader]\nkind = "camera"\ncamera = "{camera}"\ndeck = "{deck}"\n'
+
+    def check(text: str) -> subprocess.CompletedProcess[str]:
+        config = tmp_path / "table.toml"
+        if "[table]" not in text:
+            text = f'[table]\njournal = "{tmp_path / "j.sqlite"}"\n' + text
+        config.write_text(text)
+        return dealtable("config", "check", str(config), env={"DEALTABLE_DECKS": str(decks)})
+
+    names = "a name is letters, digits, '-', '_' or '.' with no spaces"
+    refused = {
+        '[table]\njournal = ""\n': "[table] journal: expected a file path for the journal, got ''",
+        f'[table]\njournal = "{tmp_path / "nowhere" / "j.sqlite"}"\n': (
+            f"[table] journal: there is no folder {tmp_path / 'nowhere'} for the journal"
+        ),
+        "[table]\npunters = [{ name = 'ana', bankroll = 10 }, { name = 'ana', bankroll = 10 }]\n": (
+            "[table] punters: punter ana: already seated"
+        ),
+        "[table]\npunters = [{ name = '', bankroll = 10 }]\n": (
+            f"[table] punters: punter '': {names}"
+        ),
+        "[table]\npunters = [{ name = 'ana b', bankroll = 10 }]\n": (
+            f"[table] punters: punter 'ana b': {names}"
+        ),
+        camera.format(camera="usb:abc", deck="bicycle"): (
+            "[reader] camera: expected picamera, usb:N (N a camera number), video:FILE or "
+            "folder:DIR, got 'usb:abc'"
+        ),
+        camera.format(camera=f"folder:{tmp_path / 'nothing'}", deck="bicycle"): (
+            f"[reader] camera: there is no folder {tmp_path / 'nothing'}"
+        ),
+        camera.format(camera=f"folder:{frames}", deck="poker"): (
+            f"[reader] deck: no deck profile named 'poker' in '{decks}' (taught there: bicycle)"
+        ),
+        camera.format(camera=f"folder:{frames}", deck=f"{tmp_path / 'profiles' / 'poker'}"): (
+            f"[reader] deck: no deck profile file '{tmp_path / 'profiles' / 'poker'}' or "
+            f"'{tmp_path / 'profiles' / 'poker.npz'}'"
+        ),
+    }
+    for text, message in refused.items():
+        checked = check(text)
+        assert checked.returncode == 2, text
+        assert checked.stderr == f"dealtable config: {tmp_path / 'table.toml'}: {message}\n"
+    # A deck by its taught name, or by its file with or without .npz.
+    for deck in ("bicycle", tmp_path / "profiles" / "house", tmp_path / "profiles" / "house.npz"):
+        checked = check(camera.format(camera=f"folder:{frames}", deck=deck))
+        assert checked.returncode == 0, checked.stderr
+    overridden = dealtable(
+        "run", "--config", str(tmp_path / "table.toml"), "--journal", str(tmp_path / "no" / "j")
+    )
+    assert overridden.returncode == 2
+    assert overridden.stderr == (
+        f"dealtable run: --journal: there is no folder {tmp_path / 'no'} for the journal\n"
+    )
+
+
+def test_a_deck_profile_run_cannot_read_is_refused_before_the_journal_is_made(
+    tmp_path: Path,
+) -> None:
+    broken = tmp_path / "broken.npz"
+    broken.write_bytes(b"not a profile")
+    (tmp_path / "frames").mkdir()
+    config = tmp_path / "table.toml"
+    journal = tmp_path / "j.sqlite"
+    config.write_text(
+        f'[table]\njournal = "{journal}"\n\n[reader]\nkind = "camera"\n'
+        f'camera = "folder:{tmp_path / "frames"}"\ndeck = "{broken}"\n'
+    )
+    refused = dealtable("run", "--config", str(config))
+    assert refused.returncode == 2
+    assert refused.stderr.startswith(
+        f"dealtable run: {config}: [reader] deck: not a readable deck profile: '{broken}'"
+    )
+    assert not journal.exists()

@@ -133,3 +133,22 @@ def test_the_profile_from_the_fixture_matches_what_teach_writes(tmp_path: Path) 
 
     written = DeckProfile.load(tmp_path / "classic.npz")
     assert written.rank_box == taught_profile().rank_box
+
+
+def test_recognize_takes_a_deck_by_its_file_with_or_without_npz(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pictures = write_teaching_folder(tmp_path / "bicycle")
+    profiles = tmp_path / "profiles"
+    assert _run("teach", "--images", str(pictures), "--profiles", str(profiles)) == 0
+    queen = tmp_path / "queen.png"
+    cv2.imwrite(str(queen), frame_of(Card.parse("QH"), seed=11))
+    for deck in (profiles / "bicycle", profiles / "bicycle.npz"):
+        capsys.readouterr()
+        assert _run("recognize", "--deck", str(deck), "--json", str(queen)) == 0
+        assert json.loads(capsys.readouterr().out)["card"] == "QH"
+    assert _run("recognize", "--deck", str(profiles / "poker"), str(queen)) == 2
+    assert capsys.readouterr().err == (
+        f"dealtable recognize: no deck profile file '{profiles / 'poker'}' or "
+        f"'{profiles / 'poker.npz'}'\n"
+    )

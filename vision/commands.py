@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import TYPE_CHECKING, TextIO
 from table.cards import Card, find_deck
 from table.errors import CardParseError
 from vision.errors import VisionError
+from vision.profile_files import default_profile_folder
 
 if TYPE_CHECKING:
     from vision.frames import FrameSource, Image
@@ -27,13 +27,6 @@ if TYPE_CHECKING:
 Handler = Callable[[argparse.Namespace], int]
 STEADY_FRAMES = 3  # a card must sit still this many frames before teaching takes it
 MAX_FRAMES_PER_CARD = 300
-
-
-def default_profile_folder() -> Path:
-    configured = os.environ.get("DEALTABLE_DECKS")
-    if configured:
-        return Path(configured)
-    return Path.home() / ".local" / "share" / "dealtable" / "decks"
 
 
 def add_subcommands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -68,7 +61,9 @@ def add_subcommands(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
         description="Read the card in each picture with a taught deck profile.",
     )
     recognize_parser.add_argument("images", nargs="+", type=Path, metavar="IMAGE")
-    recognize_parser.add_argument("--deck", required=True, help="profile name or .npz file")
+    recognize_parser.add_argument(
+        "--deck", required=True, help="a taught deck's name, or its file (.npz may be left out)"
+    )
     recognize_parser.add_argument("--profiles", type=Path, help="profile folder")
     recognize_parser.add_argument("--json", action="store_true", help="one JSON object a line")
     recognize_parser.set_defaults(handler=run_recognize)

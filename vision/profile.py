@@ -13,7 +13,6 @@ design, in a profile folder chosen in config.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,12 +35,12 @@ from vision.geometry import (
     flatten,
     whiteness,
 )
+from vision.profile_files import locate_profile, profile_path
 
 PROFILE_FORMAT = 1
 CORNER_WIDTH = 46  # canonical pixels: the index column, clear of the face's pips and frames
 CORNER_HEIGHT = 110
 SEARCH_MARGIN = 8  # how far a glyph may sit from where teaching saw it, in canonical pixels
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 Box = tuple[int, int, int, int]  # x, y, width, height in the canonical corner
 
@@ -120,25 +119,10 @@ def _box(values: list[int]) -> Box:
     return (x, y, w, h)
 
 
-def profile_path(folder: str | Path, name: str) -> Path:
-    if not _NAME.match(name):
-        raise ProfileError(
-            f"deck profile name {name!r} must be letters, digits, '.', '_' or '-' (at most 64)"
-        )
-    return Path(folder) / f"{name}.npz"
-
-
 def find_profile(name_or_path: str | Path, folder: str | Path | None = None) -> DeckProfile:
-    """Load a profile given its file, or its name inside ``folder``."""
-    path = Path(name_or_path)
-    if path.suffix == ".npz" or path.exists():
-        return DeckProfile.load(path)
-    if folder is None:
-        raise ProfileError(f"no deck profile file {str(path)!r}")
-    candidate = profile_path(folder, str(name_or_path))
-    if not candidate.exists():
-        raise ProfileError(f"no deck profile named {str(name_or_path)!r} in {str(folder)!r}")
-    return DeckProfile.load(candidate)
+    """Load a profile given its file (``.npz`` may be left out), or its name in ``folder``
+    (by default the profile folder)."""
+    return DeckProfile.load(locate_profile(name_or_path, folder))
 
 
 def corner_patches(flat: Image) -> tuple[Image, Image]:

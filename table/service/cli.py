@@ -118,9 +118,11 @@ class JournaldFormatter(logging.Formatter):
 
 
 def _load(args: argparse.Namespace) -> Config:
-    from table.service.config import Config, load_config
+    from table.service.config import builtin_config, load_config
 
-    return load_config(args.config) if args.config else Config()
+    if args.config:
+        return load_config(args.config, journal=args.journal)
+    return builtin_config(journal=args.journal)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -136,10 +138,6 @@ def _run(args: argparse.Namespace) -> int:
     )
     logging.basicConfig(level=logging.INFO, handlers=[handler])
     config = _load(args)
-    if args.journal:
-        config = dataclasses.replace(
-            config, table=dataclasses.replace(config.table, journal=args.journal)
-        )
     if args.speed is not None:
         config = dataclasses.replace(
             config, reader=dataclasses.replace(config.reader, cards_per_second=args.speed)

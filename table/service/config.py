@@ -34,8 +34,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from table.baccarat.engine import BaccaratTable
 from table.baccarat.rules import find_rules as find_baccarat_rules
 from table.errors import RulesError, TableError
+from table.faro.engine import FaroTable
 from table.faro.rules import find_rules
 from table.games import GAME_FACTORIES
 
@@ -225,16 +227,17 @@ class _Problems:
             return None
 
 
-def parse_config(text: str, source: str = "(text)") -> Config:
+def parse_config(text: str, source: str = "(text)", *, journal: str | None = None) -> Config:
     """Read a table.toml; a :class:`ConfigError` names every section that is wrong, each
-    with its file, key and what was expected."""
+    with its file, key and what was expected. ``journal`` (``run --journal``) replaces the
+    file's own."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{source}: not valid TOML: {error}") from None
     top = _Section(source, "top level", data)
     problems = _Problems()
-    table = problems.read(lambda: _table(source, top.get("table", {})))
+    table = problems.read(lambda: _table(source, top.get("table", {}), journal))
     reader = problems.read(lambda: _reader(source, top.get("reader", {})))
     mqtt_data = top.get("mqtt", None)
     table_id = table.id if table else "table"
@@ -328,16 +331,38 @@ def _hardware(source: str, data: object) -> HardwareConfig:
     return config
 
 
-def load_config(path: str | Path) -> Config:
+def load_config(path: str | Path, *, journal: str | None = None) -> Config:
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as error:
         raise ConfigError(f"{path}: cannot read: {error.strerror}") from None
-    return parse_config(text, str(path))
+    return parse_config(text, str(path), journal=journal)
 
 
-def _table(source: str, data: object) -> TableConfig:
+def builtin_config(journal: str | None = None) -> Config:
+    """The fully simulated Faro table of `dealtable run` with no config file."""
+    if journal is None:
+        return Config()
+    problem = journal_problem(journal)
+    if problem:
+        raise ConfigError(f"--journal: {problem}")
+    return Config(table=TableConfig(journal=journal))
+
+
+def journal_problem(path: str) -> str | None:
+    """Why no journal can be kept at ``path`` (the first start makes the file, not its folder)."""
+    if not path.strip():
+        return f"expected a file path for the journal, got {path!r}"
+    file = Path(path)
+    if file.is_dir():
+        return f"{path} is a folder: name the journal's file in it"
+    if not file.parent.is_dir():
+        return f"there is no folder {file.parent} for the journal"
+    return None
+
+
+def _table(source: str, data: object, journal_override: str | None = None) -> TableConfig:
     section = _Section(source, "table", data)
     table_id = section.text("id", "table")
     if not table_id or not all(c.isalnum() or c in "-_" for c in table_id):
@@ -366,18 +391,43 @@ def _table(source: str, data: object) -> TableConfig:
         entry = _Section(source, f"table.punters[{index}]", raw)
         punters.append(PunterConfig(entry.text("name", ""), entry.whole("bankroll", 100, 1)))
         entry.finish()
+    _seat_punters(source, game, rules, options, punters)
+    journal = section.text("journal", f"{table_id}-journal.sqlite")
+    if journal_override is not None:
+        journal = journal_override
+    problem = journal_problem(journal)
+    if problem:
+        where = "--journal" if journal_override is not None else f"{source}: [table] journal"
+        raise ConfigError(f"{where}: {problem}")
     config = TableConfig(
         id=table_id,
         game=game,
         rules=rules,
         options=options,
         bank=section.whole("bank", 2000, 0),
-        journal=section.text("journal", f"{table_id}-journal.sqlite"),
+        journal=journal,
         punters=tuple(punters),
         advisor=section.flag("advisor", False),
     )
     section.finish()
     return config
+
+
+def _seat_punters(
+    source: str, game: str, rules: str, options: dict[str, str], punters: list[PunterConfig]
+) -> None:
+    """Seat the punters at a table of this game as the service will on its first start, so
+    that a name the table refuses (twice, empty, with a space) is found by the check."""
+    table = (
+        FaroTable("check", rules, options or None)
+        if game == "faro"
+        else BaccaratTable("check", game, rules, options or None)
+    )
+    for punter in punters:
+        try:
+            table.seat(punter.name, punter.bankroll)
+        except TableError as refused:
+            raise ConfigError(f"{source}: [table] punters: {refused}") from None
 
 
 def _reader(source: str, data: object) -> ReaderConfig:
@@ -394,17 +444,42 @@ def _reader(source: str, data: object) -> ReaderConfig:
     if config.kind == "serial-scanner" and not config.url:
         raise ConfigError(f"{source}: [reader] url: a serial scanner needs a port URL")
     if config.kind in ("camera", "barcode-camera"):
-        if config.kind == "camera" and not config.deck:
-            raise ConfigError(
-                f"{source}: [reader] deck: a camera needs a deck profile (dealtable teach)"
-            )
-        kind = config.camera.split(":", 1)[0]
-        if kind not in ("picamera", "usb", "video", "folder"):
-            raise ConfigError(
-                f"{source}: [reader] camera: expected picamera, usb:N, video:FILE or folder:DIR, "
-                f"got {config.camera!r}"
-            )
+        _check_camera(source, config.camera)
+        if config.kind == "camera":
+            _check_deck(source, config.deck)
     return config
+
+
+def _check_camera(source: str, camera: str) -> None:
+    kind, _, where = camera.partition(":")
+    if (
+        kind not in ("picamera", "usb", "video", "folder")
+        or (kind == "picamera" and where)
+        or (kind == "usb" and where and not where.isdigit())
+        or (kind in ("video", "folder") and not where)
+    ):
+        raise ConfigError(
+            f"{source}: [reader] camera: expected picamera, usb:N (N a camera number), "
+            f"video:FILE or folder:DIR, got {camera!r}"
+        )
+    if kind == "video" and not Path(where).is_file():
+        raise ConfigError(f"{source}: [reader] camera: there is no video file {where}")
+    if kind == "folder" and not Path(where).is_dir():
+        raise ConfigError(f"{source}: [reader] camera: there is no folder {where}")
+
+
+def _check_deck(source: str, deck: str) -> None:
+    from vision.errors import ProfileError
+    from vision.profile_files import locate_profile
+
+    if not deck:
+        raise ConfigError(
+            f"{source}: [reader] deck: a camera needs a deck profile (dealtable teach)"
+        )
+    try:
+        locate_profile(deck)
+    except ProfileError as error:
+        raise ConfigError(f"{source}: [reader] deck: {error}") from None
 
 
 def _mqtt(source: str, data: object, table_id: str) -> MqttConfig:

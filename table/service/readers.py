@@ -34,7 +34,7 @@ from vision.frames import (
     PiCameraSource,
     VideoCaptureSource,
 )
-from vision.profile import DeckProfile
+from vision.profile import find_profile
 from vision.recognize import Recognizer
 
 log = logging.getLogger("dealtable.readers")
@@ -228,8 +228,10 @@ class BarcodeShoeReader:
             self.scanner = None
 
 
-def open_camera_reader(config: ReaderConfig, service: TableService) -> CameraReader:
-    """The camera the config names, reading with the deck profile it names."""
+def open_camera(config: ReaderConfig) -> tuple[FrameSource, Recognizer | None]:
+    """The camera the config names, with a recognizer of the deck profile it names (none for
+    a barcode camera). A ProfileError or a FrameSourceError says what cannot be opened."""
+    recognizer = None if config.kind == "barcode-camera" else Recognizer(find_profile(config.deck))
     kind, _, where = config.camera.partition(":")
     source: FrameSource
     if kind == "picamera":
@@ -240,6 +242,4 @@ def open_camera_reader(config: ReaderConfig, service: TableService) -> CameraRea
         source = VideoCaptureSource(where)
     else:
         source = ImageFolderSource(where)
-    if config.kind == "barcode-camera":
-        return CameraReader(source, None, service)
-    return CameraReader(source, Recognizer(DeckProfile.load(config.deck)), service)
+    return source, recognizer

@@ -46,6 +46,8 @@ if TYPE_CHECKING:
     from table.service.hardware import TableHardware
     from table.service.readers import BarcodeShoeReader, CameraReader
     from table.service.web import CommandRelay, WebServer
+    from vision.frames import FrameSource
+    from vision.recognize import Recognizer
 
 log = logging.getLogger("dealtable")
 
@@ -196,6 +198,9 @@ def run(
         web = _bind_web(config)
         if web is not None:
             undo_if_refused.callback(web.stop)
+        camera = _open_camera(config)
+        if camera is not None:
+            undo_if_refused.callback(camera[0].close)
         journal, service = open_table(config, clock)
         undo_if_refused.pop_all()
     if service.resumed:
@@ -243,10 +248,10 @@ def run(
         from table.service.readers import BarcodeShoeReader
 
         shoe_reader = BarcodeShoeReader(config.reader.url, service, clock)
-    if config.reader.kind in ("camera", "barcode-camera"):
-        from table.service.readers import open_camera_reader
+    if camera is not None:
+        from table.service.readers import CameraReader
 
-        shoe_reader = open_camera_reader(config.reader, service)
+        shoe_reader = CameraReader(*camera, service)
     status = 0
     pause = 1.0 / config.reader.cards_per_second if config.reader.cards_per_second > 0 else 0.0
     ended = _DealCounter()
@@ -371,6 +376,20 @@ def _bind_web(config: Config) -> WebServer | None:
         )
     except WebServerError as error:
         raise ConfigError(f"{config.source}: [web] {error.key}: {error}") from None
+
+
+def _open_camera(config: Config) -> tuple[FrameSource, Recognizer | None] | None:
+    if config.reader.kind not in ("camera", "barcode-camera"):
+        return None
+    from table.service.readers import open_camera
+    from vision.errors import ProfileError, VisionError
+
+    try:
+        return open_camera(config.reader)
+    except ProfileError as error:
+        raise ConfigError(f"{config.source}: [reader] deck: {error}") from None
+    except VisionError as error:
+        raise ConfigError(f"{config.source}: [reader] camera: {error}") from None
 
 
 def _croupier_relay(config: Config) -> CommandRelay:
