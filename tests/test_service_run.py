@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import os
@@ -21,7 +22,7 @@ from typing import Any
 import pytest
 
 from table.baccarat.engine import BaccaratTable
-from table.events import event_to_json
+from table.events import RulesChosen, event_to_json
 from table.games import replay_lines
 from table.service.journal import Journal
 from tests.mosquitto import Broker, free_port, wait_until
@@ -695,3 +696,123 @@ def test_a_deck_profile_run_cannot_read_is_refused_before_the_journal_is_made(
         f"dealtable run: {config}: [reader] deck: not a readable deck profile: '{broken}'"
     )
     assert not journal.exists()
+
+
+def test_a_config_for_another_game_than_its_journal_is_refused_naming_both(
+    tmp_path: Path,
+) -> None:
+    faro = tmp_path / "faro.sqlite"
+    assert dealtable("run", "--deals", "0", "--journal", str(faro)).returncode == 0
+    baccarat = tmp_path / "pb.sqlite"
+    pb_config = tmp_path / "pb.toml"
+    pb_config.write_text(
+        f'[table]\ngame = "punto-banco"\njournal = "{baccarat}"\n\n[reader]\nkind = "console"\n'
+    )
+    assert dealtable("run", "--config", str(pb_config)).returncode == 0
+    written = {journal: last_seq(journal) for journal in (faro, baccarat)}
+
+    on_faro = dealtable("run", "--config", str(pb_config), "--journal", str(faro))
+    assert on_faro.returncode == 2
+    assert on_faro.stderr == (
+        f"dealtable run: {pb_config}: [table] game: the journal {faro} deals faro (classic "
+        "rules) but the config asks for punto-banco; a punto-banco table needs a journal of its "
+        "own\n"
+    )
+    faro_config = tmp_path / "faro.toml"
+    faro_config.write_text(f'[table]\ngame = "faro"\njournal = "{baccarat}"\n')
+    on_baccarat = dealtable("run", "--config", str(faro_config))
+    assert on_baccarat.returncode == 2
+    assert on_baccarat.stderr == (
+        f"dealtable run: {faro_config}: [table] game: the journal {baccarat} deals punto-banco "
+        "(standard rules) but the config asks for faro; a faro table needs a journal of its own\n"
+    )
+    with_no_config = dealtable("run", "--journal", str(baccarat), "--deals", "1")
+    assert with_no_config.returncode == 2
+    assert with_no_config.stderr == (
+        f"dealtable run: the journal {baccarat} deals punto-banco (standard rules) but a run "
+        "with no config deals faro: give it its table's --config\n"
+    )
+    drawn = dealtable("snapshot", "--journal", str(baccarat), "--out", str(tmp_path / "s.png"))
+    assert drawn.returncode == 2
+    assert drawn.stderr == (
+        f"dealtable snapshot: the journal {baccarat} deals punto-banco (standard rules); "
+        "a snapshot draws a Faro layout\n"
+    )
+    assert {journal: last_seq(journal) for journal in (faro, baccarat)} == written
+
+
+def test_rules_changed_in_the_config_begin_with_the_next_deal(tmp_path: Path) -> None:
+    """The journal is the truth for a deal in progress: it ends under the rules it began
+    with, and the config's new rules are journaled as the next deck goes in."""
+    journal = tmp_path / "j.sqlite"
+    console = tmp_path / "console.toml"
+    console.write_text(
+        f'[table]\nid = "t1"\njournal = "{journal}"\n\n[reader]\nkind = "console"\n'
+        "\n[display]\nterminal = false\n"
+    )
+    started = subprocess.run(
+        [*CLI, "run", "--config", str(console)],
+        input="punter ana 100\nshuffle\ncard 2C\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert started.returncode == 0, started.stderr
+    changed = write_config(tmp_path / "stuss.toml", journal)
+    changed.write_text(
+        changed.read_text().replace(
+            'rules = "classic"', 'rules = "stuss"\noptions = { max_bet = 50 }'
+        )
+    )
+    finished = dealtable("run", "--config", str(changed), "--until-deal", "2")
+    assert finished.returncode == 0, finished.stderr
+    assert (
+        "INFO dealtable: the deal in progress (before turn 1) goes on under the journal's rules "
+        "(classic); the config's (stuss max_bet=50) begin with the next deal"
+    ) in finished.stderr.splitlines()
+    with Journal(journal) as opened:
+        events = list(opened.events())
+        assert opened.verify() is None
+    types = [event.type_name for event in events]
+    rules = [(e.rules, e.options, e.deal) for e in events if isinstance(e, RulesChosen)]
+    assert rules == [("classic", {}, 0), ("stuss", {"max_bet": "50"}, 1)]
+    second = types.index("rules_chosen", 1)
+    assert types[second - 1] == "deal_finished" and types[second + 1] == "deck_started"
+    again = dealtable("run", "--config", str(changed), "--deals", "0")
+    assert again.returncode == 0, again.stderr
+    assert "the config's" not in again.stderr  # the journal's rules are the config's now
+    assert last_seq(journal) == len(events)
+
+    # Between deals a change is journaled at once.
+    reverted = dealtable("run", "--config", str(write_config(changed, journal)), "--deals", "0")
+    assert reverted.returncode == 0, reverted.stderr
+    assert (
+        "INFO dealtable: the config's rules (classic) replace the journal's (stuss max_bet=50) "
+        "from the next deal"
+    ) in reverted.stderr.splitlines()
+    with Journal(journal) as opened:
+        assert [e.rules for e in opened.events() if isinstance(e, RulesChosen)][-1] == "classic"
+
+
+def test_a_rules_line_from_the_dealer_outranks_the_rules_the_config_waits_to_begin(
+    tmp_path: Path,
+) -> None:
+    from table.service.config import Config, ReaderConfig, TableConfig
+    from table.service.table_service import TableService
+
+    table = TableConfig(id="t1", journal=str(tmp_path / "j.sqlite"))
+    console = ReaderConfig(kind="console")
+    with Journal(table.journal, "t1") as journal:
+        started = TableService(Config(table=table, reader=console), journal)
+        for line in ("punter ana 100", "shuffle", "card 2C"):
+            started.execute_line(line)
+    stuss = Config(table=dataclasses.replace(table, rules="stuss"), reader=console)
+    with Journal(table.journal, "t1") as journal:
+        resumed = TableService(stuss, journal)
+        assert resumed.rules_waiting
+        resumed.execute_line("void deal")
+        resumed.execute_line("rules classic cat_hop_pays=1")
+        resumed.execute_line("shuffle")
+        chosen = [(e.rules, e.options) for e in journal.events() if isinstance(e, RulesChosen)]
+    assert chosen == [("classic", {}), ("classic", {"cat_hop_pays": "1"})]

@@ -11,10 +11,11 @@ import os
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from table.errors import TableError
-from table.events import event_to_json
+from table.events import RulesChosen, event_to_json
 from table.faro.rules import RULE_SETS
 from table.language import GAMES
 from table.service.arguments import number, port_number, whole_number
@@ -311,6 +312,12 @@ def _snapshot(args: argparse.Namespace) -> int:
     if args.journal:
         with _open_journal(args.journal) as journal:
             events = [e for e in journal.events() if args.seq is None or e.seq <= args.seq]
+        dealt = next((e for e in events if isinstance(e, RulesChosen)), None)
+        if dealt is not None and dealt.game != "faro":
+            raise TableError(
+                f"the journal {args.journal} deals {dealt.game} ({dealt.rules} rules); "
+                "a snapshot draws a Faro layout"
+            )
         table = FaroTable.replay(events)
     else:
         # A seeded simulated deal stopped after --cards cards, as the demo deals it.

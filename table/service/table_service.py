@@ -7,23 +7,29 @@ listeners (displays, MQTT). A refused command raises and changes nothing anywher
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from table.baccarat.engine import BaccaratState, BaccaratTable
+from table.baccarat.engine import Phase as BaccaratPhase
+from table.baccarat.rules import BaccaratRules
+from table.baccarat.rules import find_rules as find_baccarat_rules
 from table.cards import Card
 from table.dealer import Alarm
 from table.errors import TableError
-from table.events import Event, event_to_json
+from table.events import Event, RulesChosen, event_to_json
 from table.faro.casekeep import Bead
-from table.faro.engine import FaroState, FaroTable
-from table.language import CardCmd, Command, parse_line
+from table.faro.engine import FaroState, FaroTable, Phase
+from table.faro.rules import FaroRules, find_rules
+from table.language import CardCmd, Command, RulesCmd, ShuffleCmd, parse_line
 from table.odds.advisor import advice_for
-from table.service.config import Config
+from table.service.config import Config, ConfigError
 from table.service.journal import Journal, JournalError
 
 Listener = Callable[[Sequence[Event]], None]
+log = logging.getLogger("dealtable")
 
 
 class TableService:
@@ -39,8 +45,13 @@ class TableService:
         self.resumed = bool(stored)
         table = config.table
         self.game: FaroTable | BaccaratTable
+        # The config's rules when they differ from those of a deal still in progress: that deal
+        # keeps the rules it began with, and the next one begins under the config's.
+        self.rules_waiting = False
         if stored:
+            self._check_game(stored)
             self.game = self._engine_class().replay(stored, table.id)
+            self._follow_config_rules(stored)
             return
         if table.game == "faro":
             self.game = FaroTable(table.id, table.rules, table.options or None, at=clock())
@@ -56,6 +67,63 @@ class TableService:
         for punter in table.punters:
             events += self.game.seat(punter.name, punter.bankroll, at=clock())
         self.journal.append(events)
+
+    def _check_game(self, stored: Sequence[Event]) -> None:
+        """A journal is dealt with the game it began with; a config for another is refused."""
+        chosen = _last_rules(stored)
+        asked = self.config.table.game
+        if chosen is None or chosen.game == asked:
+            return
+        dealt = f"the journal {self.journal.path} deals {chosen.game} ({chosen.rules} rules)"
+        if self.config.source == Config.source:
+            raise ConfigError(
+                f"{dealt} but a run with no config deals {asked}: give it its table's --config"
+            )
+        raise ConfigError(
+            f"{self.config.source}: [table] game: {dealt} but the config asks for {asked}; "
+            f"a {asked} table needs a journal of its own"
+        )
+
+    def _config_rules(self) -> FaroRules | BaccaratRules:
+        table = self.config.table
+        if table.game == "faro":
+            return find_rules(table.rules, table.options or None)
+        return find_baccarat_rules(table.game, table.rules, table.options or None)
+
+    def _between_deals(self) -> bool:
+        state = self.game.state
+        if isinstance(state, FaroState):
+            return state.phase in (Phase.NO_DECK, Phase.FINISHED) and not state.bets
+        return state.phase is BaccaratPhase.NO_SHOE and not state.bets
+
+    def _follow_config_rules(self, stored: Sequence[Event]) -> None:
+        """Rules changed in the config since the journal was written: journaled as a rules
+        event between deals, at once or after the deal in progress."""
+        if self.game.state.rules == self._config_rules():
+            return
+        chosen = _last_rules(stored)
+        journal_rules = _rules_text(chosen.rules, chosen.options) if chosen else "?"
+        config_rules = _rules_text(self.config.table.rules, self.config.table.options)
+        if self._between_deals():
+            self._record(self._choose_config_rules(self.clock()))
+            log.info(
+                "the config's rules (%s) replace the journal's (%s) from the next deal",
+                config_rules,
+                journal_rules,
+            )
+        else:
+            self.rules_waiting = True
+            log.info(
+                "the deal in progress (%s) goes on under the journal's rules (%s); the config's "
+                "(%s) begin with the next deal",
+                self.game.state.where(),
+                journal_rules,
+                config_rules,
+            )
+
+    def _choose_config_rules(self, at: float) -> list[Event]:
+        table = self.config.table
+        return self.game.choose_rules(table.rules, table.options or None, at=at)
 
     def _engine_class(self) -> type[FaroTable] | type[BaccaratTable]:
         return FaroTable if self.config.table.game == "faro" else BaccaratTable
@@ -74,8 +142,24 @@ class TableService:
 
     def execute(self, command: Command) -> list[Event]:
         """Carry out one command; its events are journaled before anyone hears of them."""
-        events = self.game.apply(command, at=self.clock())
+        at = self.clock()
+        if self.rules_waiting and isinstance(command, ShuffleCmd):
+            # The config's rules begin with the next deck, journaled with it: both or neither.
+            events = self._choose_config_rules(at)
+            try:
+                events += self.game.apply(command, at=at)
+            except TableError:
+                self.game = self._engine_class().replay(
+                    list(self.journal.events()), self.config.table.id
+                )
+                raise
+            self._record(events)
+            self.rules_waiting = False
+            return events
+        events = self.game.apply(command, at=at)
         self._record(events)
+        if isinstance(command, RulesCmd):
+            self.rules_waiting = False  # the dealer's rules are newer than the config's
         return events
 
     def execute_many(self, commands: Sequence[Command]) -> list[Event]:
@@ -108,6 +192,14 @@ class TableService:
             raise
         for listener in self.listeners:
             listener(events)
+
+
+def _last_rules(events: Sequence[Event]) -> RulesChosen | None:
+    return next((e for e in reversed(events) if isinstance(e, RulesChosen)), None)
+
+
+def _rules_text(rules: str, options: dict[str, str]) -> str:
+    return " ".join([rules, *(f"{key}={value}" for key, value in options.items())])
 
 
 def alarm_json(alarm: Alarm | None) -> dict[str, Any] | None:
