@@ -610,6 +610,7 @@ def test_the_croupiers_page_without_an_account_names_the_missing_setting(tmp_pat
             f"croupier_username and croupier_password_file in {config}",
         }
     finally:
+        service.stdin.write("punter zed 10\n")  # the dealer was at the keyboard
         service.stdin.close()
         assert service.wait(timeout=30) == 0
 
@@ -708,7 +709,7 @@ def test_a_config_for_another_game_than_its_journal_is_refused_naming_both(
     pb_config.write_text(
         f'[table]\ngame = "punto-banco"\njournal = "{baccarat}"\n\n[reader]\nkind = "console"\n'
     )
-    assert dealtable("run", "--config", str(pb_config)).returncode == 0
+    assert dealtable("run", "--config", str(pb_config), typed="punter ana 50\n").returncode == 0
     written = {journal: last_seq(journal) for journal in (faro, baccarat)}
 
     on_faro = dealtable("run", "--config", str(pb_config), "--journal", str(faro))
@@ -750,14 +751,7 @@ def test_rules_changed_in_the_config_begin_with_the_next_deal(tmp_path: Path) ->
         f'[table]\nid = "t1"\njournal = "{journal}"\n\n[reader]\nkind = "console"\n'
         "\n[display]\nterminal = false\n"
     )
-    started = subprocess.run(
-        [*CLI, "run", "--config", str(console)],
-        input="punter ana 100\nshuffle\ncard 2C\n",
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    started = dealtable("run", "--config", str(console), typed="punter ana 100\nshuffle\ncard 2C\n")
     assert started.returncode == 0, started.stderr
     changed = write_config(tmp_path / "stuss.toml", journal)
     changed.write_text(
