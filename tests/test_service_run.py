@@ -15,7 +15,8 @@ import subprocess
 import sys
 import urllib.error
 import urllib.request
-from contextlib import closing
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -98,6 +99,38 @@ def comparable(journal_path: Path) -> list[dict[str, Any]]:
     for event in events:
         event.pop("at")
     return events
+
+
+def console_config(path: Path, journal: Path, table: str = "", more: str = "") -> Path:
+    """A table dealt from the console: ``table`` adds lines to ``[table]``, ``more`` adds
+    sections (``[web]``, ``[mqtt]``)."""
+    path.write_text(
+        f'[table]\n{table}journal = "{journal}"\n\n[reader]\nkind = "console"\n'
+        f"\n[display]\nterminal = false\n{more}"
+    )
+    return path
+
+
+@contextmanager
+def console_service(config: Path, typed: str = "") -> Iterator[subprocess.Popen[str]]:
+    """``dealtable run --config CONFIG`` at work, its keyboard given ``typed`` at once; on
+    leaving, the dealer types one more line and closes the keyboard, and it must end well."""
+    service = subprocess.Popen(
+        [*CLI, "run", "--config", str(config)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert service.stdin is not None and service.stderr is not None
+    try:
+        service.stdin.write(typed)
+        service.stdin.flush()
+        yield service
+    finally:
+        service.stdin.write("help\n")  # a console table that never heard a line fails
+        service.stdin.close()
+        assert service.wait(timeout=30) == 0, service.stderr.read()
 
 
 def test_with_no_config_it_deals_a_simulated_table_and_resumes_its_journal(tmp_path: Path) -> None:
@@ -277,11 +310,7 @@ def test_config_check_names_the_file_the_key_and_what_was_expected(tmp_path: Pat
 def test_at_the_console_help_shows_the_table_language_and_a_typo_names_the_lines(
     tmp_path: Path,
 ) -> None:
-    config = tmp_path / "console.toml"
-    config.write_text(
-        f'[table]\njournal = "{tmp_path / "j.sqlite"}"\n\n[reader]\nkind = "console"\n'
-        "\n[display]\nterminal = false\n"
-    )
+    config = console_config(tmp_path / "console.toml", tmp_path / "j.sqlite")
     ran = dealtable("run", "--config", str(config), typed="help\npunter ana 100\nbett ana 9 4\n")
     assert ran.returncode == 0, ran.stderr
     assert "bet PUNTER SPOT AMOUNT" in ran.stdout and "refused" not in ran.stdout.split("\n")[0]
@@ -380,28 +409,17 @@ def test_a_baccarat_table_serves_its_web_page_but_no_croupiers_page(tmp_path: Pa
     """`[web]` serves any game's table; the croupier's page lays bets on a Faro layout, so a
     baccarat table answers it with why, and a config that asks for its account is refused."""
     port = free_port()
-    config = tmp_path / "pb.toml"
-    config.write_text(
-        '[table]\nid = "pb"\ngame = "punto-banco"\nrules = "standard"\n'
-        f'options = {{ burn = "one" }}\nbank = 5000\njournal = "{tmp_path / "pb.sqlite"}"\n'
-        '\n[reader]\nkind = "console"\n\n[display]\nterminal = false\n'
-        f'\n[web]\nhost = "127.0.0.1"\nport = {port}\n'
+    config = console_config(
+        tmp_path / "pb.toml",
+        tmp_path / "pb.sqlite",
+        table='id = "pb"\ngame = "punto-banco"\noptions = { burn = "one" }\nbank = 5000\n',
+        more=f'\n[web]\nhost = "127.0.0.1"\nport = {port}\n',
     )
     assert dealtable("config", "check", str(config)).returncode == 0
     record = (RECORDS / "004_punto_banco.deal").read_text().splitlines()
     lines = [line for line in record if line.split("#")[0].strip()]
     lines = [line for line in lines if line.split()[0] not in ("game", "rules", "bank")]
-    service = subprocess.Popen(
-        [*CLI, "run", "--config", str(config)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert service.stdin is not None
-    try:
-        service.stdin.write("\n".join(lines) + "\n")
-        service.stdin.flush()
+    with console_service(config, "\n".join(lines) + "\n"):
 
         def shown() -> dict[str, Any]:
             try:
@@ -421,9 +439,6 @@ def test_a_baccarat_table_serves_its_web_page_but_no_croupiers_page(tmp_path: Pa
             urllib.request.urlopen(f"http://127.0.0.1:{port}/croupier", timeout=2)
         assert refused.value.code == 404
         assert "this table deals Punto Banco" in refused.value.read().decode()
-    finally:
-        service.stdin.close()
-        assert service.wait(timeout=30) == 0, service.stderr.read() if service.stderr else ""
 
     with_croupier = tmp_path / "croupier.toml"
     with_croupier.write_text(
@@ -437,11 +452,7 @@ def test_a_baccarat_table_serves_its_web_page_but_no_croupiers_page(tmp_path: Pa
 def test_a_console_table_with_no_keyboard_stops_with_why(tmp_path: Path) -> None:
     """Under systemd standard input is empty: a console table could never be dealt a card,
     so it says so and fails (systemd shows it) rather than stop as if its work were done."""
-    config = tmp_path / "console.toml"
-    config.write_text(
-        f'[table]\nid = "c"\njournal = "{tmp_path / "c.sqlite"}"\n'
-        '\n[reader]\nkind = "console"\n\n[display]\nterminal = false\n'
-    )
+    config = console_config(tmp_path / "console.toml", tmp_path / "c.sqlite")
     silent = dealtable("run", "--config", str(config))
     assert silent.returncode == 2
     assert "the console ended before its first line" in silent.stderr
@@ -496,19 +507,10 @@ def test_at_the_console_a_line_of_the_other_game_is_refused_in_a_dealers_words(
     tmp_path: Path,
 ) -> None:
     def console(game: str, lines: list[str]) -> list[str]:
-        config = tmp_path / f"{game}.toml"
-        config.write_text(
-            f'[table]\ngame = "{game}"\njournal = "{tmp_path / game}.sqlite"\n'
-            '\n[reader]\nkind = "console"\n\n[display]\nterminal = false\n'
+        config = console_config(
+            tmp_path / f"{game}.toml", tmp_path / f"{game}.sqlite", table=f'game = "{game}"\n'
         )
-        ran = subprocess.run(
-            [*CLI, "run", "--config", str(config)],
-            input="\n".join(lines) + "\n",
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        ran = dealtable("run", "--config", str(config), typed="\n".join(lines) + "\n")
         assert ran.returncode == 0, ran.stderr
         return [line for line in ran.stdout.splitlines() if line.startswith("refused:")]
 
@@ -575,21 +577,13 @@ def test_run_says_once_that_the_broker_is_out_of_reach_and_what_waits_in_the_out
 
 def test_the_croupiers_page_without_an_account_names_the_missing_setting(tmp_path: Path) -> None:
     port = free_port()
-    config = tmp_path / "t.toml"
-    config.write_text(
-        f'[table]\njournal = "{tmp_path / "j.sqlite"}"\n\n[reader]\nkind = "console"\n'
-        f'\n[display]\nterminal = false\n\n[web]\nhost = "127.0.0.1"\nport = {port}\n'
-        f'\n[mqtt]\nhost = "127.0.0.1"\nport = {free_port()}\n'
+    config = console_config(
+        tmp_path / "t.toml",
+        tmp_path / "j.sqlite",
+        more=f'\n[web]\nhost = "127.0.0.1"\nport = {port}\n'
+        f'\n[mqtt]\nhost = "127.0.0.1"\nport = {free_port()}\n',
     )
-    service = subprocess.Popen(
-        [*CLI, "run", "--config", str(config)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    assert service.stdin is not None
-    try:
+    with console_service(config):
 
         def bet() -> dict[str, Any]:
             request = urllib.request.Request(
@@ -609,10 +603,6 @@ def test_the_croupiers_page_without_an_account_names_the_missing_setting(tmp_pat
             "error": "the croupier's page has no betting account on the broker: set [web] "
             f"croupier_username and croupier_password_file in {config}",
         }
-    finally:
-        service.stdin.write("punter zed 10\n")  # the dealer was at the keyboard
-        service.stdin.close()
-        assert service.wait(timeout=30) == 0
 
 
 def test_config_check_finds_what_run_would_refuse(tmp_path: Path) -> None:
@@ -705,10 +695,7 @@ def test_a_config_for_another_game_than_its_journal_is_refused_naming_both(
     faro = tmp_path / "faro.sqlite"
     assert dealtable("run", "--deals", "0", "--journal", str(faro)).returncode == 0
     baccarat = tmp_path / "pb.sqlite"
-    pb_config = tmp_path / "pb.toml"
-    pb_config.write_text(
-        f'[table]\ngame = "punto-banco"\njournal = "{baccarat}"\n\n[reader]\nkind = "console"\n'
-    )
+    pb_config = console_config(tmp_path / "pb.toml", baccarat, table='game = "punto-banco"\n')
     assert dealtable("run", "--config", str(pb_config), typed="punter ana 50\n").returncode == 0
     written = {journal: last_seq(journal) for journal in (faro, baccarat)}
 
@@ -746,11 +733,7 @@ def test_rules_changed_in_the_config_begin_with_the_next_deal(tmp_path: Path) ->
     """The journal is the truth for a deal in progress: it ends under the rules it began
     with, and the config's new rules are journaled as the next deck goes in."""
     journal = tmp_path / "j.sqlite"
-    console = tmp_path / "console.toml"
-    console.write_text(
-        f'[table]\nid = "t1"\njournal = "{journal}"\n\n[reader]\nkind = "console"\n'
-        "\n[display]\nterminal = false\n"
-    )
+    console = console_config(tmp_path / "console.toml", journal, table='id = "t1"\n')
     started = dealtable("run", "--config", str(console), typed="punter ana 100\nshuffle\ncard 2C\n")
     assert started.returncode == 0, started.stderr
     changed = write_config(tmp_path / "stuss.toml", journal)

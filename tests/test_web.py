@@ -7,6 +7,7 @@ import json
 import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -213,28 +214,39 @@ def test_with_the_advisor_on_each_live_rank_shows_its_edge(
         assert texts[rank.label].startswith(f"{service.state.casekeep.left(rank)} left · edge ")
 
 
-def test_dealtable_web_follows_a_journal_another_process_writes(tmp_path: Path) -> None:
-    config = Config(table=TableConfig(id="w2", journal=str(tmp_path / "j.sqlite")))
-    journal = Journal(config.table.journal, "w2")
+@contextmanager
+def followed_table(
+    journal_path: Path,
+) -> Iterator[tuple[TableService, SimulatedTable, JournalFollower, Journal]]:
+    """A simulated table writing its journal, and a view following that journal as
+    `dealtable web --journal` in another process does (the follower's view)."""
+    config = Config(table=TableConfig(id="followed", journal=str(journal_path)))
+    journal = Journal(config.table.journal, "followed")
     service = TableService(config, journal)
-    simulated = SimulatedTable(service, seed=1)
-    view = LiveView()
-    follower = JournalFollower(tmp_path / "j.sqlite", view, interval=0.02)
+    follower = JournalFollower(journal_path, LiveView(), interval=0.02)
     follower.start()
-    server = WebServer(view, "127.0.0.1", free_port())
-    server.start()
     try:
-        for _ in range(5):
-            simulated.step()
-        assert wait_until(lambda: view.current()[0] == service.state.last_seq)
-        with urllib.request.urlopen(server.url + "view", timeout=5) as response:
-            shown = json.loads(response.read())
-        assert shown["seq"] == service.state.last_seq
-        assert shown["cards_left"] == service.state.cards_left
+        yield service, SimulatedTable(service, seed=1), follower, journal
     finally:
-        server.stop()
         follower.stop()
         journal.close()
+
+
+def test_dealtable_web_follows_a_journal_another_process_writes(tmp_path: Path) -> None:
+    with followed_table(tmp_path / "j.sqlite") as (service, simulated, follower, _):
+        view = follower.view
+        server = WebServer(view, "127.0.0.1", free_port())
+        server.start()
+        try:
+            for _ in range(5):
+                simulated.step()
+            assert wait_until(lambda: view.current()[0] == service.state.last_seq)
+            with urllib.request.urlopen(server.url + "view", timeout=5) as response:
+                shown = json.loads(response.read())
+            assert shown["seq"] == service.state.last_seq
+            assert shown["cards_left"] == service.state.cards_left
+        finally:
+            server.stop()
 
 
 def test_dealtable_web_stops_following_at_a_record_out_of_the_chain(
@@ -242,14 +254,8 @@ def test_dealtable_web_stops_following_at_a_record_out_of_the_chain(
 ) -> None:
     """A record that does not follow the chain (another hand writing into the journal) is
     never shown: the page stays at the last sound record and the log says why, once."""
-    config = Config(table=TableConfig(id="w3", journal=str(tmp_path / "j.sqlite")))
-    journal = Journal(config.table.journal, "w3")
-    service = TableService(config, journal)
-    simulated = SimulatedTable(service, seed=1)
-    view = LiveView()
-    follower = JournalFollower(tmp_path / "j.sqlite", view, interval=0.02)
-    follower.start()
-    try:
+    with followed_table(tmp_path / "j.sqlite") as (service, simulated, follower, journal):
+        view = follower.view
         simulated.step()
         sound = service.state.last_seq
         assert wait_until(lambda: view.current()[0] == sound)
@@ -260,9 +266,6 @@ def test_dealtable_web_stops_following_at_a_record_out_of_the_chain(
         )
         assert wait_until(lambda: not follower.following)
         assert view.current()[0] == sound
-    finally:
-        follower.stop()
-        journal.close()
     said = [record.getMessage() for record in caplog.records if record.levelname == "ERROR"]
     assert said == [
         f"journal {tmp_path / 'j.sqlite'} is damaged at record {sound + 1}: does not follow "
