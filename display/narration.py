@@ -15,6 +15,10 @@ from typing import NamedTuple
 from display.text import count
 from table.cards import Card, Rank
 from table.events import (
+    AlarmCleared,
+    AlarmKind,
+    AlarmRaised,
+    BankPassed,
     BetPlaced,
     BetSettled,
     BetWithdrawn,
@@ -64,6 +68,12 @@ class Words:
     bank: str
     and_word: str
     or_word: str
+    # What stops the table, by the alarm's kind (alarm_other for the rest), and its end.
+    alarms: dict[AlarmKind, str] | None = None
+    alarm_other: str = ""
+    alarm_waits: str = ""
+    alarm_cleared: str = ""
+    bank_passed: str = ""  # 001: the bank passes to the left after each deal
     advice: str = ""
     ranks_on: dict[Rank, str] | None = None  # after "on" where the language declines it
     ranks_from: dict[Rank, str] | None = None  # after "from"
@@ -138,6 +148,16 @@ WORDS: dict[str, Words] = {
         hoc="The last card, the hoc, is {card}: it does not count.",
         soda="A new deck. The first card, the soda, is {card}: it does not count.",
         deal_over="The deck is done: {splits}; the bank has {bank}.",
+        alarms={
+            AlarmKind.DUPLICATE_CARD: "That card was already dealt.",
+            AlarmKind.UNKNOWN_CARD: "That card is not in this deck.",
+            AlarmKind.EXTRA_CARD: "A card came out when the box should be empty.",
+            AlarmKind.SHORT_DEAL: "The box is empty before the deck is done.",
+        },
+        alarm_other="Something is wrong at the table.",
+        alarm_waits="The table waits for the dealer to set it right.",
+        alarm_cleared="The dealer has set it right; the deal goes on.",
+        bank_passed="The bank passes to {name}.",
         bank="the bank",
         advice="The casekeep says: a bet costs least now on {ranks} (the bank's edge {edge}).",
     ),
@@ -189,6 +209,16 @@ WORDS: dict[str, Words] = {
         hoc="La última carta, el hoc, es {card}: no cuenta.",
         soda="Mazo nuevo. La primera carta, la soda, es {card}: no cuenta.",
         deal_over="Mazo terminado: {splits}; la banca tiene {bank}.",
+        alarms={
+            AlarmKind.DUPLICATE_CARD: "Esa carta ya había salido.",
+            AlarmKind.UNKNOWN_CARD: "Esa carta no es de esta baraja.",
+            AlarmKind.EXTRA_CARD: "Ha salido una carta cuando la caja debía estar vacía.",
+            AlarmKind.SHORT_DEAL: "La caja se ha vaciado antes de terminar el mazo.",
+        },
+        alarm_other="Algo no va bien en la mesa.",
+        alarm_waits="La mesa espera a que el crupier lo corrija.",
+        alarm_cleared="El crupier lo ha corregido; la mano sigue.",
+        bank_passed="La banca pasa a {name}.",
         bank="la banca",
         offered="a {rank}",
         advice="El casekeep dice: ahora lo más barato es apostar {ranks} "
@@ -243,6 +273,16 @@ WORDS: dict[str, Words] = {
         hoc="Последняя карта, гок, — {card}: она не в счёт.",
         soda="Новая колода. Первая карта, сода, — {card}: она не в счёт.",
         deal_over="Колода сдана: {splits}; в банке {bank}.",
+        alarms={
+            AlarmKind.DUPLICATE_CARD: "Эта карта уже выходила.",
+            AlarmKind.UNKNOWN_CARD: "Такой карты нет в этой колоде.",
+            AlarmKind.EXTRA_CARD: "Вышла карта, когда ящик должен быть пуст.",
+            AlarmKind.SHORT_DEAL: "Ящик опустел, а колода ещё не сдана.",
+        },
+        alarm_other="За столом что-то не так.",
+        alarm_waits="Стол ждёт, пока банкомёт всё исправит.",
+        alarm_cleared="Банкомёт всё исправил; талия продолжается.",
+        bank_passed="Банк теперь держит {name}.",
         bank="банк",
         advice="Кейскипер подсказывает: дешевле всего сейчас ставить на {ranks} "
         "(преимущество банка {edge}).",
@@ -366,6 +406,14 @@ class Narrator:
             elif isinstance(event, DeckStarted):
                 self._coppered.clear()
                 self._stakes.clear()
+            elif isinstance(event, AlarmRaised) and words.alarms:
+                lines.extend(said())
+                what = words.alarms.get(event.kind, words.alarm_other)
+                lines.append(f"{what} {words.alarm_waits}")
+            elif isinstance(event, AlarmCleared):
+                lines.append(words.alarm_cleared)
+            elif isinstance(event, BankPassed):
+                lines.append(words.bank_passed.format(name=event.to_banker.capitalize()))
         lines.extend(said())
         return lines
 

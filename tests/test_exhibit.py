@@ -89,6 +89,44 @@ def test_a_split_and_a_group_are_said_as_the_language_says_them(
     assert split in text and group in text
 
 
+@pytest.mark.parametrize(
+    ("language", "stopped", "mended", "passed"),
+    [
+        (
+            "en",
+            "That card was already dealt. The table waits for the dealer to set it right.",
+            "The dealer has set it right; the deal goes on.",
+            "The bank passes to Dan.",
+        ),
+        (
+            "es",
+            "Esa carta ya había salido. La mesa espera a que el crupier lo corrija.",
+            "El crupier lo ha corregido; la mano sigue.",
+            "La banca pasa a Dan.",
+        ),
+        (
+            "ru",
+            "Эта карта уже выходила. Стол ждёт, пока банкомёт всё исправит.",
+            "Банкомёт всё исправил; талия продолжается.",
+            "Банк теперь держит Dan.",
+        ),
+    ],
+)
+def test_a_stopped_table_and_the_bank_passing_are_told(
+    language: str, stopped: str, mended: str, passed: str
+) -> None:
+    """A visitor hears why the table stopped, that it goes on, and who banks next (001)."""
+    table = open_table("home", {"anna": 100, "dan": 100, "ben": 100})
+    narrator = Narrator(language)
+    said = narrator.explain(deal(table, "KH KH"))  # the same card twice
+    assert said[-1] == stopped
+    assert narrator.explain(table.void_card()) == [mended]
+    said = narrator.explain(
+        [event for card in table.state.casekeep.remaining_cards() for event in table.deal(card)]
+    )
+    assert said[-1] == passed
+
+
 def test_standing_bets_that_tie_together_are_told_in_one_sentence() -> None:
     table = open_table()
     events = table.bet("dan", "even", 2) + table.bet("anna", "even", 3)
