@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import io
 import json
+import signal
+import subprocess
+import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import matplotlib.image
 import pytest
@@ -346,3 +350,43 @@ def test_a_home_table_shows_who_has_banked_and_who_won_the_session(
     finally:
         server.stop()
         journal.close()
+
+
+def test_dealtable_web_started_before_its_table_says_so_and_shows_it_once_it_deals(
+    tmp_path: Path,
+) -> None:
+    journal_path = tmp_path / "later.sqlite"
+    port = free_port()
+    where = ["--journal", str(journal_path), "--host", "127.0.0.1", "--port", str(port)]
+    page = subprocess.Popen(
+        [sys.executable, "-m", "table.service.cli", "web", *where],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert page.stderr is not None
+    said: list[str] = []
+
+    def listen(stream: IO[str]) -> None:
+        for line in stream:
+            said.append(line)
+
+    threading.Thread(target=listen, args=(page.stderr,), daemon=True).start()
+    try:
+        note = f"dealtable web: {journal_path} is not there yet;"
+        assert wait_until(lambda: any(line.startswith(note) for line in said), timeout=20)
+        config = Config(table=TableConfig(id="later", journal=str(journal_path)))
+        with Journal(config.table.journal, "later") as journal:
+            SimulatedTable(TableService(config, journal), seed=2).step()
+
+            def shown_seq() -> int:
+                try:
+                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/view", timeout=2) as got:
+                        return int(json.loads(got.read()).get("seq", 0))
+                except OSError:
+                    return 0
+
+            assert wait_until(lambda: shown_seq() == journal.last_seq, timeout=30)
+    finally:
+        page.send_signal(signal.SIGTERM)
+        assert page.wait(timeout=30) == 0

@@ -291,6 +291,14 @@ def _web(args: argparse.Namespace) -> int:
     follower = JournalFollower(args.journal, view)
     follower.start()
     print(f"dealtable web: {server.url}?lang={args.lang} (following {args.journal})", flush=True)
+    if not Path(args.journal).exists():
+        # The page may well be started before the table: it shows the table once it deals.
+        print(
+            f"dealtable web: {args.journal} is not there yet; the page waits for the table "
+            "to write it (is the path the one in the table's config?)",
+            file=sys.stderr,
+            flush=True,
+        )
     stop = threading.Event()
     from table.service.run import install_signal_handlers
 
