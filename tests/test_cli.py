@@ -195,6 +195,19 @@ def test_a_file_a_command_cannot_write_is_named_in_one_line(tmp_path: Path) -> N
         == f"dealtable snapshot: cannot write {dangling}: No such file or directory\n"
     )
     assert not missing.exists()
+    kept = journal.read_bytes()
+    onto_the_journal = run("export", str(journal), "--out", str(journal))
+    assert onto_the_journal.returncode == 2
+    assert onto_the_journal.stderr == (
+        f"dealtable export: cannot write {journal}: it is the journal {journal} itself (or one "
+        "of its files); write to a new file\n"
+    )
+    assert journal.read_bytes() == kept
+    text = run("snapshot", "--out", str(tmp_path / "table.txt"))
+    assert text.stderr == (
+        f"dealtable snapshot: cannot write {tmp_path / 'table.txt'}: a snapshot is a picture: "
+        "name it .png, .svg or .pdf\n"
+    )
 
 
 def test_numbers_out_of_range_are_refused_before_the_command_starts(tmp_path: Path) -> None:

@@ -494,6 +494,20 @@ def _check_output(args: argparse.Namespace) -> None:
         raise OutputFileError(f"cannot write {path}: there is no folder {folder}")
     if path.is_dir():
         raise OutputFileError(f"cannot write {path}: it is a folder")
+    pictures = (".png", ".svg", ".pdf")
+    if args.command == "snapshot" and path.suffix.lower() not in pictures:
+        raise OutputFileError(
+            f"cannot write {path}: a snapshot is a picture: name it .png, .svg or .pdf"
+        )
+    journal = getattr(args, "journal", None)
+    if journal and path.exists():
+        # Writing over a journal (or its write-ahead log or lock) would destroy the record.
+        kept = [Path(journal), *(Path(f"{journal}{end}") for end in ("-wal", "-shm", ".lock"))]
+        if any(part.exists() and path.samefile(part) for part in kept):
+            raise OutputFileError(
+                f"cannot write {path}: it is the journal {journal} itself (or one of its files); "
+                "write to a new file"
+            )
 
 
 def _os_error_message(error: OSError, args: argparse.Namespace) -> str:
