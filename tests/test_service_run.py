@@ -456,6 +456,16 @@ def test_a_console_table_with_no_keyboard_stops_with_why(tmp_path: Path) -> None
     silent = dealtable("run", "--config", str(config))
     assert silent.returncode == 2
     assert "the console ended before its first line" in silent.stderr
+    closed = subprocess.run(  # standard input closed altogether (`0<&-`): the same
+        [*CLI, "run", "--config", str(config)],
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=60,
+        check=False,
+        preexec_fn=lambda: os.close(0),
+    )
+    assert closed.returncode == 2
+    assert "the console ended before its first line" in closed.stderr
     typed = dealtable("run", "--config", str(config), typed="punter ana 50\n")
     assert typed.returncode == 0, typed.stderr
 

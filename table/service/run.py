@@ -141,14 +141,15 @@ class SimulatedTable:
 class ConsoleReader:
     """The dealer's keyboard: table-language lines from standard input, read on a thread."""
 
-    def __init__(self, stream: TextIO) -> None:
+    def __init__(self, stream: TextIO | None) -> None:
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.lines_read = 0
         self._thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
         self._thread.start()
 
-    def _read(self, stream: TextIO) -> None:
-        for line in stream:
+    def _read(self, stream: TextIO | None) -> None:
+        # With standard input closed (``0<&-``) Python has no sys.stdin at all: no keyboard.
+        for line in stream or ():
             self.lines_read += 1
             self.lines.put(line)
         self.lines.put(None)

@@ -104,21 +104,26 @@ class TableService:
         chosen = _last_rules(stored)
         journal_rules = _rules_text(chosen.rules, chosen.options) if chosen else "?"
         config_rules = _rules_text(self.config.table.rules, self.config.table.options)
+        # Faro's rules change between deals, baccarat's between shoes.
+        unit = "deal" if isinstance(self.game.state, FaroState) else "shoe"
         if self._between_deals():
             self._record(self._choose_config_rules(self.clock()))
             log.info(
-                "the config's rules (%s) replace the journal's (%s) from the next deal",
+                "the config's rules (%s) replace the journal's (%s) from the next %s",
                 config_rules,
                 journal_rules,
+                unit,
             )
         else:
             self.rules_waiting = True
             log.info(
-                "the deal in progress (%s) goes on under the journal's rules (%s); the config's "
-                "(%s) begin with the next deal",
+                "the %s in progress (%s) goes on under the journal's rules (%s); the config's "
+                "(%s) begin with the next %s",
+                unit,
                 self.game.state.where(),
                 journal_rules,
                 config_rules,
+                unit,
             )
 
     def _choose_config_rules(self, at: float) -> list[Event]:
