@@ -225,6 +225,11 @@ def test_the_dealer_answers_the_cameras_question_with_the_card_and_nothing_else_
     refused = answer_from_console(camera, "correct QS", 10.0)
     assert refused is not None and "answer with 'card CARD' first" in refused[0]
     assert list(service.state.casekeep.dealt_cards()) == dealt_before
+    refused = answer_from_console(camera, "card KD", 10.0)  # the card before it
+    assert refused is not None and "that card was already taken" in refused[0]
+    assert "(QH or QS?)" in refused[0]
+    assert camera.filter.question is not None  # still asked
+    assert list(service.state.casekeep.dealt_cards()) == dealt_before
 
     assert answer_from_console(camera, "card QS", 10.0) == []
     assert list(service.state.casekeep.dealt_cards()) == [*dealt_before, Card.parse("QS")]

@@ -145,6 +145,13 @@ def answer_from_console(
         ]
     if not isinstance(command, CardCmd):
         return None
+    question = reader.filter.question
+    if command.card not in question.choices and command.card in reader.filter.dealt:
+        asked = " or ".join(card.code for card in question.choices)
+        return [
+            f"refused: card {command.card}: that card was already taken from the box; the "
+            f"reader asks about the card there now ({asked}?): say which with 'card CARD'"
+        ]
     news = ReaderNews()
     _route(reader.service, reader.filter.confirm(command.card, timestamp), news)
     return [f"reader alarm: {alarm.message}" for alarm in news.alarms] + [
