@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import importlib.util
 import json
 import os
 import random
@@ -803,3 +804,21 @@ def test_a_rules_line_from_the_dealer_outranks_the_rules_the_config_waits_to_beg
         resumed.execute_line("shuffle")
         chosen = [(e.rules, e.options) for e in journal.events() if isinstance(e, RulesChosen)]
     assert chosen == [("classic", {}), ("classic", {"cat_hop_pays": "1"})]
+
+
+def test_a_board_that_cannot_be_driven_refuses_the_start_in_one_line(tmp_path: Path) -> None:
+    """On a machine with no GPIO library for the chosen pin factory the start is refused
+    before anything is written, with the fix named."""
+    pytest.importorskip("gpiozero")
+    if importlib.util.find_spec("lgpio") is not None:
+        pytest.skip("lgpio is installed here: the board can be driven")
+    journal = tmp_path / "hw.sqlite"
+    config = tmp_path / "hw.toml"
+    config.write_text(f'[table]\njournal = "{journal}"\n\n[hardware]\npin_factory = "lgpio"\n')
+    refused = dealtable("run", "--config", str(config), "--deals", "1", "--speed", "0")
+    assert refused.returncode == 2
+    assert refused.stderr == (
+        "dealtable run: pin factory 'lgpio' is not available: No module named 'lgpio' "
+        "(on a Pi: apt install python3-lgpio)\n"
+    )
+    assert not journal.exists()

@@ -531,10 +531,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _carry_out(args: argparse.Namespace) -> int:
+    from hw.errors import HardwareError
+
     try:
         _check_output(args)
         code: int = args.handler(args)
-    except TableError as error:
+    except (TableError, HardwareError) as error:
         for line in str(error).splitlines():  # a configuration's every problem, a line each
             print(f"dealtable {args.command}: {line}", file=sys.stderr)
         return 2

@@ -202,6 +202,12 @@ def run(
         camera = _open_camera(config)
         if camera is not None:
             undo_if_refused.callback(camera[0].close)
+        if hardware is None and config.hardware is not None:
+            # Before the journal: a board that cannot be driven refuses the start.
+            from table.service.hardware import TableHardware
+
+            hardware = TableHardware(config.hardware)
+            undo_if_refused.callback(hardware.close)
         journal, service = open_table(config, clock)
         undo_if_refused.pop_all()
     if service.resumed:
@@ -226,10 +232,6 @@ def run(
     elif config.display.terminal:
         display = TerminalDisplay(out, service)
         service.listeners.append(display.show)
-    if hardware is None and config.hardware is not None:
-        from table.service.hardware import TableHardware
-
-        hardware = TableHardware(config.hardware)
     if hardware is not None:
         hardware.attach(service)
     if web is not None:
