@@ -104,6 +104,31 @@ def test_a_damaged_journal_is_not_opened_for_writing_and_nothing_is_written(
     assert path.read_bytes() == before
 
 
+def test_records_cut_from_the_end_are_found_by_the_outbox_that_sent_them(
+    tmp_path: Path,
+) -> None:
+    """A hash chain cannot show its own end cut off; the MQTT outbox remembers how far the
+    journal was sent, so a journal that ends before that is refused."""
+    path = tmp_path / "j.sqlite"
+    journal, _ = journal_with_a_deal(path)
+    sent = journal.last_seq
+    journal.set_cursor("mqtt", sent)
+    journal.close()
+    with sqlite3.connect(path) as db:
+        db.execute("DELETE FROM events WHERE seq > ?", (sent - 3,))
+    db.close()
+    before = path.read_bytes()
+    with pytest.raises(JournalDamagedError) as refused:
+        Journal(path, "t1")
+    assert str(refused.value.broken) == (
+        f"record {sent - 2}: missing: the journal ends at record {sent - 3}, but its mqtt "
+        f"outbox had sent up to record {sent} (records were cut from its end)"
+    )
+    assert path.read_bytes() == before
+    with Journal(path, read_only=True) as cut:
+        assert cut.verify() == refused.value.broken
+
+
 def test_a_record_rewritten_with_its_hashes_is_still_named_when_read(tmp_path: Path) -> None:
     """Whoever recomputes the hashes gets past the chain, but not past reading."""
     path = tmp_path / "j.sqlite"

@@ -531,6 +531,24 @@ class Journal:
             chain.add(seq, body, prev_hash, stored_hash)
             if decode:
                 decode_record(self.path, seq, body)
+        # A chain cannot show records cut from its end; the outbox's cursors can, as they
+        # remember how far the journal was sent.
+        try:
+            ahead = self._db.execute(
+                "SELECT name, seq FROM cursors WHERE seq > ? ORDER BY seq DESC", (chain.last_seq,)
+            ).fetchone()
+        except sqlite3.OperationalError:  # a journal with no outbox yet
+            ahead = None
+        if ahead is not None:
+            name, sent = ahead
+            raise JournalDamagedError(
+                self.path,
+                Broken(
+                    chain.last_seq + 1,
+                    f"missing: the journal ends at record {chain.last_seq}, but its {name} "
+                    f"outbox had sent up to record {sent} (records were cut from its end)",
+                ),
+            )
 
     def records(self, after_seq: int = 0) -> list[tuple[int, str, str, str]]:
         """The stored records after ``after_seq``: seq, body, the hash before, its hash."""
