@@ -253,6 +253,26 @@ def test_dealtable_web_follows_a_journal_another_process_writes(tmp_path: Path) 
             server.stop()
 
 
+def test_dealtable_web_follows_a_new_journal_put_in_the_old_ones_place(tmp_path: Path) -> None:
+    """The advice on a damaged journal is to start a new one; put at the same path, the page
+    shows the new table from its first record."""
+    path = tmp_path / "j.sqlite"
+    with followed_table(path) as (service, simulated, follower, journal):
+        for _ in range(30):
+            simulated.step()
+        assert wait_until(lambda: follower.view.current()[0] == service.state.last_seq)
+        journal.close()
+        for part in tmp_path.glob("j.sqlite*"):
+            part.unlink()
+        config = Config(table=TableConfig(id="again", journal=str(path)))
+        with Journal(path, "again") as again:
+            fresh = TableService(config, again)
+            SimulatedTable(fresh, seed=3).step()
+            assert fresh.state.last_seq < service.state.last_seq
+            assert wait_until(lambda: follower.view.current()[0] == fresh.state.last_seq)
+            assert json.loads(follower.view.current()[1])["table"] == "again"
+
+
 def test_dealtable_web_stops_following_at_a_record_out_of_the_chain(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

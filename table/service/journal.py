@@ -550,6 +550,11 @@ class Journal:
                 ),
             )
 
+    def first_hash(self) -> str | None:
+        """The hash of record 1: which journal this is, whatever its file is called."""
+        row = self._db.execute("SELECT hash FROM events WHERE seq = 1").fetchone()
+        return None if row is None else str(row[0])
+
     def records(self, after_seq: int = 0) -> list[tuple[int, str, str, str]]:
         """The stored records after ``after_seq``: seq, body, the hash before, its hash."""
         cursor = self._db.execute(

@@ -118,6 +118,8 @@ class JournalFollower:
         self.interval = interval
         self.table: FaroTable | BaccaratTable | None = None
         self._chain = ChainCheck(self.path)
+        self._first: str | None = None  # the hash of the followed journal's first record
+        self._halted = False  # at a damaged record, until a new file takes the journal's place
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="journal-follower", daemon=True)
 
@@ -133,7 +135,7 @@ class JournalFollower:
     @property
     def following(self) -> bool:
         """Still reading what is added to the journal (it stops at a damaged record)."""
-        return self._thread.is_alive()
+        return self._thread.is_alive() and not self._halted
 
     def catch_up(self) -> None:
         try:
@@ -141,6 +143,18 @@ class JournalFollower:
         except NoJournalError:
             return  # not there yet, or being set up: try again next time round
         with journal:
+            first = journal.first_hash()
+            if self._first is not None and first != self._first:
+                # A new journal in the old one's place (as the advice on a damaged one says):
+                # another record, followed from its start.
+                log.info("journal %s is a new one: following it from its first record", self.path)
+                self._chain = ChainCheck(self.path)
+                self.table = None
+                self.view.results.clear()
+                self._halted = False
+            self._first = first
+            if self._halted:
+                return
             records = journal.records(after_seq=self._chain.last_seq)
         events: list[Event] = []
         try:
@@ -167,9 +181,10 @@ class JournalFollower:
             try:
                 self.catch_up()
             except JournalError as refused:
-                # Damage does not mend: say so once and keep showing the last sound state.
+                # Damage does not mend: say so once and keep showing the last sound state,
+                # until a new journal takes the damaged one's place.
                 log.error("%s; the page stays at record %d", refused, self._chain.last_seq)
-                return
+                self._halted = True
             except Exception:  # a bad read must not stop the screen; the next one may work
                 log.exception("reading the journal %s", self.path)
 
