@@ -662,7 +662,27 @@ def test_config_check_finds_what_run_would_refuse(tmp_path: Path) -> None:
             f"[reader] deck: no deck profile file '{tmp_path / 'profiles' / 'poker'}' or "
             f"'{tmp_path / 'profiles' / 'poker.npz'}'"
         ),
+        f'[mqtt]\ntls = {{ ca_file = "{tmp_path / "ca.crt"}" }}\n': (
+            f"[mqtt.tls] ca_file: no file {tmp_path / 'ca.crt'}"
+        ),
+        f'[table]\njournal = "{frames / "notes.txt"}"\n': (
+            f"[table] journal: {frames / 'notes.txt'} is not a dealtable journal (not an SQLite "
+            "database); nothing was changed"
+        ),
+        f'[table]\nid = "t2"\njournal = "{tmp_path / "faro.sqlite"}"\n': (
+            f"[table] journal: journal {tmp_path / 'faro.sqlite'} belongs to table 'table', not "
+            "'t2'"
+        ),
+        f'[table]\ngame = "punto-banco"\njournal = "{tmp_path / "faro.sqlite"}"\n'
+        '[reader]\nkind = "console"\n': (
+            f"[table] journal: the journal {tmp_path / 'faro.sqlite'} deals faro but the config "
+            "asks for punto-banco; a punto-banco table needs a journal of its own"
+        ),
     }
+    (frames / "notes.txt").write_text("not a journal\n")
+    assert (
+        dealtable("run", "--deals", "0", "--journal", str(tmp_path / "faro.sqlite")).returncode == 0
+    )
     for text, message in refused.items():
         checked = check(text)
         assert checked.returncode == 2, text

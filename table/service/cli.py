@@ -255,15 +255,40 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _config_check(args: argparse.Namespace) -> int:
-    from table.service.config import load_config
+    from table.service.config import ConfigError, load_config
 
     config = load_config(args.file)
+    problem = _journal_problem(config)
+    if problem:
+        raise ConfigError(f"{args.file}: [table] journal: {problem}")
     broker = f"{config.mqtt.host}:{config.mqtt.port}" if config.mqtt else "none"
     print(
         f"{args.file}: table {config.table.id}, {config.table.game} ({config.table.rules}), "
         f"reader {config.reader.kind}, journal {config.table.journal}, broker {broker}: ok"
     )
     return 0
+
+
+def _journal_problem(config: Config) -> str | None:
+    """What ``run`` would refuse in the journal a config names, if it is there already: read
+    only, nothing written."""
+    from table.service.journal import Journal, JournalError
+
+    path = Path(config.table.journal)
+    if not path.exists():
+        return None
+    try:
+        with Journal(path, config.table.id, read_only=True) as journal:
+            journal.check_chain()
+            chosen = [event for event in journal.events() if isinstance(event, RulesChosen)]
+    except JournalError as refused:
+        return str(refused)
+    if chosen and chosen[-1].game != config.table.game:
+        return (
+            f"the journal {path} deals {chosen[-1].game} but the config asks for "
+            f"{config.table.game}; a {config.table.game} table needs a journal of its own"
+        )
+    return None
 
 
 def _exhibit(args: argparse.Namespace) -> int:

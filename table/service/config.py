@@ -503,6 +503,10 @@ def _mqtt(source: str, data: object, table_id: str) -> MqttConfig:
             key_file=tls_section.text("key_file", ""),
         )
         tls_section.finish()
+        for key in ("ca_file", "cert_file", "key_file"):
+            named = getattr(tls, key)
+            if named and not Path(named).is_file():
+                raise ConfigError(f"{source}: [mqtt.tls] {key}: no file {named}")
     config = MqttConfig(
         host=section.text("host", "localhost"),
         port=section.whole("port", 1883, 1, 65535),
