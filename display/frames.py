@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from table.cards import Rank
 from table.events import CardRole
 from table.faro.engine import FaroState, Phase
-from table.faro.layout import chip_place
 from table.faro.spots import SpotKind
 from table.odds.advisor import advice_for
 
@@ -231,7 +230,7 @@ def table_view(state: FaroState, advisor: bool = False) -> dict[str, object]:
                 "spot": bet.spot.text,
                 "ranks": [rank.label for rank in bet.spot.ranks],
                 # A group's chips, in the layout's (row, column) units: see chip_place.
-                "place": list(chip_place(bet.spot.ranks)) if len(bet.spot.ranks) > 1 else None,
+                "place": list(bet.spot.place) if len(bet.spot.ranks) > 1 else None,
                 "kind": bet.spot.kind.value,
                 "stake": bet.stake,
                 "coppered": bet.coppered,

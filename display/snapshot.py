@@ -17,8 +17,8 @@ from display.frames import BeadState, casekeep_frame, layout_frame
 from display.text import count
 from table.cards import Rank
 from table.faro.engine import FaroState
-from table.faro.layout import BOTTOM_ROW, TOP_ROW, chip_place
-from table.faro.spots import SpotKind
+from table.faro.layout import BOTTOM_ROW, TOP_ROW
+from table.faro.spots import Spot, SpotKind
 
 FELT = "#0b5d2a"
 CARD = "#fbf8ef"
@@ -46,12 +46,11 @@ def spade_positions() -> dict[Rank, tuple[float, float]]:
 CARD_HALF_WIDTH, CARD_HALF_HEIGHT = 0.6, 0.95
 
 
-def group_place(
-    ranks: tuple[Rank, ...], positions: dict[Rank, tuple[float, float]]
-) -> tuple[float, float]:
-    """Where a bet on two to four ranks is drawn: the layout's :func:`chip_place` in this
-    picture's coordinates (y upward), off the card's edge where it says so."""
-    place = chip_place(ranks)
+def group_place(spot: Spot, positions: dict[Rank, tuple[float, float]]) -> tuple[float, float]:
+    """Where a bet on two to four ranks (or one to win and one to lose) is drawn: the
+    layout's place for it in this picture's coordinates (y upward), off the card's edge
+    where it says so."""
+    place = spot.place
     ace_x, top_y = positions[Rank.ACE]
     column_step = positions[Rank.TWO][0] - ace_x
     row_step = positions[Rank.KING][1] - top_y
@@ -88,12 +87,15 @@ def draw_snapshot(state: FaroState, path: str | Path, title: str = "") -> Path:
     positions = spade_positions()
     colours: dict[str, str] = {}
     chips: dict[Rank, list[tuple[str, int, bool]]] = {}
-    groups: list[tuple[tuple[Rank, ...], str, int, bool]] = []
+    groups: list[tuple[Spot, str, int, bool]] = []
     for bet in sorted(state.bets.values(), key=lambda bet: bet.bet_id):
         if bet.spot.kind is SpotKind.RANK:
             chips.setdefault(bet.spot.ranks[0], []).append((bet.punter, bet.stake, bet.coppered))
-        elif bet.spot.kind in (SpotKind.GROUP, SpotKind.WIN_LOSE):
-            groups.append((bet.spot.ranks, bet.punter, bet.stake, bet.coppered))
+        elif bet.spot.kind is SpotKind.GROUP:
+            groups.append((bet.spot, bet.punter, bet.stake, bet.coppered))
+        elif bet.spot.kind is SpotKind.WIN_LOSE:
+            # 003: a copper lies on the losing card under the chips.
+            groups.append((bet.spot, bet.punter, bet.stake, True))
     for lamp in layout.lamps:
         if not lamp.in_deck:
             continue
@@ -130,9 +132,9 @@ def draw_snapshot(state: FaroState, path: str | Path, title: str = "") -> Path:
             centre = (x - 0.3 + 0.6 * (index % 2), y - 0.55 - 0.55 * (index // 2))
             _draw_chip(axes, centre, f"{punter[0].upper()}{stake}", colour, coppered)
     stacked: dict[tuple[float, float], int] = {}
-    for ranks, punter, stake, coppered in groups:
+    for spot, punter, stake, coppered in groups:
         colour = colours.setdefault(punter, CHIP_COLOURS[len(colours) % len(CHIP_COLOURS)])
-        place = group_place(ranks, positions)
+        place = group_place(spot, positions)
         step = stacked[place] = stacked.get(place, 0) + 1
         outward = 1 if place[1] > positions[Rank.SEVEN][1] else -1
         centre = (place[0], place[1] + outward * 0.6 * (step - 1))

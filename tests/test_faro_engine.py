@@ -22,7 +22,6 @@ from table.events import (
 )
 from table.faro import FaroTable, Phase
 from table.faro.casekeep import Bead
-from table.faro.layout import chip_place
 from table.faro.spots import parse_spot
 from table.language import parse_line
 from tests.conftest import cards, deal, deal_rest, open_table, settlements
@@ -264,14 +263,18 @@ def test_003_every_bet_of_the_betting_diagram_is_taken(spot: str, shape: str) ->
         ("A+2+3", (0, 1, -1)),  # the same above the top row
         ("3+10+J", (0.5, 2.5, 0)),  # a right angle: the corner its cards meet at
         ("4+5+9+10", (0.5, 3.5, 0)),  # a square: its middle corner
+        ("2>3", (0, 1.7, 0)),  # to win and to lose: on the losing 3, at its edge toward the 2
+        ("J>K", (1, 0.3, 1)),  # the queen between: off the king's outer edge, toward the jack
     ],
 )
 def test_003_a_bets_chips_lie_where_the_diagram_puts_them(
     spot: str, place: tuple[float, float, int]
 ) -> None:
     """003's diagram: a group's chips lie where its cards meet, so that no group looks like a
-    bet on a single card (the displays draw them from this place)."""
-    assert tuple(chip_place(parse_spot(spot).ranks)) == place
+    bet on a single card; one rank to win and another to lose lies on the losing card, in its
+    corner nearest the winning one, pushed outward when a card lies between (the displays
+    draw them from this place)."""
+    assert tuple(parse_spot(spot).place) == pytest.approx(place)
 
 
 @pytest.mark.parametrize("spot", ["A+3+5", "2+9", "A+K+Q+J", "5+7", "A+6", "K+Q+J+10"])

@@ -44,14 +44,14 @@ def test_a_group_bet_is_drawn_where_its_cards_meet(tmp_path: Path) -> None:
         ]
 
     four, five = positions[Rank.FOUR], positions[Rank.FIVE]
-    pair = group_place(parse_spot("4+5").ranks, positions)
+    pair = group_place(parse_spot("4+5"), positions)
     assert four[0] < pair[0] < five[0] and pair[1] == four[1] and on_a_card(pair) == []
-    row = group_place(parse_spot("8+9+10").ranks, positions)
+    row = group_place(parse_spot("8+9+10"), positions)
     nine = positions[Rank.NINE]
     assert row[0] == nine[0] and row[1] < nine[1] - CARD_HALF_HEIGHT and on_a_card(row) == []
-    across = group_place(parse_spot("J>K").ranks, positions)
+    across = group_place(parse_spot("J>K"), positions)
     assert on_a_card(across) == []
-    square = group_place(parse_spot("2+3+Q+J").ranks, positions)
+    square = group_place(parse_spot("2+3+Q+J"), positions)
     assert on_a_card(square) == [] and positions[Rank.TWO][0] < square[0] < positions[Rank.THREE][0]
     table = open_table()
     table.bet("dan", "8+9+10", 4)

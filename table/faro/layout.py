@@ -43,18 +43,39 @@ class ChipPlace(NamedTuple):
     outward: int = 0
 
 
-def chip_place(ranks: Iterable[Rank]) -> ChipPlace:
+def _cell(rank: Rank) -> tuple[float, float]:
+    return SEVEN_AT if rank is Rank.SEVEN else POSITIONS[rank]
+
+
+# How far from a losing card's middle toward the winning card a win-and-lose bet lies: at
+# the card's edge, on the card (003).
+_TOWARD_THE_WINNER = 0.3
+
+
+def chip_place(ranks: Iterable[Rank], loser: Rank | None = None) -> ChipPlace:
     """Where a bet on ``ranks`` lies, as on the felt (003): on the card of a single rank;
     where a group's cards meet, the middle of the block they span (between two neighbours,
     on the corner of a square or a right angle); and where that is the middle of a card
     (three in a row, two ranks one apart) off that card's outer edge, so that it is not
-    taken for a bet on that card alone."""
-    cells = [SEVEN_AT if rank is Rank.SEVEN else POSITIONS[rank] for rank in set(ranks)]
+    taken for a bet on that card alone.
+
+    A bet that one rank wins and ``loser`` loses lies on the losing card, at its edge toward
+    the winning one, and off the outer edge when a card lies between them (003)."""
+    cells = [_cell(rank) for rank in set(ranks)]
     rows, columns = [cell[0] for cell in cells], [cell[1] for cell in cells]
     row, column = (min(rows) + max(rows)) / 2, (min(columns) + max(columns)) / 2
-    if len(cells) > 1 and (row, column) in POSITIONS.values():
-        return ChipPlace(row, column, -1 if row == 0 else 1)
-    return ChipPlace(row, column)
+    between = len(cells) > 1 and (row, column) in POSITIONS.values()
+    outward = (-1 if row == 0 else 1) if between else 0
+    if loser is not None:
+        (loser_row, loser_column) = _cell(loser)
+        (winner_row, winner_column) = next(cell for cell in cells if cell != _cell(loser))
+        return ChipPlace(
+            loser_row + _TOWARD_THE_WINNER * (winner_row - loser_row) / (2 if between else 1),
+            loser_column
+            + _TOWARD_THE_WINNER * (winner_column - loser_column) / (2 if between else 1),
+            outward,
+        )
+    return ChipPlace(row, column, outward)
 
 
 def _pair_shape(first: Rank, second: Rank) -> str | None:

@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from table.cards import Rank
 from table.errors import BetRefusedError
-from table.faro.layout import group_shape
+from table.faro.layout import ChipPlace, chip_place, group_shape
 
 
 class SpotKind(enum.Enum):
@@ -53,6 +53,16 @@ class Spot:
             text = self.kind.value
         object.__setattr__(self, "text", text)
         object.__setattr__(self, "standing", self.kind in STANDING_KINDS)
+
+    @property
+    def loser(self) -> Rank | None:
+        """The rank a win-and-lose bet backs to lose (written second: ``J>K``)."""
+        return self.ranks[1] if self.kind is SpotKind.WIN_LOSE else None
+
+    @property
+    def place(self) -> ChipPlace:
+        """Where the bet's chips lie on the layout (see :func:`chip_place`)."""
+        return chip_place(self.ranks, self.loser)
 
     @property
     def shape(self) -> str:
