@@ -719,10 +719,10 @@ class FaroTable(DealerDesk):
             for punter in list(state.seats):
                 self._pay_marks_from_layout(out, punter)
                 while True:
-                    marks = [bet for bet in state.bets_of(punter) if bet.mark]
-                    if not marks or self._marks_covered(punter):
+                    bets = state.bets_of(punter)
+                    if self._marks_uncovered(punter, bets) is None:
                         break
-                    newest = max(marks, key=lambda bet: bet.bet_id)
+                    newest = max((bet for bet in bets if bet.mark), key=lambda bet: bet.bet_id)
                     self._return(
                         out, newest, "the marks are no longer covered by chips on the layout"
                     )
@@ -1008,30 +1008,31 @@ class FaroTable(DealerDesk):
         return worst + other
 
     def _check_marks_covered(self, what: str, punter: str, bets: Sequence[Bet]) -> None:
-        """003: each mark is matched by chips on the layout, and what one turn can cost the
-        punter must not pass their chips, since a loss on marks is paid in chips."""
+        reason = self._marks_uncovered(punter, bets)
+        if reason is not None:
+            raise BetRefusedError(f"{what}: {reason}")
+
+    def _marks_uncovered(self, punter: str, bets: Sequence[Bet]) -> str | None:
+        """Why a punter's ``bets`` leave their marks uncovered, or None: 003, each mark is
+        matched by chips on the layout, and what one turn can cost the punter must not pass
+        their chips, since a loss on marks is paid in chips."""
         marks = sum(bet.stake for bet in bets if bet.mark)
         if not marks:
-            return
+            return None
         chips = sum(bet.stake for bet in bets if not bet.mark)
         if marks > chips:
-            raise BetRefusedError(
-                f"{what}: {marks} in marks would pass the {chips} in chips {punter} would have on "
+            return (
+                f"{marks} in marks would pass the {chips} in chips {punter} would have on "
                 "the layout (003: each mark must be matched by chips)"
             )
         worst = self._worst_turn_loss(bets)
         bankroll = self.state.bankrolls[punter]
         if worst > bankroll:
-            raise BetRefusedError(
-                f"{what}: one turn could cost {punter} {worst} with their marks, "
+            return (
+                f"one turn could cost {punter} {worst} with their marks, "
                 f"more than their {bankroll} chips"
             )
-
-    def _marks_covered(self, punter: str) -> bool:
-        state = self.state
-        if state.marks_on_layout(punter) > state.chips_on_layout(punter):
-            return False
-        return self._worst_turn_loss(state.bets_of(punter)) <= state.bankrolls[punter]
+        return None
 
     def withdraw(
         self,
