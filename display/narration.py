@@ -69,11 +69,11 @@ class Words:
     and_word: str
     or_word: str
     # What stops the table, by the alarm's kind (alarm_other for the rest), and its end.
-    alarms: dict[AlarmKind, str] | None = None
-    alarm_other: str = ""
-    alarm_waits: str = ""
-    alarm_cleared: str = ""
-    bank_passed: str = ""  # 001: the bank passes to the left after each deal
+    alarms: dict[AlarmKind, str]
+    alarm_other: str
+    alarm_waits: str
+    alarm_cleared: str
+    bank_passed: str  # 001: the bank passes to the left after each deal
     advice: str = ""
     ranks_on: dict[Rank, str] | None = None  # after "on" where the language declines it
     ranks_from: dict[Rank, str] | None = None  # after "from"
@@ -406,7 +406,7 @@ class Narrator:
             elif isinstance(event, DeckStarted):
                 self._coppered.clear()
                 self._stakes.clear()
-            elif isinstance(event, AlarmRaised) and words.alarms:
+            elif isinstance(event, AlarmRaised):
                 lines.extend(said())
                 what = words.alarms.get(event.kind, words.alarm_other)
                 lines.append(f"{what} {words.alarm_waits}")
