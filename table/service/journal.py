@@ -309,13 +309,8 @@ class _DealTally:
 
 
 @dataclass
-class _CoupTally:
-    first_seq: int
-    started_at: float
-    last_seq: int = 0
-    cards: CardsTaken = field(default_factory=CardsTaken)
+class _CoupTally(_DealTally):
     result: CoupResult | None = None
-    ended: str = "in progress"
 
 
 class Journal:
