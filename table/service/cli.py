@@ -273,6 +273,7 @@ def _journal_problem(config: Config) -> str | None:
     """What ``run`` would refuse in the journal a config names, if it is there already: read
     only, nothing written."""
     from table.service.journal import Journal, JournalError
+    from table.service.table_service import last_rules
 
     path = Path(config.table.journal)
     if not path.exists():
@@ -280,12 +281,12 @@ def _journal_problem(config: Config) -> str | None:
     try:
         with Journal(path, config.table.id, read_only=True) as journal:
             journal.check_chain()
-            chosen = [event for event in journal.events() if isinstance(event, RulesChosen)]
+            chosen = last_rules(list(journal.events()))
     except JournalError as refused:
         return str(refused)
-    if chosen and chosen[-1].game != config.table.game:
+    if chosen is not None and chosen.game != config.table.game:
         return (
-            f"the journal {path} deals {chosen[-1].game} but the config asks for "
+            f"the journal {path} deals {chosen.game} but the config asks for "
             f"{config.table.game}; a {config.table.game} table needs a journal of its own"
         )
     return None

@@ -70,7 +70,7 @@ class TableService:
 
     def _check_game(self, stored: Sequence[Event]) -> None:
         """A journal is dealt with the game it began with; a config for another is refused."""
-        chosen = _last_rules(stored)
+        chosen = last_rules(stored)
         asked = self.config.table.game
         if chosen is None or chosen.game == asked:
             return
@@ -101,7 +101,7 @@ class TableService:
         event between deals, at once or after the deal in progress."""
         if self.game.state.rules == self._config_rules():
             return
-        chosen = _last_rules(stored)
+        chosen = last_rules(stored)
         journal_rules = _rules_text(chosen.rules, chosen.options) if chosen else "?"
         config_rules = _rules_text(self.config.table.rules, self.config.table.options)
         # Faro's rules change between deals, baccarat's between shoes.
@@ -199,7 +199,7 @@ class TableService:
             listener(events)
 
 
-def _last_rules(events: Sequence[Event]) -> RulesChosen | None:
+def last_rules(events: Sequence[Event]) -> RulesChosen | None:
     return next((e for e in reversed(events) if isinstance(e, RulesChosen)), None)
 
 
