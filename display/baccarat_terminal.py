@@ -13,6 +13,7 @@ from display.terminal import describe as describe_faro
 from display.text import wrap
 from table.baccarat.engine import BaccaratState, Phase
 from table.baccarat.roads import Road, Scoreboard, coups_of
+from table.baccarat.rules import hundredths_text
 from table.events import (
     BankAnnounced,
     CardDealt,
@@ -158,13 +159,15 @@ def render_baccarat(
     )
     lines = [paint.paint(head, _BOLD)]
     lines += render_coup(state.last_result, paint)
-    if rules.house_banks:
-        rolls = [f"bank {state.bank}"]
-    else:
-        rolls = [f"bank ({state.banker}) {state.bank}"]
-        if state.house:
-            rolls.append(f"house {state.house}")
-    rolls += [f"{name} {state.bankrolls[name]}" for name in state.seats]
+    rolls = [f"bank {state.bank}" if rules.house_banks else f"bank ({state.banker}) {state.bank}"]
+    if state.house:
+        rolls.append(f"house {state.house}")
+    box = state.commission_box
+    rolls += [
+        f"{name} {state.bankrolls[name]}"
+        + (f" (commission {hundredths_text(box[name])})" if name in box else "")
+        for name in state.seats
+    ]
     lines += wrap(" · ".join(rolls), WIDTH, indent="  ", subsequent="  ")
     if state.deviations:
         lines.append(f"  banker's deviations from the table: {state.deviations}")
@@ -215,6 +218,14 @@ def describe(event: Event) -> str | None:
     if isinstance(event, BankAnnounced):
         return f"{event.banker} holds the bank: {event.amount}"
     if isinstance(event, CommissionTaken):
+        if event.noted:
+            taken = f", {event.amount} to the house" if event.amount else ""
+            return (
+                f"commission: {hundredths_text(event.noted)} noted against {event.punter}"
+                f"{taken}; in the box {hundredths_text(event.box)}"
+            )
+        if not event.amount:
+            return f"commission: {event.punter} has no chip left to settle the box; waived"
         return f"commission: {event.amount} from {event.punter} to the house"
     return describe_faro(event)
 

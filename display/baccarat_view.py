@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from table.baccarat.engine import BaccaratState
 from table.baccarat.roads import Road, Scoreboard, coups_of
+from table.baccarat.rules import hundredths_text
 from table.baccarat.tableau import total
 from table.events import CoupResult
 from table.games import GAME_TITLES
@@ -63,7 +64,17 @@ def baccarat_view(state: BaccaratState, results: Sequence[CoupResult]) -> dict[s
         ],
         "bank": state.bank,
         "banker": state.banker,
-        "bankrolls": [{"punter": name, "chips": state.bankrolls[name]} for name in state.seats],
+        "house": state.house,
+        "bankrolls": [
+            {
+                "punter": name,
+                "chips": state.bankrolls[name],
+                "commission_box": hundredths_text(state.commission_box[name])
+                if name in state.commission_box
+                else None,
+            }
+            for name in state.seats
+        ],
         "alarm": state.alarm.message if state.alarm else None,
         "roads": {
             "bead_plate": _road(board.bead_plate),

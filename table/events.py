@@ -381,11 +381,20 @@ class CoupResult(Event):
 @event_type
 @dataclass(frozen=True, kw_only=True)
 class CommissionTaken(Event):
-    """The house's commission on a bank's winnings; ``house`` is the house's total."""
+    """The house's commission, kept as a commission box keeps it (002: noted in a register).
+
+    ``noted``: hundredths of a chip that fell due (5 % of a winning Banca stake, or of a
+    bank's winnings); ``amount``: the whole chips taken now, to the house, whose total is
+    ``house``; ``box``: the hundredths still noted against ``punter`` afterwards. A box is
+    settled, rounded up to a whole chip, when its shoe ends, its punter leaves or the bank
+    passes from its banker: ``noted`` is then 0. Journals from before the box have neither
+    field: their commission was rounded up each coup, and their box stays empty."""
 
     punter: str
     amount: int
     house: int
+    noted: int = 0
+    box: int = 0
 
 
 @event_type

@@ -25,6 +25,8 @@ from table.events import (
     CoupFinished,
     CutCardOut,
     DealVoided,
+    Event,
+    PunterLeft,
     ShoeFinished,
     ThirdCardChoice,
 )
@@ -129,8 +131,18 @@ def test_004_player_stands_on_6_and_banker_draws_on_0_to_5() -> None:
 # --- 004: bets and payouts -----------------------------------------------------------------
 
 
-def test_004_punto_pays_1_to_1_banca_less_5_percent_rounded_for_the_house() -> None:
-    """004, Opciones de apuesta; commission rounding on integer chips: up, for the house."""
+def commissions(events: list[Event]) -> list[tuple[str, int, int, int]]:
+    """Each commission event as (who, hundredths noted, whole chips taken, hundredths left)."""
+    return [
+        (event.punter, event.noted, event.amount, event.box)
+        for event in events
+        if isinstance(event, CommissionTaken)
+    ]
+
+
+def test_004_punto_pays_1_to_1_banca_even_money_with_5_percent_to_the_commission_box() -> None:
+    """004, Opciones de apuesta; 002, Puntuación 3: the 5 % is noted in a register. Whole
+    chips go to the house as they fall due; a fraction of a chip waits in the box."""
     table = open_punto_banco()
     table.bet("ana", "banker", 20)
     table.bet("ben", "banker", 10)
@@ -139,17 +151,80 @@ def test_004_punto_pays_1_to_1_banca_less_5_percent_rounded_for_the_house() -> N
     table.lock()
     events = deal(table, "2H 9C 3D KC")  # player 5 draws, banker 9: natural
     assert settlements(events) == [
-        ("ana", "banker", "win", 19),
-        ("ben", "banker", "win", 9),
-        ("cy", "banker", "win", 0),
+        ("ana", "banker", "win", 20),
+        ("ben", "banker", "win", 10),
+        ("cy", "banker", "win", 1),
         ("cy", "player", "lose", -7),
     ]
-    assert [e.note for e in events if isinstance(e, BetSettled)][:2] == [
-        "5 % commission: 1",
-        "5 % commission: 1",
+    assert [e.note for e in events if isinstance(e, BetSettled)][:3] == [
+        "5 % commission to the box: 1.00",
+        "5 % commission to the box: 0.50",
+        "5 % commission to the box: 0.05",
     ]
-    assert table.state.bank == 10_000 - 19 - 9 + 7
-    assert table.state.total_chips() == 13_000
+    assert commissions(events) == [("ana", 100, 1, 0), ("ben", 50, 0, 50), ("cy", 5, 0, 5)]
+    state = table.state
+    assert state.bankrolls == {"ana": 1019, "ben": 1010, "cy": 994}
+    assert state.commission_box == {"ben": 50, "cy": 5}
+    assert state.house == 1 and state.bank == 10_000 - 20 - 10 - 1 + 7
+    assert state.total_chips() == 13_000
+
+
+def test_two_10_chip_banca_wins_cost_exactly_one_chip_of_commission() -> None:
+    """The box keeps the fraction: 5 % of 10 twice is one chip, not one chip each time."""
+    table = open_punto_banco()
+    for cards in ("2H 9C 3D KC", "2S 9D 3C KH"):
+        table.bet("ben", "banker", 10)
+        table.lock()
+        events = deal(table, cards)
+    assert commissions(events) == [("ben", 50, 1, 0)]
+    assert table.state.bankrolls["ben"] == 1000 + 10 + 10 - 1
+    assert table.state.commission_box == {} and table.state.house == 1
+
+
+def test_the_box_is_settled_rounded_up_when_the_shoe_ends_or_the_punter_leaves() -> None:
+    table = open_punto_banco()
+    table.bet("ben", "banker", 10)
+    table.bet("cy", "banker", 30)
+    table.lock()
+    deal(table, "2H 9C 3D KC")
+    assert table.state.commission_box == {"ben": 50, "cy": 50}
+    left = table.leave("ben")
+    assert commissions(left) == [("ben", 0, 1, 0)]
+    assert isinstance(left[-1], PunterLeft) and left[-1].bankroll == 1000 + 10 - 1
+    shoe = table.new_shoe()
+    assert commissions(shoe) == [("cy", 0, 1, 0)]
+    assert [type(e).__name__ for e in shoe][:2] == ["CommissionTaken", "ShoeFinished"]
+    assert table.state.bankrolls["cy"] == 1000 + 30 - 1 - 1
+    assert table.state.commission_box == {} and table.state.house == 3
+    assert table.state.total_chips() + 1009 == 13_000  # ben left with his 1009
+
+
+def test_the_chip_that_settles_the_box_is_held_back_from_staking() -> None:
+    table = open_punto_banco(punters={"ana": 10})
+    table.bet("ana", "banker", 10)
+    table.lock()
+    deal(table, "2H 9C 3D KC")
+    assert table.state.bankrolls["ana"] == 20 and table.state.commission_box == {"ana": 50}
+    refused(table, lambda: table.bet("ana", "player", 20), "ana has only 19 chips in hand")
+    table.bet("ana", "player", 19)
+    table.lock()
+    deal(table, "2S 9D 3C KH")  # the Banca wins again: the 19 are lost
+    assert table.state.bankrolls["ana"] == 1
+    assert commissions(table.leave("ana")) == [("ana", 0, 1, 0)]
+    assert table.state.total_chips() == 10_010  # ana left with no chip
+
+
+def test_a_box_replays_and_a_voided_card_takes_its_commission_back() -> None:
+    table = BaccaratTable("t1", "punto-banco", "standard", {"burn": "none"})
+    events = [*table.opening, *table.fund_bank(10_000), *table.seat("ben", 1000)]
+    events += table.new_shoe() + table.bet("ben", "banker", 10) + table.lock()
+    events += deal(table, "2H 9C 3D")
+    before = table.state.bankrolls.copy()
+    events += deal(table, "KC")
+    assert table.state.commission_box == {"ben": 50}
+    assert BaccaratTable.replay(events).state == table.state
+    table.void_card()
+    assert table.state.commission_box == {} and table.state.bankrolls == before
 
 
 def test_004_tie_pays_8_to_1_and_punto_and_banca_push() -> None:
@@ -478,6 +553,26 @@ def test_002_casino_commission_5_percent_of_the_banks_winnings() -> None:
     commission = [e for e in events if isinstance(e, CommissionTaken)]
     assert [(e.punter, e.amount) for e in commission] == [("bea", 4)]
     assert table.state.bank == 176 and table.state.house == 4
+    assert table.state.total_chips() == 2000
+
+
+def test_002_the_bankers_commission_box_is_settled_when_the_bank_passes() -> None:
+    """002, Puntuación 3: a bank's 30 won notes 1.50; one chip goes at once, the half
+    waits in the box and is taken, rounded up, when the bank passes from bea."""
+    table = open_chemin_de_fer(rules="casino")
+    table.bet("ana", "player", 30)
+    table.lock()
+    events = deal(table, "3H 9C 5D KS")  # the bank's natural 9 wins
+    assert commissions(events) == [("bea", 150, 1, 50)]
+    assert table.state.bank == 129 and table.state.commission_box == {"bea": 50}
+    table.bet("ana", "player", 20)
+    table.lock()
+    events = deal(table, "9H 2C KD 3S")  # a natural 9 against 5: the bank loses, and passes
+    assert commissions(events) == [("bea", 0, 1, 0)]
+    passed = [e for e in events if isinstance(e, BankPassed)]
+    assert [(e.from_banker, e.to_banker) for e in passed] == [("bea", "ana")]
+    assert table.state.bankrolls["bea"] == 500 + 30 - 20 - 2
+    assert table.state.house == 2 and table.state.commission_box == {}
     assert table.state.total_chips() == 2000
 
 

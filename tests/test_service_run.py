@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 
 from table.baccarat.engine import BaccaratTable
+from table.baccarat.rules import hundredths_text
 from table.events import RulesChosen, event_to_json
 from table.games import replay_lines
 from table.service.journal import Journal
@@ -433,8 +434,14 @@ def test_a_baccarat_table_serves_its_web_page_but_no_croupiers_page(tmp_path: Pa
         assert shown()["title"] == "Punto Banco"
         written = replay_lines(record).game
         assert isinstance(written, BaccaratTable)
+        box = written.state.commission_box
         assert shown()["bankrolls"] == [
-            {"punter": name, "chips": written.state.bankrolls[name]} for name in ("ana", "ben")
+            {
+                "punter": name,
+                "chips": written.state.bankrolls[name],
+                "commission_box": hundredths_text(box[name]) if name in box else None,
+            }
+            for name in ("ana", "ben")
         ]
         with pytest.raises(urllib.error.HTTPError) as refused:
             urllib.request.urlopen(f"http://127.0.0.1:{port}/croupier", timeout=2)

@@ -4,7 +4,7 @@
 const WORDS = {
   en: { title: "Faro", deal: "deal", turn: "turn", soda: "soda out, bets open", inBox: ["card in the box", "cards in the box"],
         splits: "splits", lastTurn: "Last turn", casekeep: "Casekeep", bankrolls: "Bankrolls", history: "History",
-        loses: "loses", wins: "wins", split: "split", bank: "bank", locked: "bets locked", over: "deal over, hoc",
+        loses: "loses", wins: "wins", split: "split", bank: "bank", house: "house", commissionBox: "commission", locked: "bets locked", over: "deal over, hoc",
         noDeck: "waiting for a new deck", awaitingSoda: "waiting for the soda", connecting: "connecting…",
         live: "live", lost: "connection lost, reconnecting…", unknownLanguage: "Language not known here: English.",
         coppered: "coppered", calls: "calls", alarm: "ALARM", cardsLeft: "left", edge: "edge",
@@ -14,7 +14,7 @@ const WORDS = {
         sessionOver: "session over: everyone has held the bank as often;", sessionWinner: "wins" },
   es: { title: "Faro", deal: "mano", turn: "turno", soda: "soda fuera, apuestas abiertas", inBox: ["carta en la caja", "cartas en la caja"],
         splits: "splits", lastTurn: "Último turno", casekeep: "Casekeep", bankrolls: "Fichas", history: "Historial",
-        loses: "pierde", wins: "gana", split: "split", bank: "banca", locked: "apuestas cerradas", over: "mano terminada, hoc",
+        loses: "pierde", wins: "gana", split: "split", bank: "banca", house: "casa", commissionBox: "comisión", locked: "apuestas cerradas", over: "mano terminada, hoc",
         noDeck: "esperando un mazo nuevo", awaitingSoda: "esperando la soda", connecting: "conectando…",
         live: "en directo", lost: "conexión perdida, reconectando…", unknownLanguage: "",
         coppered: "con copper", calls: "declara", alarm: "ALARMA", cardsLeft: "quedan", edge: "ventaja",
@@ -24,7 +24,7 @@ const WORDS = {
         sessionOver: "sesión terminada: todos han tenido la banca las mismas veces;", sessionWinner: "gana" },
   ru: { title: "Фаро", deal: "талия", turn: "абцуг", soda: "сода открыта, ставки принимаются", inBox: ["карта в ящике", "карты в ящике", "карт в ящике"],
         splits: "плие", lastTurn: "Последний абцуг", casekeep: "Кейскипер", bankrolls: "Фишки", history: "История",
-        loses: "проигрывает", wins: "выигрывает", split: "плие", bank: "банк", locked: "ставки закрыты", over: "талия окончена, гок",
+        loses: "проигрывает", wins: "выигрывает", split: "плие", bank: "банк", house: "заведение", commissionBox: "комиссия", locked: "ставки закрыты", over: "талия окончена, гок",
         noDeck: "ждём новую колоду", awaitingSoda: "ждём соду", connecting: "подключение…",
         live: "в эфире", lost: "связь потеряна, переподключение…", unknownLanguage: "",
         coppered: "копперированная", calls: "объявляет", alarm: "ТРЕВОГА", cardsLeft: "осталось",
@@ -94,16 +94,20 @@ function phaseText(view) {
   return `${t.turn} ${view.turn}` + (view.bets_locked ? ` · ${t.locked}` : "");
 }
 
-// The bank (with its holder, where a player holds it) and every punter's chips, at any game.
+// The bank (with its holder, where a player holds it), the house's commission at baccarat,
+// and every punter's chips with the commission their box still notes, at any game.
 function renderBankrolls(view) {
   document.getElementById("bankrolls").replaceChildren(
     ...[[t.bank + (view.banker ? ` (${view.banker})` : ""), view.bank],
-        ...view.bankrolls.map((entry) => [entry.punter, entry.chips])].map(([name, chips]) => {
-      const item = document.createElement("li");
-      item.textContent = `${name}: ${chips}`;
-      item.dataset.punter = name;
-      return item;
-    }));
+        ...(view.house ? [[t.house, view.house]] : []),
+        ...view.bankrolls.map((entry) => [entry.punter,
+          entry.commission_box ? `${entry.chips} (${t.commissionBox} ${entry.commission_box})` : entry.chips])]
+      .map(([name, chips]) => {
+        const item = document.createElement("li");
+        item.textContent = `${name}: ${chips}`;
+        item.dataset.punter = name;
+        return item;
+      }));
 }
 
 // 001's home session: who has held the bank, and once all have as often, who won.

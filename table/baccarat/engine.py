@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from table.baccarat.rules import BaccaratRules, Family, find_rules
+from table.baccarat.rules import BaccaratRules, Family, find_rules, hundredths_text
 from table.baccarat.shoe import burn_count
 from table.baccarat.tableau import (
     POINTS,
@@ -204,6 +204,9 @@ class BaccaratState(TableFolds):
     bets: dict[int, Bet] = field(default_factory=dict)
     stacks: dict[tuple[str, str], int] = field(default_factory=dict)
     committed: dict[str, int] = field(default_factory=dict)
+    # Commission noted and not yet taken, in hundredths of a chip, by who owes it: less
+    # than a chip each, as whole chips go to the house as they fall due.
+    commission_box: dict[str, int] = field(default_factory=dict)
     spot_totals: dict[str, int] = field(default_factory=dict)
     carried: bool = False
     bank: int = 0
@@ -252,7 +255,10 @@ class BaccaratState(TableFolds):
         return None
 
     def available(self, punter: str) -> int:
-        return self.bankrolls.get(punter, 0) - self.committed.get(punter, 0)
+        """Chips a punter may stake: not on the layout, and not the chip that will settle
+        the commission noted against them."""
+        in_hand = self.bankrolls.get(punter, 0) - self.committed.get(punter, 0)
+        return in_hand - 1 if punter in self.commission_box else in_hand
 
     def hand(self, name: str) -> list[Card]:
         return self.hands[self.geometry.hands.index(name)] if self.hands else []
@@ -314,6 +320,7 @@ class BaccaratState(TableFolds):
         twin.bets = dict(self.bets)
         twin.stacks = dict(self.stacks)
         twin.committed = dict(self.committed)
+        twin.commission_box = dict(self.commission_box)
         twin.spot_totals = dict(self.spot_totals)
         twin.bankrolls = dict(self.bankrolls)
         twin.seats = list(self.seats)
@@ -516,9 +523,16 @@ class BaccaratState(TableFolds):
             self._take_off(bet, bet.stake, 0)
 
     def _fold_commission(self, event: CommissionTaken) -> None:
-        self.bankrolls[event.punter] -= event.amount
-        self.bank -= event.amount
+        punter, amount = event.punter, event.amount
+        self.bankrolls[punter] -= amount
+        if punter == self.banker:
+            # A player's bank pays what its holder owes, as far as it holds.
+            self.bank -= min(amount, self.bank)
         self.house = event.house
+        if event.box:
+            self.commission_box[punter] = event.box
+        else:
+            self.commission_box.pop(punter, None)
 
     def _voided_from(self) -> int:
         index = last_card_index(self.since_checkpoint)
@@ -694,6 +708,7 @@ class BaccaratTable(DealerDesk):
         if punter == state.banker:
             raise IllegalCommandError(f"{what}: {punter} holds the bank; pass it first")
         out = self._begin(at)
+        self._settle_box(out, punter)
         self._emit(out, PunterLeft, punter=punter, bankroll=state.bankrolls[punter])
         return out
 
@@ -731,6 +746,7 @@ class BaccaratTable(DealerDesk):
         following = state.seats[(state.seats.index(banker) + 1) % len(state.seats)]
         for bet_id in sorted(state.bets):
             self._return(out, state.bets[bet_id], "the bank passed")
+        self._settle_box(out, banker)
         self._emit(out, BankPassed, from_banker=banker, to_banker=following)
 
     # --- the shoe -------------------------------------------------------------------------
@@ -750,13 +766,7 @@ class BaccaratTable(DealerDesk):
             )
         out = self._begin(at)
         if state.phase is not Phase.NO_SHOE:
-            self._emit(
-                out,
-                ShoeFinished,
-                shoe=state.shoe,
-                coups=state.coups_in_shoe,
-                cards_out=state.cards_out,
-            )
+            self._finish_shoe(out)
         if not state.rules.house_banks and state.banker is None:
             self._emit(out, BankerChosen, banker=state.seats[0])
         rules = state.rules
@@ -786,6 +796,8 @@ class BaccaratTable(DealerDesk):
 
     def _finish_shoe(self, out: list[Event]) -> None:
         state = self.state
+        for punter in [name for name in state.seats if name in state.commission_box]:
+            self._settle_box(out, punter)
         self._emit(
             out, ShoeFinished, shoe=state.shoe, coups=state.coups_in_shoe, cards_out=state.cards_out
         )
@@ -859,7 +871,10 @@ class BaccaratTable(DealerDesk):
             if (
                 rules.min_bet <= stake
                 and (not rules.max_bet or stake <= rules.max_bet)
-                and amount <= state.bankrolls[punter] - state.committed.get(punter, 0)
+                and amount
+                <= state.bankrolls[punter]
+                - state.committed.get(punter, 0)
+                - (punter in state.commission_box)
                 and self._house_exposure(side, amount) <= state.bank
             ):
                 return self._place(punter, side, amount, stake, existing_id, at)
@@ -1225,6 +1240,7 @@ class BaccaratTable(DealerDesk):
         state = self.state
         rules = state.rules
         coup = state.coup
+        noted: list[tuple[str, int]] = []
         for bet_id in sorted(state.bets):
             bet = state.bets[bet_id]
             stake = bet.stake
@@ -1251,10 +1267,13 @@ class BaccaratTable(DealerDesk):
                     else (stake, "")
                 )
             else:
-                # Rounded up to a whole chip: the house's favour (see table.baccarat.rules).
-                commission = -(-stake * rules.commission // 100)
-                won, net = True, stake - commission
-                note = f"{rules.commission} % commission: {commission}" if commission else ""
+                won, net = True, stake
+                if rules.commission:
+                    noted.append((bet.punter, stake * rules.commission))
+                    note = (
+                        f"{rules.commission} % commission to the box: "
+                        f"{hundredths_text(stake * rules.commission)}"
+                    )
             if won:
                 outcome = Outcome.WIN
             elif net == 0:
@@ -1273,6 +1292,8 @@ class BaccaratTable(DealerDesk):
                 turn=coup,
                 note=note,
             )
+        for punter, hundredths in noted:
+            self._note_commission(out, punter, hundredths)
 
     def _settle_bank(self, out: list[Event], winners: dict[str, str]) -> None:
         state = self.state
@@ -1308,14 +1329,41 @@ class BaccaratTable(DealerDesk):
             )
         rate = state.rules.commission
         if won and rate and state.banker is not None:
-            commission = -(-won * rate // 100)
-            self._emit(
-                out,
-                CommissionTaken,
-                punter=state.banker,
-                amount=commission,
-                house=state.house + commission,
-            )
+            self._note_commission(out, state.banker, won * rate)
+
+    def _note_commission(self, out: list[Event], punter: str, hundredths: int) -> None:
+        """002: the commission is noted in a register. Whole chips go to the house as
+        they fall due; a fraction of a chip waits in the box (see table.baccarat.rules)."""
+        state = self.state
+        due = state.commission_box.get(punter, 0) + hundredths
+        self._emit(
+            out,
+            CommissionTaken,
+            punter=punter,
+            amount=due // 100,
+            house=state.house + due // 100,
+            noted=hundredths,
+            box=due % 100,
+        )
+
+    def _settle_box(self, out: list[Event], punter: str) -> None:
+        """The fraction of a chip noted against ``punter`` is taken, rounded up to a whole
+        chip in the house's favour; waived only if they have no chip left to pay it."""
+        state = self.state
+        owed = state.commission_box.get(punter)
+        if not owed:
+            return
+        in_hand = state.bankrolls[punter] - state.committed.get(punter, 0)
+        amount = max(0, min(-(-owed // 100), in_hand))
+        self._emit(
+            out,
+            CommissionTaken,
+            punter=punter,
+            amount=amount,
+            house=state.house + amount,
+            noted=0,
+            box=0,
+        )
 
     def _rotate_bank(self, out: list[Event], winners: dict[str, str]) -> None:
         state = self.state

@@ -5,11 +5,14 @@
     >>> find_rules("chemin-de-fer", "strict").strict_five
     True
 
-Commission on integer chips: a winning Banca bet (and the bank's winnings in Chemin de
-Fer) pays the house ``commission`` per cent rounded *up* to a whole chip, as a casino
-rounds, in the house's favour: 5 % of 10 is 1 (the win pays 9), 5 % of 30 is 2 (the win
-pays 28), and a 1-chip Banca win pays nothing. The no-commission table's Banca win with 6
-pays half the stake rounded down, for the same reason.
+Commission on integer chips, as a commission box keeps it (002: "anotada en un registro de
+seguimiento"): a winning Banca bet is paid even money, and ``commission`` per cent of it
+(of the bank's winnings in Chemin de Fer, Banque and Macao) is noted against its winner in
+hundredths of a chip. Whole chips go to the house as they fall due; the fraction left
+waits in the box and is taken, rounded up to a chip in the house's favour, when the shoe
+ends, its punter leaves or the bank passes from its banker. So two 10-chip Banca wins cost
+exactly one chip, and the chip that will settle a fraction is held back from staking. The
+no-commission table's Banca win with 6 pays half the stake rounded down.
 """
 
 from __future__ import annotations
@@ -175,3 +178,12 @@ def find_rules(
     if rules is None:
         raise RulesError(f"unknown {game} rule set {name!r} (known: {', '.join(sets)})")
     return rules.with_options(options or {})
+
+
+def hundredths_text(hundredths: int) -> str:
+    """Hundredths of a chip as a player reads them.
+
+    >>> hundredths_text(50), hundredths_text(150), hundredths_text(5)
+    ('0.50', '1.50', '0.05')
+    """
+    return f"{hundredths // 100}.{hundredths % 100:02d}"

@@ -216,7 +216,8 @@ def alarm_json(alarm: Alarm | None) -> dict[str, Any] | None:
 
 def baccarat_snapshot(state: BaccaratState) -> dict[str, Any]:
     """The retained ``state`` of a baccarat table: the hands of the coup, the last result,
-    the bets and the bankrolls (only cards already out of the shoe)."""
+    the bets and the bankrolls (only cards already out of the shoe), the house's commission
+    taken and each player's commission box in hundredths of a chip."""
     result = state.last_result
     return {
         "table": state.table,
@@ -236,6 +237,8 @@ def baccarat_snapshot(state: BaccaratState) -> dict[str, Any]:
         "bank": state.bank,
         "banker": state.banker,
         "bankrolls": dict(state.bankrolls),
+        "house": state.house,
+        "commission_box": dict(state.commission_box),
         "alarm": alarm_json(state.alarm),
     }
 
