@@ -19,9 +19,10 @@ from paho.mqtt.properties import Properties
 
 from table.service.config import Config, MqttConfig, ReaderConfig, TableConfig
 from table.service.journal import Journal
-from table.service.mqtt import MqttLink
+from table.service.mqtt import MqttLink, _Incoming
 from table.service.run import SimulatedTable
 from table.service.table_service import TableService, state_snapshot
+from tests.conftest import ACCOUNTS
 from tests.mosquitto import Broker, wait_until
 
 
@@ -322,3 +323,169 @@ def test_a_broker_out_of_reach_is_told_once_an_outage_and_the_outbox_waits(
     link.stop()
     journal.close()
     watcher.close()
+
+
+def _raw_ask(watcher: Watcher, link: MqttLink, verb: str, payload: bytes) -> dict[str, Any]:
+    before = len(watcher.on("/reply"))
+    watcher.client.publish(f"dealtable/t1/cmd/{verb}", payload, qos=1).wait_for_publish(5)
+    assert wait_until(lambda: len(watcher.on("/reply")) > before, step=link.pump)
+    reply: dict[str, Any] = json.loads(watcher.on("/reply")[-1])
+    return reply
+
+
+def test_a_malformed_or_outsized_command_is_answered_and_the_table_deals_on(
+    table: tuple[TableService, MqttLink, Journal], watcher: Watcher
+) -> None:
+    """Payloads that break a JSON parser (arrays nested thousands deep, a number of
+    thousands of digits) or that are far too long for a command: an error each, short,
+    and the table goes on taking commands with nothing changed."""
+    service, link, journal = table
+    service.execute_line("punter anna 100")
+    service.execute_line("shuffle")
+    service.execute_line("card 2C")
+    last = journal.last_seq
+    malformed = {
+        b"[" * 100_000 + b"]" * 100_000: "too long for a command",
+        b"[" * 2_000 + b"]" * 2_000: "not a JSON object",
+        b'{"request_id": "d", "amount": ' + b"9" * 5_000 + b"}": "too long for a command",
+        json.dumps({"request_id": "big", "punter": "x" * 50_000}).encode(): "too long",
+    }
+    for payload, message in malformed.items():
+        reply = _raw_ask(watcher, link, "bet", payload)
+        assert reply["ok"] is False and message in reply["error"], reply
+        assert len(json.dumps(reply)) < 1_000
+    assert journal.last_seq == last
+    reply = _ask(
+        watcher, link, "bet", {"request_id": "ok", "punter": "anna", "spot": "9", "amount": 4}
+    )
+    assert reply["ok"] is True
+    assert [bet.stake for bet in service.state.bets.values()] == [4]
+
+
+def test_a_misspelt_field_is_refused_not_ignored(
+    table: tuple[TableService, MqttLink, Journal], watcher: Watcher
+) -> None:
+    service, link, journal = table
+    service.execute_line("punter anna 100")
+    service.execute_line("shuffle")
+    service.execute_line("card 2C")
+    service.execute_line("bet anna 9 4")
+    last = journal.last_seq
+    for verb, payload, named in (
+        ("bet", {"punter": "anna", "spot": "9", "amount": 2, "coppered": True}, "'coppered'"),
+        ("withdraw", {"punter": "anna", "spot": "9", "amuont": 2}, "'amuont'"),
+    ):
+        reply = _ask(watcher, link, verb, {"request_id": f"r-{verb}", **payload})
+        assert reply["ok"] is False and f"unknown field {named}" in reply["error"], reply
+    assert journal.last_seq == last
+    assert [bet.stake for bet in service.state.bets.values()] == [4]
+
+
+def test_a_retained_command_is_not_carried_out_again_at_a_reconnect(
+    tmp_path: Path, broker: Broker, watcher: Watcher
+) -> None:
+    """A command left retained on the broker is judged once, when it is sent; a restart
+    does not bring it back to be carried out long after its sender stopped waiting."""
+    service, link, journal = make_service(tmp_path, broker.port)
+    link.start()
+    assert wait_until(lambda: link.connected, step=link.pump)
+    service.execute_line("punter anna 100")
+    bet = {"request_id": "kept", "punter": "anna", "spot": "9", "amount": 4}
+    watcher.client.publish(
+        "dealtable/t1/cmd/bet", json.dumps(bet), qos=1, retain=True
+    ).wait_for_publish(5)
+    assert wait_until(lambda: watcher.on("/reply"), step=link.pump)
+    assert "start a new deck" in json.loads(watcher.on("/reply")[-1])["error"]
+    for line in ("shuffle", "card 2C"):  # bets are open now
+        service.execute_line(line)
+    link.stop()
+    journal.close()
+
+    service, link, journal = make_service(tmp_path, broker.port)
+    link.start()
+    assert wait_until(lambda: link.connected, step=link.pump)
+    reply = _ask(
+        watcher, link, "bet", {"request_id": "now", "punter": "anna", "spot": "5", "amount": 2}
+    )
+    assert reply["ok"] is True
+    assert [json.loads(body)["request_id"] for body in watcher.on("/reply")] == ["kept", "now"]
+    assert [(bet.spot.text, bet.stake) for bet in service.state.bets.values()] == [("5", 2)]
+    link.stop()
+    journal.close()
+
+
+def test_a_command_the_service_had_not_carried_out_when_it_died_comes_again(
+    tmp_path: Path, broker: Broker, watcher: Watcher
+) -> None:
+    """The broker hears the command acknowledged only once it is journaled: a service
+    killed between delivery and carrying it out gets it again when it is back."""
+    service, link, journal = make_service(tmp_path, broker.port)
+    link.start()
+    assert wait_until(lambda: link.connected, step=link.pump)
+    for line in ("punter anna 100", "shuffle", "card 2C"):
+        service.execute_line(line)
+    link.pump()
+    watcher.publish(
+        "dealtable/t1/cmd/bet",
+        {"request_id": "late", "punter": "anna", "spot": "9", "amount": 4},
+    )
+    assert wait_until(lambda: any(isinstance(item, _Incoming) for item in link._queue.queue))
+    # Killed: the network loop stops and the socket closes with no DISCONNECT.
+    link.client.loop_stop()
+    socket = link.client.socket()
+    assert socket is not None
+    socket.close()
+    journal.close()
+
+    service, link, journal = make_service(tmp_path, broker.port)
+    link.start()
+    assert wait_until(lambda: service.state.bets != {}, step=link.pump, timeout=15)
+    assert [bet.stake for bet in service.state.bets.values()] == [4]
+    assert wait_until(lambda: any(b'"late"' in reply for reply in watcher.on("/reply")))
+    link.stop()
+    journal.close()
+
+
+def test_stopping_after_the_broker_went_leaves_no_thread_behind(
+    tmp_path: Path, broker: Broker
+) -> None:
+    _, link, journal = make_service(tmp_path, broker.port)
+    link.start()
+    assert wait_until(lambda: link.connected, step=link.pump)
+    broker.stop()
+    assert wait_until(lambda: link.client.socket() is None)
+    link.stop()  # the loss not yet pumped: link.connected still says True
+    assert not any(
+        thread.name.startswith("paho-mqtt-client-table-t1") for thread in threading.enumerate()
+    )
+    journal.close()
+
+
+def test_events_the_broker_refuses_stay_in_the_outbox_and_the_refusal_is_logged(
+    tmp_path: Path, secured_broker: Broker, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A second table set up with the first one's account: the access list refuses its
+    topics. Its events are not counted as delivered, and the operator is told why."""
+    config = Config(
+        table=TableConfig(id="faro-2", journal=str(tmp_path / "journal.sqlite")),
+        reader=ReaderConfig(kind="console"),
+        mqtt=MqttConfig(
+            host="127.0.0.1",
+            port=secured_broker.port,
+            username="table-faro-1",
+            password=ACCOUNTS["table-faro-1"],
+        ),
+    )
+    journal = Journal(config.table.journal, "faro-2")
+    service = TableService(config, journal)
+    assert config.mqtt is not None
+    link = MqttLink(config.mqtt, "faro-2", service, journal)
+    caplog.set_level(logging.INFO, logger="dealtable.mqtt")
+    link.start()
+    assert wait_until(lambda: link.connected, step=link.pump)
+    service.execute_line("punter anna 100")
+    assert not link.flush(3.0)
+    assert link.unacknowledged == journal.last_seq and journal.cursor("mqtt") == 0
+    assert "refused event 1 on dealtable/faro-2/events (Not authorized)" in caplog.text
+    link.stop()
+    journal.close()

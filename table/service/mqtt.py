@@ -29,6 +29,7 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
+from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from table.cards import Card
 from table.errors import TableError
@@ -56,6 +57,9 @@ log = logging.getLogger("dealtable.mqtt")
 
 OUTBOX_CURSOR = "mqtt"
 WINDOW = 50  # events in flight before the broker acknowledges them
+# The longest command is a bet with a standing instruction, well under a kilobyte; anything
+# far larger is not a command, and parsing it would hold up the table's main loop.
+MAX_COMMAND_BYTES = 4096
 
 
 class CommandError(TableError):
@@ -83,12 +87,15 @@ class _ConnectFailed:
 @dataclass(frozen=True)
 class _Acked:
     mid: int
+    refusal: str = ""  # the broker's reason code, when it refused the message
 
 
 @dataclass(frozen=True)
 class _Incoming:
     topic: str
     payload: bytes
+    mid: int = 0
+    qos: int = 0
 
 
 def _field(payload: dict[str, Any], name: str, kind: type, verb: str, default: Any = ...) -> Any:
@@ -104,8 +111,38 @@ def _field(payload: dict[str, Any], name: str, kind: type, verb: str, default: A
     return value
 
 
+# Each verb's fields besides ``request_id``: a misspelt field is refused, not ignored, so
+# that ``amuont`` does not withdraw a whole bet.
+COMMAND_FIELDS: dict[str, frozenset[str]] = {
+    "bet": frozenset({"punter", "spot", "amount", "copper", "mark", "instruction"}),
+    "withdraw": frozenset({"punter", "spot", "amount", "copper"}),
+    "move": frozenset({"punter", "from", "to"}),
+    "call": frozenset({"punter", "order", "amount"}),
+    "banco": frozenset({"punter"}),
+    "pass": frozenset(),
+    "punter": frozenset({"punter", "bankroll"}),
+    "leave": frozenset({"punter"}),
+    "lock": frozenset(),
+    "shuffle": frozenset(),
+    "void": frozenset({"deal"}),
+    "correct": frozenset({"card"}),
+}
+
+
+def _check_fields(verb: str, payload: dict[str, Any]) -> None:
+    known = COMMAND_FIELDS.get(verb)
+    if known is None:
+        return  # the verb itself is refused below, by name
+    unknown = sorted(set(payload) - known - {"request_id"})
+    if unknown:
+        names = ", ".join(repr(name[:40]) for name in unknown)
+        fields = ", ".join(sorted(known)) or "none besides request_id"
+        raise CommandError(f"cmd/{verb}: unknown field {names} (fields: {fields})")
+
+
 def command_from_payload(verb: str, payload: dict[str, Any]) -> Command:
     """An MQTT command as a table-language command. No verb can add a card."""
+    _check_fields(verb, payload)
     if verb == "bet":
         return BetCmd(
             _field(payload, "punter", str, verb),
@@ -206,6 +243,7 @@ class MqttLink:
         self._acked_upto = journal.cursor(OUTBOX_CURSOR)
         self._sent_upto = self._acked_upto
         self._in_flight: dict[int, int] = {}
+        self._publish_refused = ""  # why the broker refused an event, until it reconnects
         self._acked_beyond: set[int] = set()
         self._state_seq = -1
         client = mqtt.Client(
@@ -228,6 +266,9 @@ class MqttLink:
         client.on_disconnect = self._on_disconnect
         client.on_publish = self._on_publish
         client.on_message = self._on_message
+        # A command is acknowledged to the broker once it has been journaled or refused, so
+        # one the service had not yet carried out when it stopped is delivered again.
+        client.manual_ack_set(True)
         self.client = client
 
     # --- paho's thread: only hand things over ---------------------------------------------
@@ -257,10 +298,10 @@ class MqttLink:
     def _on_publish(
         self, client: mqtt.Client, userdata: Any, mid: int, reason: Any, properties: Any
     ) -> None:
-        self._queue.put(_Acked(mid))
+        self._queue.put(_Acked(mid, str(reason) if reason.is_failure else ""))
 
     def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
-        self._queue.put(_Incoming(message.topic, bytes(message.payload)))
+        self._queue.put(_Incoming(message.topic, bytes(message.payload), message.mid, message.qos))
 
     # --- the main loop's side ---------------------------------------------------------------
 
@@ -277,12 +318,17 @@ class MqttLink:
         self.client.loop_start()
 
     def stop(self) -> None:
-        if self.connected:
-            self.client.publish(
-                f"{self.prefix}/status", "offline", qos=1, retain=True
-            ).wait_for_publish(2.0)
-        self.client.disconnect()
-        self.client.loop_stop()
+        try:
+            if self.connected:
+                self.client.publish(
+                    f"{self.prefix}/status", "offline", qos=1, retain=True
+                ).wait_for_publish(2.0)
+        except (RuntimeError, ValueError) as error:
+            # The connection went since the last pump: the broker publishes the will.
+            log.info("could not say offline to the broker: %s", error)
+        finally:
+            self.client.disconnect()
+            self.client.loop_stop()
         self._take_late_acknowledgements()
         waiting = self.unacknowledged
         if waiting:
@@ -306,7 +352,7 @@ class MqttLink:
             except queue.Empty:
                 return
             if isinstance(item, _Acked):
-                self._acked(item.mid)
+                self._acked(item)
 
     @property
     def unacknowledged(self) -> int:
@@ -338,7 +384,7 @@ class MqttLink:
                     self.unreachable = True  # the loss was told: the first retries need not be
                 self.connected = False
             elif isinstance(item, _Acked):
-                self._acked(item.mid)
+                self._acked(item)
             else:
                 self._command(item)
         if self.connected:
@@ -392,17 +438,38 @@ class MqttLink:
             log.info("connected to the broker at %s", self._address)
         self.unreachable = False
         self.connected = True
+        self._publish_refused = ""
         # Start again from what the broker acknowledged; repeats are dropped by seq downstream.
         self._in_flight.clear()
         self._acked_beyond.clear()
         self._sent_upto = self._acked_upto
         self._state_seq = -1
-        self.client.subscribe(f"{self.prefix}/cmd/+", qos=1)
+        # A command left retained on the broker is not sent at subscribing: it would be
+        # carried out again at every reconnect, long after its sender stopped waiting.
+        self.client.subscribe(
+            f"{self.prefix}/cmd/+",
+            options=SubscribeOptions(qos=1, retainHandling=SubscribeOptions.RETAIN_DO_NOT_SEND),
+        )
         self.client.publish(f"{self.prefix}/status", "online", qos=1, retain=True)
 
-    def _acked(self, mid: int) -> None:
-        seq = self._in_flight.pop(mid, None)
+    def _acked(self, acked: _Acked) -> None:
+        seq = self._in_flight.pop(acked.mid, None)
         if seq is None:
+            return
+        if acked.refusal:
+            # Not delivered: the cursor stays before it, and publishing waits for the next
+            # connection rather than sending the rest past a hole.
+            if not self._publish_refused:
+                log.error(
+                    "the broker at %s refused event %d on %s/events (%s): the events wait "
+                    "in the journal and go out at the next connection; check the broker's "
+                    "access list",
+                    self._address,
+                    seq,
+                    self.prefix,
+                    acked.refusal,
+                )
+            self._publish_refused = acked.refusal
             return
         self._acked_beyond.add(seq)
         advanced = self._acked_upto
@@ -415,7 +482,7 @@ class MqttLink:
 
     def _publish_outbox(self) -> None:
         room = WINDOW - len(self._in_flight)
-        if room <= 0:
+        if room <= 0 or self._publish_refused:
             return
         for seq, body in self.journal.bodies(self._sent_upto, room):
             info = self.client.publish(f"{self.prefix}/events", body, qos=1)
@@ -444,12 +511,26 @@ class MqttLink:
         self.client.publish(f"{self.prefix}/reply", json.dumps(body, ensure_ascii=False), qos=1)
 
     def _command(self, item: _Incoming) -> None:
-        verb = item.topic.rsplit("/", 1)[-1]
+        try:
+            self._carry_out(item)
+        finally:
+            # Journaled or refused: the broker may now forget it.
+            self.client.ack(item.mid, item.qos)
+
+    def _carry_out(self, item: _Incoming) -> None:
+        verb = item.topic.rsplit("/", 1)[-1][:40]
         request_id: str | None = None
         try:
+            if len(item.payload) > MAX_COMMAND_BYTES:
+                raise CommandError(
+                    f"cmd/{verb}: {len(item.payload)} bytes is too long for a command "
+                    f"(at most {MAX_COMMAND_BYTES})"
+                )
             try:
                 payload = json.loads(item.payload.decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError) as error:
+            except (UnicodeDecodeError, ValueError, RecursionError) as error:
+                # ValueError also covers a number of thousands of digits; RecursionError,
+                # arrays nested thousands deep.
                 raise CommandError(f"cmd/{verb}: not a JSON object: {error}") from None
             if not isinstance(payload, dict):
                 raise CommandError(f"cmd/{verb}: the payload must be a JSON object")
