@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -131,6 +132,9 @@ def test_demo_deals_a_baccarat_shoe_with_its_roads() -> None:
         assert max(len(line) for line in out.splitlines()) <= 80
     chips = " ".join(run("demo", "--game", "punto-banco").stdout.split())
     assert "chips on the table 23000" in chips  # bank 20000 + 6 punters × 500, conserved
+    summary = chips[chips.index("Shoe over:") :]
+    counted = re.findall(r"(?:bank|house|ana|ben|cy|dora|eli|fay) (\d+)", summary)
+    assert "commission to the house" in summary and sum(map(int, counted)) == 23000
     refused = run("demo", "--game", "macao", "--rules", "classic")
     assert refused.returncode == 2
     assert "unknown macao rules 'classic'" in refused.stderr

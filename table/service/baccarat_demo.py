@@ -194,6 +194,8 @@ def run_baccarat_demo(
         side: sum(1 for r in results if r.winner == side) for side in ("banker", "player", "tie")
     }
     bank = f"bank {state.bank}" if state.rules.house_banks else f"the bank with {state.banker}"
+    if state.house:
+        bank += f"; commission to the house {state.house}"
     summary = (
         f"Shoe over: {len(results)} coups, banker {wins['banker']}, player {wins['player']}, "
         f"tie {wins['tie']}; {bank}; "
