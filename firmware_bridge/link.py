@@ -441,6 +441,14 @@ class SerialLink:
             if self._port is None:
                 return
 
+    def _send_in_flight_afresh(self, now: float) -> None:
+        # Frames still in flight went out on a connection that is gone; on this one they
+        # have not been sent at all. Counted on, the sends before the drop would end this
+        # link too before a single resend.
+        for in_flight in self._in_flight:
+            in_flight.sends = 0
+        self._resend_all(now)
+
     def _enqueue_display(self, payload: bytes) -> None:
         # A whole-display frame makes every display and lamp frame not yet sent pointless.
         kept = [o for o in self._queue if o.frame_type not in (FrameType.DISPLAY, FrameType.LED)]
@@ -500,6 +508,7 @@ class SerialLink:
             self._last_heartbeat_at = now
             self._events.append(LinkUp(hello.boot_id, reconnect=self._ever_up))
             self._ever_up = True
+            self._send_in_flight_afresh(now)
             self._enqueue_display(display_payload(self.display))
         elif restarted:
             self._enqueue_display(display_payload(self.display))

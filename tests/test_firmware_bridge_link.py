@@ -27,6 +27,7 @@ from firmware_bridge.protocol import (
     DeviceErrorCode,
     Frame,
     FrameType,
+    Heartbeat,
     Hello,
     Sensor,
     SensorEvent,
@@ -503,3 +504,40 @@ def test_lamp_changes_while_unplugged_wait_as_one_display() -> None:
         link.set_lamps({step % 16: (step % 256, 0, 0)})
         link.poll()
     assert link.queued == 1
+
+
+def test_a_link_dropped_for_want_of_acknowledgements_comes_back_and_stays_up() -> None:
+    clock, _port, link = scripted_link(LinkConfig(max_sends=3))
+    link.show(lamps(3))
+    events = link.poll()
+    while not events:  # the firmware never acknowledges the display
+        clock.advance(link.config.ack_timeout)
+        events = link.poll()
+    assert events == [LinkDown("no acknowledgement")]
+    ports: list[ScriptedPort] = []
+
+    def reopen_a_clean_line(url: str) -> ScriptedPort:
+        ports.append(ScriptedPort())
+        return ports[-1]
+
+    link._opener = reopen_a_clean_line
+    while not ports:
+        clock.advance(0.01)
+        link.poll()
+    (line,) = ports
+    line.incoming += encode(Hello(0x4242, 0, reply_requested=False).to_frame())
+    events = link.poll()
+    displays: list[Frame] = []
+    for _ in range(40):  # two seconds of a firmware that acknowledges and answers
+        for frame in line.written:
+            if frame.type.is_reliable:
+                line.incoming += encode(Frame(FrameType.ACK, 0, bytes((frame.seq,))))
+            elif frame.type is FrameType.HEARTBEAT:
+                line.incoming += encode(Heartbeat(0x4242, reply_requested=False).to_frame())
+        displays += line.sent(FrameType.DISPLAY)
+        line.written.clear()
+        clock.advance(link.config.ack_timeout)
+        events += link.poll()
+    assert events == [LinkUp(0x4242, reconnect=True)]
+    assert link.is_up and link.idle
+    assert displays[-1].payload == bytes(b for pixel in lamps(3) for b in pixel)
