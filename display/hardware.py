@@ -7,6 +7,7 @@ from typing import Protocol
 
 from display.frames import BeadState, CasekeepFrame, LastTurn, LayoutFrame, RankLamp
 from hw.casekeep import Bead, CasekeepAbacus
+from table.cards import Rank
 
 RGB = tuple[int, int, int]
 
@@ -27,12 +28,12 @@ class AbacusDriver:
         self.abacus = abacus
 
     def show(self, frame: CasekeepFrame) -> None:
-        self.abacus.show(
-            {
-                spindle.rank: [_ABACUS_BEAD[bead] for bead in spindle.beads]
-                for spindle in frame.spindles
-            }
-        )
+        # A deck short of some ranks (monte bank's 40 cards) has no spindle for them; their
+        # beads go back in the box, or they would keep what the deck before left lit.
+        beads: dict[Rank, list[Bead]] = {rank: [] for rank in Rank}
+        for spindle in frame.spindles:
+            beads[spindle.rank] = [_ABACUS_BEAD[bead] for bead in spindle.beads]
+        self.abacus.show(beads)
 
 
 # Lamp colours; kept dim for lamps that only say "live", bright for what just happened.

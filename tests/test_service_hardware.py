@@ -15,6 +15,7 @@ from display.hardware import layout_pixels
 from firmware_bridge.clock import SystemClock
 from hw.simulated.microcontroller import SimulatedMicrocontroller
 from hw.simulated.shift_register import ShiftRegisterChain
+from table.cards import Rank
 from table.events import AlarmKind
 from table.faro.engine import Phase
 from table.service.config import Config, HardwareConfig, ReaderConfig, TableConfig
@@ -105,3 +106,17 @@ def test_the_box_empty_switch_mid_deal_raises_the_short_deal_alarm(rig: Any) -> 
         service.execute(command)
     assert service.state.alarm is not None
     assert service.state.alarm.kind is AlarmKind.SHORT_DEAL
+
+
+def test_a_deck_without_tens_leaves_no_bead_lit_from_the_deal_before(rig: Any) -> None:
+    service, _hardware, _factory, chain, _board = rig
+    service.execute_line("shuffle")
+    for card in ("10H", "9D", "2C"):
+        service.execute_line(f"card {card}")
+    assert len(chain.lit) == 3
+    service.execute_line("void deal")
+    service.execute_line("rules monte-bank")  # 40 cards: no eights, nines or tens
+    assert chain.lit == set()
+    service.execute_line("shuffle")
+    service.execute_line("card 2C")
+    assert chain.lit == {(Rank.TWO.value - 1) * 4}
