@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 import importlib
+import math
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,14 +66,21 @@ class Board:
 
 
 def load_board(source: Path | str = DEFAULT_BOARD) -> Board:
-    """Read a board definition from a TOML file path, or from TOML text."""
-    if isinstance(source, Path):
-        try:
-            text = source.read_text()
-        except OSError as error:
-            raise BoardConfigError(f"cannot read board definition {source}: {error}") from None
-    else:
-        text = source
+    """Read a board definition from a TOML file path, or from TOML text; a mistake in a file
+    is told with the file's name."""
+    if not isinstance(source, Path):
+        return _board_from_text(source)
+    try:
+        text = source.read_text()
+    except OSError as error:
+        raise BoardConfigError(f"cannot read board definition {source}: {error}") from None
+    try:
+        return _board_from_text(text)
+    except BoardConfigError as error:
+        raise BoardConfigError(f"{source}: {error}") from None
+
+
+def _board_from_text(text: str) -> Board:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
@@ -95,6 +103,17 @@ def _board_from(data: dict[str, Any]) -> Board:
         registers=_int(casekeep_data, "casekeep", "registers", 7),
         mode=mode,
     )
+    # gpiozero drives SPI0 only, through CE0 or CE1; asked for another, it refuses once the
+    # service is starting, so the board file is refused when it is read.
+    if casekeep.spi_port != 0:
+        raise BoardConfigError(
+            f"casekeep.spi_port must be 0 (SPI0, the only SPI port gpiozero drives), "
+            f"not {casekeep.spi_port}"
+        )
+    if casekeep.spi_device not in (0, 1):
+        raise BoardConfigError(
+            f"casekeep.spi_device must be 0 (CE0) or 1 (CE1), not {casekeep.spi_device}"
+        )
     needed = -(-52 * mode.outputs_per_card // 8)
     if casekeep.registers < needed:
         raise BoardConfigError(
@@ -107,7 +126,7 @@ def _board_from(data: dict[str, Any]) -> Board:
         raise BoardConfigError(f"buttons: no pin for {', '.join(missing)}")
     buttons = ButtonWiring(
         pins={name: _int(buttons_data, "buttons", name) for name in BUTTON_NAMES},
-        bounce_time=float(buttons_data.get("bounce_time", 0.05)),
+        bounce_time=_seconds(buttons_data, "buttons", "bounce_time", 0.05),
     )
     sensor_data = _table(data, "shoe_sensor")
     shoe_sensor = ShoeSensorWiring(
@@ -152,6 +171,15 @@ def _int(table: dict[str, Any], section: str, key: str, default: int | None = No
     return value
 
 
+def _seconds(table: dict[str, Any], section: str, key: str, default: float) -> float:
+    value = table.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < math.inf:
+        raise BoardConfigError(
+            f"{section}.{key} must be a number of seconds, 0 or more, not {value!r}"
+        )
+    return float(value)
+
+
 def make_pin_factory(name: str) -> Any:
     """The gpiozero pin factory called ``name``: "lgpio", "rpigpio", "native" or "mock".
 
@@ -172,7 +200,16 @@ def make_pin_factory(name: str) -> Any:
         ) from None
     try:
         module = importlib.import_module(module_name)
-        return getattr(module, class_name)()
+        factory = getattr(module, class_name)()
     except Exception as error:  # a missing module, or a driver that finds no GPIO chip
         hint = " (on a Pi: apt install python3-lgpio)" if name == "lgpio" else ""
         raise BoardConfigError(f"pin factory {name!r} is not available: {error}{hint}") from None
+    if name == "mock":
+        from gpiozero import Device  # type: ignore[import-untyped]
+
+        # gpiozero 2.0.1's software SPI bus, which mock pins always use, builds its base
+        # Device without the factory it was handed and looks up gpiozero's default one
+        # instead; off a Pi there is none, so the casekeep could not start without this.
+        if Device.pin_factory is None:
+            Device.pin_factory = factory
+    return factory

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from hw.board import DEFAULT_BOARD, CasekeepMode, load_board, make_pin_factory
@@ -31,6 +33,10 @@ def test_the_shipped_board_loads() -> None:
         (("correct = 26\n", ""), "no pin for correct"),
         (("pin = 17", 'pin = "17"'), "must be a whole number"),
         (("[shoe_sensor]", "[shoe_sensor"), "not valid TOML"),
+        (("spi_port = 0", "spi_port = 1"), "casekeep.spi_port must be 0 .*, not 1"),
+        (("spi_device = 0", "spi_device = 2"), r"casekeep.spi_device must be 0 \(CE0\) or 1"),
+        (("bounce_time = 0.05", 'bounce_time = "50ms"'), "bounce_time must be a number of seconds"),
+        (("bounce_time = 0.05", "bounce_time = -0.05"), "bounce_time must be a number of seconds"),
     ],
 )
 def test_a_bad_board_definition_says_what_is_wrong(change: tuple[str, str], message: str) -> None:
@@ -42,6 +48,16 @@ def test_a_bad_board_definition_says_what_is_wrong(change: tuple[str, str], mess
     assert isinstance(caught.value, ValueError)
 
 
+def test_a_mistake_in_a_board_file_names_the_file(tmp_path: Path) -> None:
+    board_file = tmp_path / "board.toml"
+    board_file.write_text(SHIPPED.replace("bounce_time = 0.05", 'bounce_time = "50ms"'))
+    with pytest.raises(BoardConfigError) as caught:
+        load_board(board_file)
+    assert str(caught.value) == (
+        f"{board_file}: buttons.bounce_time must be a number of seconds, 0 or more, not '50ms'"
+    )
+
+
 def test_two_leds_on_thirteen_registers_is_fine() -> None:
     text = SHIPPED.replace('mode = "one-led"', 'mode = "two-leds"').replace(
         "registers = 7", "registers = 13"
@@ -49,9 +65,11 @@ def test_two_leds_on_thirteen_registers_is_fine() -> None:
     assert load_board(text).casekeep.mode is CasekeepMode.TWO_LEDS
 
 
-def test_pin_factories_are_found_by_name() -> None:
+def test_pin_factories_are_found_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gpiozero import Device  # type: ignore[import-untyped]
     from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
 
+    monkeypatch.setattr(Device, "pin_factory", None)  # the mock factory becomes the default
     assert isinstance(make_pin_factory("mock"), MockFactory)
     with pytest.raises(BoardConfigError, match="unknown pin factory"):
         make_pin_factory("wishful")

@@ -3,16 +3,23 @@ buttons, and the simulated microcontroller (the real firmware code) over a pty."
 
 from __future__ import annotations
 
+import dataclasses
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from gpiozero import Button  # type: ignore[import-untyped]
 from wire_fixtures import mock_pins
 
 from display.frames import layout_frame
 from display.hardware import layout_pixels
 from firmware_bridge.clock import SystemClock
+from hw.board import DEFAULT_BOARD
+from hw.errors import HardwareError
 from hw.simulated.microcontroller import SimulatedMicrocontroller
 from hw.simulated.shift_register import ShiftRegisterChain
 from table.cards import Rank
@@ -26,6 +33,7 @@ from table.service.table_service import TableService
 from tests.mosquitto import wait_until
 
 BOARD_BUTTONS = {"new_deck": 5, "lock_bets": 6, "void": 19}  # hw/board.toml
+SHIPPED_BOARD = DEFAULT_BOARD.read_text()
 
 
 @pytest.fixture
@@ -120,3 +128,76 @@ def test_a_deck_without_tens_leaves_no_bead_lit_from_the_deal_before(rig: Any) -
     service.execute_line("shuffle")
     service.execute_line("card 2C")
     assert chain.lit == {(Rank.TWO.value - 1) * 4}
+
+
+def test_a_pin_another_device_holds_refuses_the_hardware_in_one_line(tmp_path: Path) -> None:
+    config = HardwareConfig(layout=False)
+    with mock_pins() as factory, Button(BOARD_BUTTONS["void"], pin_factory=factory):
+        with pytest.raises(HardwareError) as refused:
+            TableHardware(config, pin_factory=factory)
+        assert str(refused.value).startswith(
+            f"the dealer's buttons (board {DEFAULT_BOARD}): pin GPIO19 is already in use"
+        )
+        # Refused, it let go of what it had taken: the casekeep can start again.
+        TableHardware(dataclasses.replace(config, buttons=False), pin_factory=factory).close()
+
+
+def dealtable(*args: str) -> subprocess.CompletedProcess[str]:
+    """``dealtable ARGS`` as a process, left to find gpiozero's default pin factory itself."""
+    env = {name: value for name, value in os.environ.items() if name != "GPIOZERO_PIN_FACTORY"}
+    return subprocess.run(
+        [sys.executable, "-m", "table.service.cli", *args],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+
+
+def board_config(tmp_path: Path, board_text: str) -> tuple[Path, Path]:
+    """A simulated table driving its casekeep and buttons on mock pins, as a config and the
+    journal it names."""
+    board = tmp_path / "board.toml"
+    board.write_text(board_text)
+    journal = tmp_path / "j.sqlite"
+    config = tmp_path / "table.toml"
+    config.write_text(
+        f'[table]\njournal = "{journal}"\n'
+        '[reader]\nkind = "simulated"\ncards_per_second = 0\n'
+        "[display]\nterminal = false\n"
+        f'[hardware]\nboard = "{board}"\npin_factory = "mock"\nlayout = false\n'
+    )
+    return config, journal
+
+
+def test_a_table_on_mock_pins_runs_without_a_pi(tmp_path: Path) -> None:
+    config, journal = board_config(tmp_path, SHIPPED_BOARD)
+    ran = dealtable("run", "--config", str(config), "--deals", "1")
+    assert ran.returncode == 0, ran.stderr
+    assert "Traceback" not in ran.stderr
+    assert journal.exists()
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            ("spi_port = 0", "spi_port = 1"),
+            "casekeep.spi_port must be 0 (SPI0, the only SPI port gpiozero drives), not 1",
+        ),
+        (
+            ("bounce_time = 0.05", 'bounce_time = "50ms"'),
+            "buttons.bounce_time must be a number of seconds, 0 or more, not '50ms'",
+        ),
+    ],
+)
+def test_a_board_file_run_cannot_use_refuses_the_start_in_one_line(
+    tmp_path: Path, change: tuple[str, str], message: str
+) -> None:
+    config, journal = board_config(tmp_path, SHIPPED_BOARD.replace(*change))
+    refused = dealtable("run", "--config", str(config), "--deals", "1")
+    assert refused.returncode == 2
+    assert refused.stderr == f"dealtable run: {tmp_path / 'board.toml'}: {message}\n"
+    assert not journal.exists()

@@ -7,10 +7,13 @@ table-language commands, judged by the engine like any other.
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
+
+from gpiozero import GPIOZeroError  # type: ignore[import-untyped]
 
 from display.frames import casekeep_frame, layout_frame
 from display.hardware import AbacusDriver, LayoutDriver
@@ -20,6 +23,7 @@ from firmware_bridge.protocol import Sensor
 from hw.board import DEFAULT_BOARD, Board, load_board, make_pin_factory
 from hw.buttons import DealerAction, DealerButtons
 from hw.casekeep import CasekeepAbacus
+from hw.errors import HardwareError
 from table.events import Event
 from table.language import Command, EmptyCmd, LockCmd, ShuffleCmd, VoidCmd
 from table.service.config import HardwareConfig
@@ -34,12 +38,26 @@ _BUTTON_COMMANDS: dict[DealerAction, Command] = {
 }
 
 
+@contextlib.contextmanager
+def _refused_in_one_line(device: str, board_file: Path) -> Iterator[None]:
+    """A device that gpiozero or its driver refuses, as a HardwareError naming it: the service
+    then refuses to start in one line (exit 2), where a traceback (exit 1) would have systemd
+    restart it for ever."""
+    try:
+        yield
+    except HardwareError:
+        raise
+    except (GPIOZeroError, ValueError) as error:
+        raise HardwareError(f"{device} (board {board_file}): {error}") from None
+
+
 class TableHardware:
     def __init__(
         self, config: HardwareConfig, *, clock: Clock | None = None, pin_factory: Any = None
     ) -> None:
         self.config = config
-        self.board: Board = load_board(Path(config.board) if config.board else DEFAULT_BOARD)
+        board_file = Path(config.board) if config.board else DEFAULT_BOARD
+        self.board: Board = load_board(board_file)
         self.clock = clock or SystemClock()
         self.pin_factory = pin_factory
         if pin_factory is None and (config.abacus or config.buttons):
@@ -50,17 +68,20 @@ class TableHardware:
         self.layout: LayoutDriver | None = None
         try:
             if config.abacus:
-                self.abacus = AbacusDriver(
-                    CasekeepAbacus(self.board.casekeep, pin_factory=self.pin_factory)
-                )
+                with _refused_in_one_line("the casekeep abacus", board_file):
+                    self.abacus = AbacusDriver(
+                        CasekeepAbacus(self.board.casekeep, pin_factory=self.pin_factory)
+                    )
             if config.buttons:
-                self.buttons = DealerButtons(
-                    self.board.buttons, pin_factory=self.pin_factory, clock=self.clock
-                )
+                with _refused_in_one_line("the dealer's buttons", board_file):
+                    self.buttons = DealerButtons(
+                        self.board.buttons, pin_factory=self.pin_factory, clock=self.clock
+                    )
             if config.layout:
-                self.link = SerialLink(
-                    config.microcontroller_url or self.board.microcontroller_url, self.clock
-                )
+                with _refused_in_one_line("the layout display", board_file):
+                    self.link = SerialLink(
+                        config.microcontroller_url or self.board.microcontroller_url, self.clock
+                    )
                 self.layout = LayoutDriver(self.link)
         except Exception:
             self.close()
