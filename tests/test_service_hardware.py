@@ -178,6 +178,9 @@ def test_a_table_on_mock_pins_runs_without_a_pi(tmp_path: Path) -> None:
     assert ran.returncode == 0, ran.stderr
     assert "Traceback" not in ran.stderr
     assert journal.exists()
+    checked = dealtable("config", "check", str(config))
+    assert checked.returncode == 0, checked.stderr
+    assert checked.stdout.endswith(f", board {tmp_path / 'board.toml'}: ok\n")
 
 
 @pytest.mark.parametrize(
@@ -201,3 +204,9 @@ def test_a_board_file_run_cannot_use_refuses_the_start_in_one_line(
     assert refused.returncode == 2
     assert refused.stderr == f"dealtable run: {tmp_path / 'board.toml'}: {message}\n"
     assert not journal.exists()
+    # config check refuses what run would.
+    checked = dealtable("config", "check", str(config))
+    assert checked.returncode == 2
+    assert checked.stderr == (
+        f"dealtable config: {config}: [hardware] board: {tmp_path / 'board.toml'}: {message}\n"
+    )

@@ -21,7 +21,7 @@ from table.language import GAMES
 from table.service.arguments import number, port_number, whole_number
 
 if TYPE_CHECKING:
-    from table.service.config import Config
+    from table.service.config import Config, HardwareConfig
     from table.service.journal import Journal
 
 
@@ -258,15 +258,43 @@ def _config_check(args: argparse.Namespace) -> int:
     from table.service.config import ConfigError, load_config
 
     config = load_config(args.file)
-    problem = _journal_problem(config)
-    if problem:
-        raise ConfigError(f"{args.file}: [table] journal: {problem}")
+    problems = []
+    journal_problem = _journal_problem(config)
+    if journal_problem:
+        problems.append(f"{args.file}: [table] journal: {journal_problem}")
+    board_problem = _board_problem(config)
+    if board_problem:
+        problems.append(f"{args.file}: [hardware] board: {board_problem}")
+    if problems:
+        raise ConfigError("\n".join(problems))
     broker = f"{config.mqtt.host}:{config.mqtt.port}" if config.mqtt else "none"
+    board = f", board {_board_file(config.hardware)}" if config.hardware else ""
     print(
         f"{args.file}: table {config.table.id}, {config.table.game} ({config.table.rules}), "
-        f"reader {config.reader.kind}, journal {config.table.journal}, broker {broker}: ok"
+        f"reader {config.reader.kind}, journal {config.table.journal}, broker {broker}{board}: ok"
     )
     return 0
+
+
+def _board_file(hardware: HardwareConfig) -> Path:
+    from hw.board import DEFAULT_BOARD
+
+    return Path(hardware.board) if hardware.board else DEFAULT_BOARD
+
+
+def _board_problem(config: Config) -> str | None:
+    """What ``run`` would refuse in the board file of a table with its own devices: the file
+    is read, no device is touched."""
+    from hw.board import load_board
+    from hw.errors import BoardConfigError
+
+    if config.hardware is None:
+        return None
+    try:
+        load_board(_board_file(config.hardware))
+    except BoardConfigError as refused:
+        return str(refused)
+    return None
 
 
 def _journal_problem(config: Config) -> str | None:
