@@ -2,15 +2,19 @@
 
 Pins (see hw/WIRING.md): WS2812 data on GP2, card-slide light barrier on GP10,
 shoe lid switch on GP11, box-empty switch on GP12, barcode scanner on UART1
-(GP4 TX, GP5 RX, 9600 baud). The Pi is on the USB port.
+(GP4 TX, GP5 RX, 9600 baud), maintenance jumper on GP14. The Pi is on the USB port.
 """
 
 import select
 import sys
 
-import dealfw  # type: ignore[import-not-found]
 import machine  # type: ignore[import-not-found]
 import neopixel  # type: ignore[import-not-found]
+
+# MicroPython has no typing module; mypy takes any name TYPE_CHECKING for true.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import dealfw  # type: ignore[import-not-found]
 
 PIXEL_PIN = 2
 PIXEL_COUNT = 16  # 13 rank lamps, then the status lamps: link, bets locked, alarm
@@ -20,6 +24,8 @@ BOX_EMPTY_PIN = 12
 SCANNER_UART = 1
 SCANNER_TX_PIN = 4
 SCANNER_RX_PIN = 5
+# A jumper from here to GND (the pin beside it) at reset keeps the board for mpremote.
+MAINTENANCE_PIN = 14
 
 
 class UsbSerial:
@@ -52,6 +58,9 @@ class TicksClock:
 
 
 def build() -> "dealfw.Firmware":
+    # Imported only now, with Ctrl-C off: compiling dealfw.py takes the Pico a moment.
+    import dealfw
+
     pull_up = machine.Pin.PULL_UP
 
     def switch(pin: int) -> "dealfw.DebouncedInput":
@@ -83,17 +92,20 @@ def build() -> "dealfw.Firmware":
     )
 
 
-MAINTENANCE_WINDOW_S = 2
+def maintenance_jumper_fitted() -> bool:
+    return bool(machine.Pin(MAINTENANCE_PIN, machine.Pin.IN, machine.Pin.PULL_UP).value() == 0)
 
 
 def run() -> None:
-    import time
-
     import micropython  # type: ignore[import-not-found]
 
-    # For a moment after reset Ctrl-C still stops main.py, so mpremote can take over;
-    # then it is turned off, because a 0x03 byte inside a frame must not interrupt.
-    time.sleep(MAINTENANCE_WINDOW_S)
+    # Every frame the host sends begins with 0x03, which MicroPython takes for Ctrl-C: left
+    # on for even a moment, a host already sending when the board resets or is plugged in
+    # stops main.py and the layout stays dark. So Ctrl-C goes off first thing; only the
+    # maintenance jumper keeps it on, and then the firmware does not start, so the REPL is
+    # free for mpremote.
+    if maintenance_jumper_fitted():
+        return
     micropython.kbd_intr(-1)
     firmware = build()
     while True:

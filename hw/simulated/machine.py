@@ -1,10 +1,14 @@
 """A stand-in for MicroPython's ``machine`` module: just what the firmware uses.
 
 Pins are driven by the test (``pin.drive(0)``) the way a sensor drives the real
-input; the UART is fed by the simulated barcode scanner (``uart.receive(b"...")``).
+input, or wired to ground before the board starts (``grounded``) the way a jumper
+holds one; the UART is fed by the simulated barcode scanner (``uart.receive(b"...")``).
 """
 
 from __future__ import annotations
+
+# The pins a jumper holds at ground: they read low from the start, pull-up or not.
+grounded: set[int] = set()
 
 
 class Pin:
@@ -18,7 +22,7 @@ class Pin:
         self.mode = mode
         self.pull = pull
         # An input with a pull-up reads high until something pulls it down.
-        self._level = 1 if pull == Pin.PULL_UP else 0
+        self._level = 1 if pull == Pin.PULL_UP and pin_id not in grounded else 0
 
     def value(self, level: int | None = None) -> int:
         if level is not None:
