@@ -96,7 +96,13 @@ class LayoutDriver:
         self.last: list[RGB] | None = None
 
     def show(self, frame: LayoutFrame) -> None:
-        pixels = layout_pixels(frame)
+        self._show(layout_pixels(frame))
+
+    def go_dark(self) -> None:
+        """Every lamp off, the link lamp too: the service is going."""
+        self._show([OFF] * (len(Rank) + STATUS_LAMPS))
+
+    def _show(self, pixels: list[RGB]) -> None:
         if pixels != self.last:
             self.display.show(pixels)
             self.last = pixels

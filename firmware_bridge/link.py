@@ -287,6 +287,18 @@ class SerialLink:
             # While the board is away, lamp changes fold into the display sent at link-up.
             self._enqueue_display(display_payload(self.display))
 
+    def flush(self, timeout: float) -> bool:
+        """Poll until everything sent is acknowledged, the link is down, or ``timeout`` seconds
+        pass on the link's clock; whether everything was. What happens meanwhile is kept for
+        the next :meth:`poll`."""
+        deadline = self._clock.monotonic() + timeout
+        happened: list[LinkEvent] = []
+        while self.is_up and not self.idle and self._clock.monotonic() < deadline:
+            self.wait(0.01)
+            happened += self.poll()
+        self._events = happened + self._events
+        return self.idle
+
     def request_reset(self) -> None:
         """Ask the firmware to restart; the display is sent again when it is back."""
         self._queue.append(_Outgoing(FrameType.RESET, b""))

@@ -16,7 +16,7 @@ from gpiozero import Button  # type: ignore[import-untyped]
 from wire_fixtures import mock_pins
 
 from display.frames import layout_frame
-from display.hardware import layout_pixels
+from display.hardware import LINK_UP, OFF, layout_pixels
 from firmware_bridge.clock import SystemClock
 from hw.board import DEFAULT_BOARD
 from hw.errors import HardwareError
@@ -210,3 +210,16 @@ def test_a_board_file_run_cannot_use_refuses_the_start_in_one_line(
     assert checked.stderr == (
         f"dealtable config: {config}: [hardware] board: {tmp_path / 'board.toml'}: {message}\n"
     )
+
+
+def test_the_layout_goes_dark_when_the_service_stops(rig: Any) -> None:
+    service, hardware, _factory, _chain, board = rig
+    service.execute_line("shuffle")
+    service.execute_line("card 2C")
+    lit = layout_pixels(layout_frame(service.state))
+    assert wait_until(
+        lambda: board.shown == lit and hardware.link.idle, timeout=10, step=hardware.poll
+    )
+    assert board.shown[13] == LINK_UP
+    hardware.close()
+    assert board.shown == [OFF] * 16

@@ -31,6 +31,9 @@ from table.service.table_service import TableService
 
 log = logging.getLogger("dealtable.hardware")
 
+# How long a stopping service waits for the board to take the dark layout (seconds).
+LAYOUT_DARK_WITHIN = 0.5
+
 _BUTTON_COMMANDS: dict[DealerAction, Command] = {
     DealerAction.NEW_DECK: ShuffleCmd(),
     DealerAction.LOCK_BETS: LockCmd(),
@@ -133,4 +136,9 @@ class TableHardware:
         if self.buttons is not None:
             self.buttons.close()
         if self.link is not None:
+            if self.layout is not None and self.link.is_up:
+                # Left lit, the layout and its green link lamp would tell the table the
+                # service still runs.
+                self.layout.go_dark()
+                self.link.flush(LAYOUT_DARK_WITHIN)
             self.link.close()
