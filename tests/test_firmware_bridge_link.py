@@ -541,3 +541,16 @@ def test_a_link_dropped_for_want_of_acknowledgements_comes_back_and_stays_up() -
     assert events == [LinkUp(0x4242, reconnect=True)]
     assert link.is_up and link.idle
     assert displays[-1].payload == bytes(b for pixel in lamps(3) for b in pixel)
+
+
+def test_the_link_lamp_goes_off_when_the_host_is_gone(tmp_path: Path) -> None:
+    with table_bench(tmp_path) as bench:
+        shown = lamps(0, 12)
+        shown[13] = (0, 30, 0)  # the link lamp
+        bench.link.show(shown)
+        bench.drive(lambda: bench.board.shown == shown and bench.link.idle)
+        bench.link.close()  # the service dies: nothing more from the host
+        for _ in range(round(2.0 / 0.002)):
+            bench.board.step()
+            bench.clock.advance(0.002)
+        assert bench.board.shown == lamps(0, 12)

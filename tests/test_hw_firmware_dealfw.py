@@ -222,3 +222,17 @@ def test_a_hello_from_the_same_host_moves_the_firmware_forward_only() -> None:
     firmware.poll()
     assert firmware.pixels.shown[0] == (6, 0, 0)
     assert [f[2] for f in usb.frames() if f[0] == dealfw.ACK] == [b"\x05", b"\x06"]
+
+
+def test_the_link_lamp_goes_off_while_the_host_is_silent() -> None:
+    firmware, usb, ticks = synced_firmware()
+    lit = [(90, 0, 0)] * 13 + [(0, 30, 0), (0, 0, 0), (0, 0, 0)]
+    usb.rx += dealfw.encode_frame(dealfw.DISPLAY, 0, bytes(v for pixel in lit for v in pixel))
+    run(firmware, ticks, 1400)
+    assert firmware.pixels.shown == lit  # heartbeats may be late: not yet
+    run(firmware, ticks, 200)
+    # The host is gone: the link lamp says so; the rest shows what the host left.
+    assert firmware.pixels.shown == [*lit[:13], (0, 0, 0), *lit[14:]]
+    usb.rx += dealfw.encode_frame(dealfw.HEARTBEAT, 0, bytes((1, 0x42, 0x42)))
+    run(firmware, ticks, 1)
+    assert firmware.pixels.shown == lit

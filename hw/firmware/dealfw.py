@@ -298,6 +298,11 @@ class Firmware:
     ACK_TIMEOUT_MS = 50
     HELLO_INTERVAL_MS = 100
     WINDOW = 8
+    # The host sends a heartbeat every 200 ms: this long without any frame from it, it is
+    # gone. The host gives the board as long (PROTOCOL.md).
+    HOST_SILENT_MS = 1500
+    # The status lamp after the 13 rank lamps that says the link is up (hw/WIRING.md).
+    LINK_LAMP = 13
     # Events wait here while the host is away (an unplugged cable): about 20 bytes each.
     QUEUE_LIMIT = 256
 
@@ -334,6 +339,9 @@ class Firmware:
         self.barcode = bytearray()
         self.barcode_overflow = False
         self.counts = {"duplicates": 0, "out_of_order": 0, "retransmits": 0, "dropped": 0}
+        self.last_heard = 0
+        self.host_silent = False
+        self.link_lamp_colour = (0, 0, 0)
         self.pixel_count = len(pixels)
         for index in range(self.pixel_count):
             pixels[index] = (0, 0, 0)
@@ -353,7 +361,10 @@ class Firmware:
                 self.restart()
         data = self.usb.read()
         if data:
-            for frame_type, seq, payload in self.decoder.feed(data):
+            frames = self.decoder.feed(data)
+            if frames:
+                self._heard(now)
+            for frame_type, seq, payload in frames:
                 self._handle(now, frame_type, seq, payload)
         self._read_inputs(now)
         self._read_scanner()
@@ -361,6 +372,8 @@ class Firmware:
             if elapsed_ms(now, self.last_hello) >= self.HELLO_INTERVAL_MS:
                 self._send_hello(now, True)
             return
+        if not self.host_silent and elapsed_ms(now, self.last_heard) >= self.HOST_SILENT_MS:
+            self._host_gone()
         if self.unacked and elapsed_ms(now, self.unacked[0][3]) >= self.ACK_TIMEOUT_MS:
             self._resend_all(now)
         while self.queue and len(self.unacked) < self.WINDOW:
@@ -375,6 +388,25 @@ class Firmware:
             self.counts["retransmits"] += 1
             frame[3] = now
             self._send(frame[1], frame[0], frame[2])
+
+    # -- the host's presence ----------------------------------------------------------
+
+    def _host_gone(self) -> None:
+        # A service that died cannot put its link lamp out; left lit, it would say the
+        # service still runs the table. The other lamps keep what the host left on them.
+        self.host_silent = True
+        if self.pixel_count > self.LINK_LAMP:
+            self.link_lamp_colour = self.pixels[self.LINK_LAMP]
+            self.pixels[self.LINK_LAMP] = (0, 0, 0)
+            self.pixels.write()
+
+    def _heard(self, now: int) -> None:
+        self.last_heard = now
+        if self.host_silent:
+            self.host_silent = False
+            if self.pixel_count > self.LINK_LAMP:
+                self.pixels[self.LINK_LAMP] = self.link_lamp_colour
+                self.pixels.write()
 
     # -- sending ----------------------------------------------------------------------
 
