@@ -5,8 +5,11 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import threading
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -18,7 +21,9 @@ from table.cards import Card
 from table.events import BetSettled, Event
 from table.faro import FaroTable
 from table.service.config import Config, ReaderConfig, TableConfig
-from tests.mosquitto import Broker
+from table.service.mqtt import MqttLink
+from table.service.web import MqttCommandRelay
+from tests.mosquitto import Broker, free_port, wait_until
 
 # The property tests draw the same examples on every run, so that `make test` gives one
 # answer on every machine; HYPOTHESIS_PROFILE=explore draws new ones each run, to look for
@@ -139,6 +144,71 @@ def secured_broker(tmp_path: Path) -> Iterator[Broker]:
     )
     broker.start()
     yield broker
+    broker.stop()
+
+
+def relayed(
+    relay: MqttCommandRelay, link: MqttLink, verb: str, payload: dict[str, Any]
+) -> dict[str, Any]:
+    """The table's answer to a croupier's command sent through ``relay``, the table's link
+    pumped meanwhile as its service's loop would."""
+    answers: list[dict[str, Any]] = []
+    croupier = threading.Thread(target=lambda: answers.append(relay.send(verb, payload)))
+    croupier.start()
+    assert wait_until(lambda: bool(answers), step=link.pump)
+    croupier.join()
+    return answers[0]
+
+
+@pytest.fixture(scope="session")
+def example_certs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """hw/mosquitto's private CA and a broker certificate for localhost."""
+    certs = tmp_path_factory.mktemp("certs")
+    subprocess.run(
+        [str(HW / "make-certs.sh"), str(certs), "localhost"], check=True, capture_output=True
+    )
+    return certs
+
+
+@dataclass
+class ShippedBroker:
+    """Mosquitto with hw/mosquitto's dealtable.conf, its files and ports moved to the test."""
+
+    broker: Broker  # its port is the plain listener on the Pi itself
+    network_port: int  # the TLS listener for displays, terminals and tablets
+    ca_file: Path
+
+
+def shipped_config(directory: Path, local_port: int, network_port: int, certs: Path) -> str:
+    text = (HW / "dealtable.conf").read_text()
+    for installed, here in (
+        ("/etc/mosquitto/dealtable.passwd", f"{directory / 'passwd'}"),
+        ("/etc/mosquitto/dealtable.acl", f"{directory / 'acl'}"),
+        ("/etc/mosquitto/certs/", f"{certs}/"),
+        ("/var/lib/mosquitto/", f"{directory}/"),
+        ("listener 1883 127.0.0.1\n", f"listener {local_port} 127.0.0.1\n"),
+        ("listener 8883\n", f"listener {network_port} 127.0.0.1\n"),
+    ):
+        assert installed in text, f"dealtable.conf no longer says {installed!r}"
+        text = text.replace(installed, here)
+    return text
+
+
+@pytest.fixture
+def shipped_broker(tmp_path: Path, example_certs: Path) -> Iterator[ShippedBroker]:
+    directory = tmp_path / "broker"
+    directory.mkdir()
+    (directory / "passwd").touch()
+    make_password_file(directory / "passwd")
+    shutil.copy(HW / "acl", directory / "acl")
+    local_port, network_port = free_port(), free_port()
+    broker = Broker(
+        directory,
+        port=local_port,
+        whole_config=shipped_config(directory, local_port, network_port, example_certs),
+    )
+    broker.start()
+    yield ShippedBroker(broker, network_port, example_certs / "ca.crt")
     broker.stop()
 
 

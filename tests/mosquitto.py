@@ -56,23 +56,32 @@ class Broker:
     extra_config: str = ""
     port: int = field(default_factory=free_port)
     process: subprocess.Popen[bytes] | None = None
+    # A configuration with its own listeners (``port`` among them) and persistence, as
+    # hw/mosquitto's dealtable.conf: used as it is.
+    whole_config: str = ""
 
     @property
     def config_path(self) -> Path:
         return self.directory / "mosquitto.conf"
 
     def write_config(self) -> None:
-        lines = [
-            f"listener {self.port} 127.0.0.1",
-            "persistence true",
-            f"persistence_location {self.directory}/",
+        lines = (
+            [self.whole_config]
+            if self.whole_config
+            else [
+                f"listener {self.port} 127.0.0.1",
+                "persistence true",
+                f"persistence_location {self.directory}/",
+            ]
+        )
+        lines += [
             "log_dest stderr",
             "log_type error",
             "log_type warning",
         ]
         if os.geteuid() == 0:
             lines.append("user root")  # as root it would drop to 'mosquitto' and lose the temp dir
-        if not self.extra_config:
+        if not self.extra_config and not self.whole_config:
             lines.append("allow_anonymous true")
         self.config_path.write_text("\n".join(lines) + "\n" + self.extra_config)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -17,17 +18,20 @@ from table.service.config import Config, MqttConfig, ReaderConfig, TableConfig, 
 from table.service.journal import Journal
 from table.service.mqtt import MqttLink
 from table.service.table_service import TableService
-from tests.conftest import ACCOUNTS, HW, make_password_file
+from table.service.web import MqttCommandRelay
+from tests.conftest import ACCOUNTS, HW, ShippedBroker, make_password_file, relayed
 from tests.mosquitto import Broker, free_port, wait_until
 
 
 class Client:
-    def __init__(self, port: int, user: str | None, **tls: Any) -> None:
+    def __init__(self, port: int, user: str | None, client_id: str = "", **tls: Any) -> None:
         self.connack: Any = None
         self.connected = threading.Event()
         self.replies: list[dict[str, Any]] = []
         self.acks: dict[int, Any] = {}
-        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+        self.client = mqtt.Client(
+            CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5
+        )
         if user is not None:
             self.client.username_pw_set(user, ACCOUNTS[user])
         if tls:
@@ -57,16 +61,14 @@ class Client:
         self.client.loop_stop()
 
 
-@pytest.fixture
-def table(
-    tmp_path: Path, secured_broker: Broker
-) -> Iterator[tuple[TableService, MqttLink, Journal]]:
+def start_table(tmp_path: Path, port: int) -> tuple[TableService, MqttLink, Journal]:
+    """Table faro-1 logged in with its own account and client id, anna seated, bets open."""
     config = Config(
         table=TableConfig(id="faro-1", journal=str(tmp_path / "j.sqlite")),
         reader=ReaderConfig(kind="console"),
         mqtt=MqttConfig(
             host="127.0.0.1",
-            port=secured_broker.port,
+            port=port,
             username="table-faro-1",
             password=ACCOUNTS["table-faro-1"],
         ),
@@ -79,6 +81,14 @@ def table(
     assert wait_until(lambda: link.connected, step=link.pump), "the table could not log in"
     for line in ("punter anna 100", "shuffle", "card 2C"):
         service.execute_line(line)
+    return service, link, journal
+
+
+@pytest.fixture
+def table(
+    tmp_path: Path, secured_broker: Broker
+) -> Iterator[tuple[TableService, MqttLink, Journal]]:
+    service, link, journal = start_table(tmp_path, secured_broker.port)
     yield service, link, journal
     link.stop()
     journal.close()
@@ -188,3 +198,45 @@ def test_the_table_talks_tls_with_the_example_certificates(tmp_path: Path) -> No
         journal.close()
     finally:
         broker.stop()
+
+
+def test_a_display_that_sends_the_tables_client_id_leaves_the_table_in_its_place(
+    tmp_path: Path, shipped_broker: ShippedBroker, caplog: pytest.LogCaptureFixture
+) -> None:
+    """On the shipped broker's network listener a client's id is its account: a display that
+    sends the table's id (dealtable-faro-1) neither pushes the table off nor takes its
+    commands, and the croupier's page on the Pi still bets through it."""
+    caplog.set_level(logging.WARNING, logger="dealtable.mqtt")
+    service, link, journal = start_table(tmp_path, shipped_broker.broker.port)
+    display = Client(
+        shipped_broker.network_port,
+        "display",
+        client_id="dealtable-faro-1",
+        ca_certs=str(shipped_broker.ca_file),
+    )
+    relay = MqttCommandRelay(
+        MqttConfig(
+            host="127.0.0.1",
+            port=shipped_broker.broker.port,
+            username="terminal",
+            password=ACCOUNTS["terminal"],
+        ),
+        "faro-1",
+    )
+    try:
+        assert display.connected.wait(5) and not display.connack.is_failure
+        display.client.subscribe("dealtable/faro-1/state", qos=1)
+        answer = relayed(relay, link, "bet", {"punter": "anna", "spot": "9", "amount": 4})
+        assert answer["ok"] is True, answer
+        assert [bet.stake for bet in service.state.bets.values()] == [4]
+        assert wait_until(
+            lambda: any(r.get("seq") == journal.last_seq for r in display.replies),
+            step=link.pump,
+        ), "the display does not see the table"
+        assert link.connected
+        assert "lost the broker" not in caplog.text
+    finally:
+        relay.close()
+        display.close()
+        link.stop()
+        journal.close()
