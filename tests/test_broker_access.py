@@ -13,6 +13,8 @@ from typing import Any
 import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
 
 from table.service.config import Config, MqttConfig, ReaderConfig, TableConfig, TlsConfig
 from table.service.journal import Journal
@@ -24,11 +26,21 @@ from tests.mosquitto import Broker, free_port, wait_until
 
 
 class Client:
-    def __init__(self, port: int, user: str | None, client_id: str = "", **tls: Any) -> None:
+    def __init__(
+        self,
+        port: int,
+        user: str | None,
+        client_id: str = "",
+        topic: str = "dealtable/faro-1/reply",
+        session_expiry: int = 0,  # seconds the broker keeps its session while it is away
+        **tls: Any,
+    ) -> None:
         self.connack: Any = None
         self.connected = threading.Event()
+        self.subscribed = threading.Event()
         self.replies: list[dict[str, Any]] = []
         self.acks: dict[int, Any] = {}
+        self.topic = topic
         self.client = mqtt.Client(
             CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5
         )
@@ -37,15 +49,18 @@ class Client:
         if tls:
             self.client.tls_set(**tls)
         self.client.on_connect = self._on_connect
+        self.client.on_subscribe = lambda *args: self.subscribed.set()
         self.client.on_message = lambda c, u, m: self.replies.append(json.loads(m.payload))
         self.client.on_publish = self._on_publish
-        self.client.connect("127.0.0.1", port)
+        session = Properties(PacketTypes.CONNECT)
+        session.SessionExpiryInterval = session_expiry
+        self.client.connect("127.0.0.1", port, clean_start=not session_expiry, properties=session)
         self.client.loop_start()
 
     def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
         self.connack = reason
         if not reason.is_failure:
-            client.subscribe("dealtable/faro-1/reply", qos=1)
+            client.subscribe(self.topic, qos=1)
         self.connected.set()
 
     def _on_publish(self, client: Any, userdata: Any, mid: int, reason: Any, props: Any) -> None:
@@ -240,3 +255,33 @@ def test_a_display_that_sends_the_tables_client_id_leaves_the_table_in_its_place
         display.close()
         link.stop()
         journal.close()
+
+
+def test_events_the_broker_acknowledged_survive_its_power_cut(
+    tmp_path: Path, shipped_broker: ShippedBroker
+) -> None:
+    """The table's outbox never sends again what the broker acknowledged: the shipped broker
+    has the events it keeps for a display that is away on disk at once, and a power cut loses
+    none of them."""
+    network = {"ca_certs": str(shipped_broker.ca_file), "session_expiry": 3600}
+    events = "dealtable/faro-1/events"
+    display = Client(shipped_broker.network_port, "display", topic=events, **network)
+    assert display.subscribed.wait(5)
+    display.close()
+    service, link, journal = start_table(tmp_path, shipped_broker.broker.port)
+    for line in ("card KD", "card 9C"):
+        service.execute_line(line)
+    assert link.flush(timeout=10)
+    last = journal.bodies(journal.last_seq - 1)[0][1]
+    saved = shipped_broker.broker.directory / "mosquitto.db"
+    assert wait_until(lambda: saved.exists() and last.encode() in saved.read_bytes()), (
+        "the broker has the acknowledged events only in its memory"
+    )
+    link.stop()
+    shipped_broker.broker.cut_power()
+    shipped_broker.broker.start()
+    display = Client(shipped_broker.network_port, "display", topic=events, **network)
+    everything = list(range(1, journal.last_seq + 1))
+    assert wait_until(lambda: [event["seq"] for event in display.replies] == everything)
+    display.close()
+    journal.close()
