@@ -56,8 +56,8 @@ class Broker:
     extra_config: str = ""
     port: int = field(default_factory=free_port)
     process: subprocess.Popen[bytes] | None = None
-    # A configuration with its own listeners (``port`` among them) and persistence, as
-    # hw/mosquitto's dealtable.conf: used as it is.
+    # A whole configuration, its listeners (``port`` among them) and all, as hw/mosquitto's
+    # dealtable.conf: used as it is.
     whole_config: str = ""
 
     @property

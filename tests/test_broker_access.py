@@ -1,7 +1,9 @@
-"""hw/mosquitto's example ACL on a real Mosquitto: who may do what at the table."""
+"""hw/mosquitto's example setup (ACL, dealtable.conf, certificates) on a real Mosquitto: who may do
+what at the table, and what the broker keeps."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import subprocess
@@ -76,7 +78,9 @@ class Client:
         self.client.loop_stop()
 
 
-def start_table(tmp_path: Path, port: int) -> tuple[TableService, MqttLink, Journal]:
+def start_table(
+    tmp_path: Path, port: int, tls: TlsConfig | None = None
+) -> tuple[TableService, MqttLink, Journal]:
     """Table faro-1 logged in with its own account and client id, anna seated, bets open."""
     config = Config(
         table=TableConfig(id="faro-1", journal=str(tmp_path / "j.sqlite")),
@@ -86,6 +90,7 @@ def start_table(tmp_path: Path, port: int) -> tuple[TableService, MqttLink, Jour
             port=port,
             username="table-faro-1",
             password=ACCOUNTS["table-faro-1"],
+            tls=tls,
         ),
     )
     journal = Journal(config.table.journal, "faro-1")
@@ -285,3 +290,65 @@ def test_events_the_broker_acknowledged_survive_its_power_cut(
     assert wait_until(lambda: [event["seq"] for event in display.replies] == everything)
     display.close()
     journal.close()
+
+
+def client_certificate(certs: Path, directory: Path) -> TlsConfig:
+    """A client certificate signed by the example CA in ``certs``, as a table's [mqtt.tls]."""
+    for command in (
+        "openssl req -newkey rsa:2048 -nodes -subj /CN=faro-1 -keyout client.key -out client.csr",
+        f"openssl x509 -req -in client.csr -days 2 -out client.crt -CA {certs / 'ca.crt'} "
+        f"-CAkey {certs / 'ca.key'} -CAcreateserial",
+    ):
+        subprocess.run(command.split(), check=True, capture_output=True, cwd=directory)
+    return TlsConfig(
+        ca_file=str(certs / "ca.crt"),
+        cert_file=str(directory / "client.crt"),
+        key_file=str(directory / "client.key"),
+    )
+
+
+@pytest.fixture
+def certificate_broker(tmp_path: Path, example_certs: Path) -> Iterator[Broker]:
+    """A broker that asks every client for a certificate signed by the example CA."""
+    directory = tmp_path / "broker"
+    directory.mkdir()
+    passwords = directory / "passwd"
+    passwords.touch()
+    make_password_file(passwords)
+    port = free_port()
+    broker = Broker(
+        directory,
+        port=port,
+        whole_config=(
+            "allow_anonymous false\n"
+            f"password_file {passwords}\n"
+            f"listener {port} 127.0.0.1\n"
+            f"certfile {example_certs / 'server.crt'}\n"
+            f"keyfile {example_certs / 'server.key'}\n"
+            f"cafile {example_certs / 'ca.crt'}\n"
+            "require_certificate true\n"
+        ),
+    )
+    broker.start()
+    yield broker
+    broker.stop()
+
+
+def test_the_croupiers_page_bets_through_a_broker_that_asks_for_certificates(
+    tmp_path: Path, certificate_broker: Broker, example_certs: Path
+) -> None:
+    """The croupier's page takes the table's [mqtt.tls] whole, its client certificate too."""
+    tls = client_certificate(example_certs, tmp_path)
+    service, link, journal = start_table(tmp_path, certificate_broker.port, tls)
+    relay = MqttCommandRelay(
+        dataclasses.replace(link.config, username="terminal", password=ACCOUNTS["terminal"]),
+        "faro-1",
+    )
+    try:
+        answer = relayed(relay, link, "bet", {"punter": "anna", "spot": "9", "amount": 4})
+        assert answer["ok"] is True, answer
+        assert [bet.stake for bet in service.state.bets.values()] == [4]
+    finally:
+        relay.close()
+        link.stop()
+        journal.close()

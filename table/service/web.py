@@ -235,7 +235,11 @@ class MqttCommandRelay:
         if config.username:
             client.username_pw_set(config.username, config.password or None)
         if config.tls is not None:
-            client.tls_set(ca_certs=config.tls.ca_file or None)
+            client.tls_set(
+                ca_certs=config.tls.ca_file or None,
+                certfile=config.tls.cert_file or None,
+                keyfile=config.tls.key_file or None,
+            )
         client.on_connect = self._on_connect
         client.on_subscribe = lambda *args: self._subscribed.set()
         client.on_message = self._on_message
