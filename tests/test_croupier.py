@@ -3,6 +3,7 @@ with a betting terminal's account, lands in the journal and on the layout frame.
 
 from __future__ import annotations
 
+import io
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,10 +15,17 @@ from selenium.webdriver.common.by import By
 from display.frames import layout_frame
 from table.cards import Rank
 from table.events import BetPlaced
-from table.service.config import Config, MqttConfig, ReaderConfig, TableConfig
+from table.service.config import (
+    Config,
+    DisplayConfig,
+    MqttConfig,
+    ReaderConfig,
+    TableConfig,
+    WebConfig,
+)
 from table.service.journal import Journal
 from table.service.mqtt import MqttLink
-from table.service.run import SimulatedTable
+from table.service.run import SimulatedTable, run
 from table.service.table_service import TableService
 from table.service.web import LiveView, MqttCommandRelay, ServiceFeed, WebServer
 from tests.conftest import ACCOUNTS
@@ -74,8 +82,7 @@ class Croupier:
     def close(self) -> None:
         self._stop.set()
         self._pump.join(timeout=2)
-        self.server.stop()
-        self.relay.close()
+        self.server.stop()  # and its relay with it
         self.link.stop()
         self.journal.close()
 
@@ -202,3 +209,33 @@ def test_the_turn_is_called_from_the_page_before_the_last_turn(
     assert [
         (bet.punter, list(bet.order or ()), bet.stake) for bet in calls if bet.punter == "carla"
     ] == [("carla", words, 2)]
+
+
+def test_the_croupiers_relay_leaves_the_broker_when_the_service_stops(
+    tmp_path: Path, secured_broker: Broker
+) -> None:
+    config = Config(
+        table=TableConfig(id="faro-1", journal=str(tmp_path / "j.sqlite")),
+        reader=ReaderConfig(kind="simulated", seed=8, cards_per_second=0),
+        mqtt=MqttConfig(
+            host="127.0.0.1",
+            port=secured_broker.port,
+            username="table-faro-1",
+            password=ACCOUNTS["table-faro-1"],
+        ),
+        display=DisplayConfig(terminal=False),
+        web=WebConfig(
+            host="127.0.0.1",
+            port=free_port(),
+            croupier_username="terminal",
+            croupier_password=ACCOUNTS["terminal"],
+        ),
+    )
+    before = set(threading.enumerate())
+    assert run(config, deals=1, out=io.StringIO()) == 0
+    left = [
+        thread.name
+        for thread in threading.enumerate()
+        if thread not in before and thread.name.startswith("paho-mqtt-client-")
+    ]
+    assert left == [], "MQTT clients still running after the service stopped"

@@ -199,6 +199,8 @@ class CommandRelay(Protocol):
 
     def send(self, verb: str, payload: dict[str, Any]) -> dict[str, Any]: ...
 
+    def close(self) -> None: ...
+
 
 class RefusingRelay:
     """Where the croupier's page has no way to the table: every command is refused with why."""
@@ -208,6 +210,9 @@ class RefusingRelay:
 
     def send(self, verb: str, payload: dict[str, Any]) -> dict[str, Any]:
         return {"ok": False, "error": self.reason}
+
+    def close(self) -> None:
+        pass
 
 
 # `dealtable web` follows a journal and holds no betting account.
@@ -428,3 +433,5 @@ class WebServer(ThreadingHTTPServer):
         if self._thread is not None:  # shutdown() waits for a serve_forever that never ran
             self.shutdown()
         self.server_close()
+        # The relay serves only this page: its connection to the broker ends with it.
+        self.relay.close()
