@@ -28,7 +28,7 @@ from table.service.mqtt import MqttLink
 from table.service.run import SimulatedTable, run
 from table.service.table_service import TableService
 from table.service.web import LiveView, MqttCommandRelay, ServiceFeed, WebServer
-from tests.conftest import ACCOUNTS
+from tests.conftest import ACCOUNTS, relayed
 from tests.mosquitto import Broker, free_port, wait_until
 from tests.test_web import serve, shows
 
@@ -239,3 +239,49 @@ def test_the_croupiers_relay_leaves_the_broker_when_the_service_stops(
         if thread not in before and thread.name.startswith("paho-mqtt-client-")
     ]
     assert left == [], "MQTT clients still running after the service stopped"
+
+
+def test_a_bet_the_croupier_was_told_had_failed_is_not_made_when_the_table_comes_back(
+    tmp_path: Path, secured_broker: Broker
+) -> None:
+    config = MqttConfig(
+        host="127.0.0.1",
+        port=secured_broker.port,
+        username="table-faro-1",
+        password=ACCOUNTS["table-faro-1"],
+    )
+    journal = Journal(tmp_path / "j.sqlite", "faro-1")
+    service = TableService(Config(table=TableConfig(id="faro-1"), mqtt=config), journal)
+    for line in ("punter anna 100", "shuffle", "card 2C"):
+        service.execute_line(line)
+    link = MqttLink(config, "faro-1", service, journal)
+    link.start()
+    assert wait_until(lambda: link.connected, step=link.pump)
+    link.stop()  # the service stops; the broker keeps its session, and queues its commands
+    relay = MqttCommandRelay(
+        MqttConfig(
+            host="127.0.0.1",
+            port=secured_broker.port,
+            username="terminal",
+            password=ACCOUNTS["terminal"],
+        ),
+        "faro-1",
+        timeout=2.0,
+    )
+    try:
+        assert relay.send("bet", {"punter": "anna", "spot": "9", "amount": 10}) == {
+            "ok": False,
+            "error": "the table did not answer within 2 s",
+        }
+        link = MqttLink(config, "faro-1", service, journal)  # the service is back
+        link.start()
+        assert wait_until(lambda: link.connected, step=link.pump)
+        # The croupier bets again: this bet reaches the table after any older one.
+        answer = relayed(relay, link, "bet", {"punter": "anna", "spot": "K", "amount": 4})
+        assert answer["ok"] is True, answer
+        placed = [e for e in journal.events() if isinstance(e, BetPlaced)]
+        assert [(e.spot, e.amount) for e in placed] == [("K", 4)]
+    finally:
+        relay.close()
+        link.stop()
+        journal.close()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import errno
 import json
 import logging
+import math
 import socket
 import threading
 import time
@@ -26,6 +27,8 @@ from typing import Any, Protocol
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
 
 from display.baccarat_view import baccarat_view
 from display.frames import table_view
@@ -224,11 +227,21 @@ ONLY_SHOWN = (
 
 class MqttCommandRelay:
     """The croupier page's commands, sent as MQTT commands with a betting terminal's account:
-    the broker's ACL lets it bet and never deal, and the engine judges every command."""
+    the broker's ACL lets it bet and never deal, and the engine judges every command.
+
+    A command the table has not answered within ``timeout`` seconds is reported as failed; if
+    it still waits at the broker then (the table is away), it has expired: the table does not
+    carry it out when it comes back to its session."""
 
     def __init__(self, config: MqttConfig, table_id: str, timeout: float = 5.0) -> None:
+        if timeout < 2:
+            raise ValueError(f"the croupier waits at least 2 s for the table, not {timeout:g} s")
         self.prefix = f"{config.prefix}/{table_id}"
         self.timeout = timeout
+        # MQTT counts a message's expiry in whole seconds, and Mosquitto drops an expired one
+        # only once its clock has passed that whole second, up to a second late: a command
+        # expires a second before the croupier is told it failed.
+        self.expiry = math.floor(timeout) - 1
         self._waiting: dict[str, tuple[threading.Event, list[dict[str, Any]]]] = {}
         self._lock = threading.Lock()
         self._subscribed = threading.Event()
@@ -279,7 +292,9 @@ class MqttCommandRelay:
             self._waiting[request_id] = (done, answers)
         try:
             body = json.dumps({**payload, "request_id": request_id})
-            self.client.publish(f"{self.prefix}/cmd/{verb}", body, qos=1)
+            expiring = Properties(PacketTypes.PUBLISH)  # type: ignore[no-untyped-call]
+            expiring.MessageExpiryInterval = self.expiry
+            self.client.publish(f"{self.prefix}/cmd/{verb}", body, qos=1, properties=expiring)
             if not done.wait(self.timeout):
                 return {"ok": False, "error": f"the table did not answer within {self.timeout:g} s"}
             return answers[0]
