@@ -185,7 +185,6 @@ def shipped_config(directory: Path, local_port: int, network_port: int, certs: P
         ("/etc/mosquitto/dealtable.passwd", f"{directory / 'passwd'}"),
         ("/etc/mosquitto/dealtable.acl", f"{directory / 'acl'}"),
         ("/etc/mosquitto/certs/", f"{certs}/"),
-        ("/var/lib/mosquitto/", f"{directory}/"),
         ("listener 1883 127.0.0.1\n", f"listener {local_port} 127.0.0.1\n"),
         ("listener 8883\n", f"listener {network_port} 127.0.0.1\n"),
     ):
@@ -202,11 +201,16 @@ def shipped_broker(tmp_path: Path, example_certs: Path) -> Iterator[ShippedBroke
     make_password_file(directory / "passwd")
     shutil.copy(HW / "acl", directory / "acl")
     local_port, network_port = free_port(), free_port()
-    broker = Broker(
-        directory,
-        port=local_port,
-        whole_config=shipped_config(directory, local_port, network_port, example_certs),
+    # Installed as hw/mosquitto/README.md says: into conf.d, read by Debian's own
+    # mosquitto.conf, whose persistence lines it must not repeat.
+    (directory / "conf.d").mkdir()
+    (directory / "conf.d" / "dealtable.conf").write_text(
+        shipped_config(directory, local_port, network_port, example_certs)
     )
+    debian_main_config = (
+        f"persistence true\npersistence_location {directory}/\ninclude_dir {directory / 'conf.d'}\n"
+    )
+    broker = Broker(directory, port=local_port, whole_config=debian_main_config)
     broker.start()
     yield ShippedBroker(broker, network_port, example_certs / "ca.crt")
     broker.stop()
