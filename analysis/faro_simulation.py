@@ -35,6 +35,11 @@ from table.odds.faro import faro_odds_of_cards, split_take
 STRATEGIES = ("flat", "coppered", "casekeep", "caller")
 BET_KINDS = ("straight", "coppered", "cases", "turn", "cat-hop", "colour")
 CHUNK = 50_000
+# A bankroll curve is kept at a few evenly spread deals, not at every deal, so that a run's
+# memory does not grow with its length: the points a plot draws and the fewer that ``--json``
+# lists (both include the last deal).
+MAX_POINTS = 2000
+SUMMARY_POINTS = 200
 
 Progress = Callable[[int, int], None]
 IntArray = npt.NDArray[np.integer[Any]]
@@ -58,23 +63,45 @@ class BetKindResult:
         return -self.net / self.bets if self.bets else None
 
 
+def sample_points(length: int, points: int = MAX_POINTS) -> IntArray:
+    """Indices of at most ``points`` evenly spread deals, always the last one."""
+    if length <= points:
+        return np.arange(length)
+    sampled: IntArray = np.unique(np.linspace(0, length - 1, points).round().astype(np.int64))
+    return sampled
+
+
+def _no_deals() -> IntArray:
+    return np.zeros(0, dtype=np.int64)
+
+
+def _no_results() -> FloatArray:
+    return np.zeros(0)
+
+
 @dataclass(slots=True)
 class StrategyResult:
+    """One strategy over all deals: its bets, the punter's net and his running result at the
+    deals in ``kept`` (indices from 0, rising, the last deal among them)."""
+
     name: str
     bets: int = 0
+    net: float = 0.0
     exact_edge: Fraction | None = None
-    net_by_deal: list[FloatArray] = field(default_factory=list)
+    kept: IntArray = field(default_factory=_no_deals)
+    kept_bankroll: FloatArray = field(default_factory=_no_results)
 
-    @property
-    def bankroll(self) -> FloatArray:
-        """The punter's running result, deal by deal, in units."""
-        if not self.net_by_deal:
-            return np.zeros(0)
-        return np.cumsum(np.concatenate(self.net_by_deal))
-
-    @property
-    def net(self) -> float:
-        return float(sum(float(part.sum()) for part in self.net_by_deal))
+    def bankroll(self, points: int = MAX_POINTS) -> tuple[IntArray, FloatArray]:
+        """The punter's running result in units after at most ``points`` evenly spread deals:
+        the deals' numbers (from 1) and the results. Exact for the counts the simulator
+        keeps (``MAX_POINTS``, ``SUMMARY_POINTS``); for another count each deal wanted is
+        replaced by the next one kept."""
+        if self.kept.size == 0:
+            return _no_deals(), _no_results()
+        wanted = sample_points(int(self.kept[-1]) + 1, points)
+        # The last deal is always kept, so every wanted deal has one kept at or after it.
+        where = np.unique(np.searchsorted(self.kept, wanted))
+        return self.kept[where] + 1, self.kept_bankroll[where]
 
     @property
     def edge(self) -> float | None:
@@ -274,6 +301,10 @@ def simulate_faro(
         strategies={name: StrategyResult(name, exact_edge=exact.get(name)) for name in names},
         bet_kinds=kinds,
     )
+    kept = np.union1d(sample_points(deals, MAX_POINTS), sample_points(deals, SUMMARY_POINTS))
+    for strategy in result.strategies.values():
+        strategy.kept = kept
+        strategy.kept_bankroll = np.zeros(kept.size)
     done = 0
     while done < deals:
         batch = min(CHUNK, deals - done)
@@ -281,10 +312,16 @@ def simulate_faro(
         favourite = rng.integers(0, len(deck.ranks), size=batch)
         settled = settle_deals(decks, rules, favourite)
         result.splits += int(settled.splits.sum())
+        first, last = np.searchsorted(kept, (done, done + batch))
+        in_batch = kept[first:last] - done
         for name in names:
             strategy = result.strategies[name]
             strategy.bets += int(settled.bets[name].sum())
-            strategy.net_by_deal.append(settled.nets[name])
+            nets = settled.nets[name]
+            # Results are whole or half units: these sums are exact, in any order.
+            running = strategy.net + np.cumsum(nets)
+            strategy.kept_bankroll[first:last] = running[in_batch]
+            strategy.net += float(nets.sum())
         for kind, count in settled.kind_bets.items():
             kinds[kind].bets += count
             kinds[kind].net += settled.kind_nets[kind]

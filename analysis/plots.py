@@ -4,20 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from analysis.faro_simulation import SimulationResult
-
-MAX_POINTS = 2000
-
-
-def sample_points(length: int, points: int = MAX_POINTS) -> np.ndarray:
-    """Indices of at most ``points`` evenly spread deals, always the last one."""
-    if length <= points:
-        return np.arange(length)
-    return np.unique(np.linspace(0, length - 1, points).round().astype(np.int64))
+from analysis.faro_simulation import MAX_POINTS, SimulationResult
 
 
 def plot_bankrolls(result: SimulationResult, path: str | Path) -> Path:
@@ -26,13 +16,12 @@ def plot_bankrolls(result: SimulationResult, path: str | Path) -> Path:
     FigureCanvasAgg(figure)
     axes = figure.add_subplot()
     for name, strategy in result.strategies.items():
-        curve = strategy.bankroll
-        if curve.size == 0:
+        deal_numbers, bankroll = strategy.bankroll(MAX_POINTS)
+        if deal_numbers.size == 0:
             continue
-        index = sample_points(curve.size)
         edge = strategy.edge
         label = name if edge is None else f"{name} (bank's edge {edge * 100:.2f}%)"
-        axes.plot(index + 1, curve[index], label=label, linewidth=1.2)
+        axes.plot(deal_numbers, bankroll, label=label, linewidth=1.2)
     axes.axhline(0, color="grey", linewidth=0.8)
     axes.set_xlabel("deals")
     axes.set_ylabel("punter's result (units)")

@@ -3,13 +3,19 @@ the same decks, and long runs land on the exact figures."""
 
 from __future__ import annotations
 
+import tracemalloc
+
 import numpy as np
 import pytest
 
+import analysis.faro_simulation
 from analysis.faro_simulation import (
+    MAX_POINTS,
     STRATEGIES,
+    SUMMARY_POINTS,
     check_strategies,
     exact_edges,
+    sample_points,
     settle_deals,
     shuffled_decks,
     simulate_faro,
@@ -105,8 +111,10 @@ def test_long_runs_land_on_the_exact_figures() -> None:
     flat = result.strategies["flat"]
     assert flat.exact_edge == exact_edges(rules)["flat"]
     assert flat.edge is not None and abs(flat.edge - float(flat.exact_edge or 0)) < 0.008
-    assert flat.bankroll.shape == (200_000,)
-    assert flat.bankroll[-1] == pytest.approx(flat.net)
+    deal_numbers, bankroll = flat.bankroll()
+    assert deal_numbers.shape == bankroll.shape == (MAX_POINTS,)
+    assert deal_numbers[0] == 1 and deal_numbers[-1] == 200_000
+    assert bankroll[-1] == flat.net
 
 
 def test_runs_are_reproducible_and_report_progress() -> None:
@@ -116,9 +124,55 @@ def test_runs_are_reproducible_and_report_progress() -> None:
         rules, 120_000, ["flat"], seed=5, progress=lambda d, t: seen.append((d, t))
     )
     again = simulate_faro(rules, 120_000, ["flat"], seed=5)
-    assert np.array_equal(first.strategies["flat"].bankroll, again.strategies["flat"].bankroll)
+    for points in (MAX_POINTS, SUMMARY_POINTS):
+        first_curve = first.strategies["flat"].bankroll(points)
+        again_curve = again.strategies["flat"].bankroll(points)
+        assert all(map(np.array_equal, first_curve, again_curve))
     assert seen == [(50_000, 120_000), (100_000, 120_000), (120_000, 120_000)]
     assert list(first.strategies) == ["flat"]
+
+
+def test_the_kept_curve_is_the_running_result_at_evenly_spread_deals(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(analysis.faro_simulation, "CHUNK", 700)
+    rules = find_rules("classic")
+    deals = 5_001
+    result = simulate_faro(rules, deals, seed=4)
+    # The same draws, every deal's result kept: the running result after each deal.
+    rng = np.random.default_rng(4)
+    nets: dict[str, list[np.ndarray]] = {name: [] for name in STRATEGIES}
+    for start in range(0, deals, 700):
+        batch = min(700, deals - start)
+        decks = shuffled_decks(rng, batch, rules.deck_spec.size)
+        favourite = rng.integers(0, len(rules.deck_spec.ranks), size=batch)
+        for name, part in settle_deals(decks, rules, favourite).nets.items():
+            nets[name].append(part)
+    for name, strategy in result.strategies.items():
+        every_deal = np.cumsum(np.concatenate(nets[name]))
+        for points in (MAX_POINTS, SUMMARY_POINTS):
+            deal_numbers, bankroll = strategy.bankroll(points)
+            assert np.array_equal(deal_numbers, sample_points(deals, points) + 1)
+            assert np.array_equal(bankroll, every_deal[deal_numbers - 1]), (name, points)
+        assert strategy.net == every_deal[-1]
+        assert strategy.kept.size <= MAX_POINTS + SUMMARY_POINTS
+
+
+def test_memory_does_not_grow_with_the_deals(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(analysis.faro_simulation, "CHUNK", 500)
+    rules = find_rules("classic")
+    simulate_faro(rules, 500)  # numpy's own first allocations
+
+    def peak_bytes(deals: int) -> int:
+        tracemalloc.start()
+        try:
+            simulate_faro(rules, deals)
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    # Keeping every deal's result for four strategies would add 35,000 x 4 x 8 = 1.1 MB.
+    assert peak_bytes(40_000) < peak_bytes(5_000) + 300_000
 
 
 def test_strategies_are_checked_against_the_rules() -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from analysis.faro_simulation import simulate_faro
-from analysis.plots import plot_bankrolls, sample_points
+from analysis.faro_simulation import sample_points, simulate_faro
+from analysis.plots import plot_bankrolls
 from table.faro.rules import find_rules
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

@@ -390,19 +390,21 @@ def _edge_json(edge: float | None, exact: Fraction | None) -> dict[str, Any]:
 
 
 def _simulation_json(result: Any, plotted: Any) -> dict[str, Any]:
-    from analysis.plots import sample_points
+    from analysis.faro_simulation import SUMMARY_POINTS
 
     strategies = []
     for name, strategy in result.strategies.items():
-        curve = strategy.bankroll
-        index = sample_points(curve.size, 200)
+        deal_numbers, bankroll = strategy.bankroll(SUMMARY_POINTS)
         strategies.append(
             {
                 "strategy": name,
                 "bets": strategy.bets,
                 "net": strategy.net,
                 **_edge_json(strategy.edge, strategy.exact_edge),
-                "bankroll": [[int(i) + 1, float(curve[i])] for i in index],
+                "bankroll": [
+                    [int(deal), float(units)]
+                    for deal, units in zip(deal_numbers, bankroll, strict=True)
+                ],
             }
         )
     return {
