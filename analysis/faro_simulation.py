@@ -7,12 +7,14 @@ following the engine's rules (:mod:`table.faro.settlement`):
 
 ``flat``
     one unit on a rank drawn at random for the deal, put back after each decision while the
-    rank has cards in the box (a bet on the hoc's rank comes back).
+    rank has cards in the box (a bet on the hoc's rank comes back, if the rank stayed out of
+    the last turn: no bet is put back after it).
 ``coppered``
     the same, coppered.
 ``casekeep``
     reads the casekeep: one unit on every rank that is *cases* (one card left), which cannot
-    split, from the turn after its third card until its last card shows.
+    split, from the turn after its third card until its last card shows (no bet when the
+    third card comes in the last turn).
 ``caller``
     calls the last turn, one unit, whenever the rules allow the call.
 """
@@ -22,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from math import comb
 from typing import Any
 
 import numpy as np
@@ -196,7 +199,9 @@ def settle_deals(decks: IntArray, rules: FaroRules, favourite: IntArray) -> Deal
     splits = (on_loser & on_winner).sum(axis=1)
     losses = (on_loser & ~on_winner).sum(axis=1)
     wins = (on_winner & ~on_loser).sum(axis=1)
-    returned = (hoc == favourite).astype(np.int64)
+    # The last betting is before the last turn: a bet comes back at the hoc only if the last
+    # turn left its rank alone.
+    returned = ((hoc == favourite) & ~on_loser[:, -1] & ~on_winner[:, -1]).astype(np.int64)
     decisions = splits + losses + wins + returned
     nets["flat"] = (wins - losses - take * splits).astype(np.float64)
     nets["coppered"] = (losses - wins - take * splits).astype(np.float64)
@@ -206,7 +211,10 @@ def settle_deals(decks: IntArray, rules: FaroRules, favourite: IntArray) -> Deal
     np.put_along_axis(positions, decks, np.arange(size, dtype=np.int8), axis=1)
     third, fourth = _last_two_positions(positions.reshape(deals, ranks, suits).astype(np.int16))
     same_turn = (third % 2 == 1) & (fourth == third + 1)
-    cases_bet = ~same_turn
+    # A rank becomes cases when the turn of its third card closes; if that was the last turn
+    # (its last card the hoc) no betting follows.
+    third_in_last_turn = third >= size - 3
+    cases_bet = ~same_turn & ~third_in_last_turn
     cases_net = np.where(fourth == size - 1, 0, np.where(fourth % 2 == 0, 1, -1)) * cases_bet
     nets["casekeep"] = cases_net.sum(axis=1).astype(np.float64)
     bets["casekeep"] = cases_bet.sum(axis=1)
@@ -252,8 +260,12 @@ def exact_edges(rules: FaroRules) -> dict[str, Fraction | None]:
     odds = faro_odds_of_cards(list(deck.cards), rules)
     rank = odds.ranks[0]  # before the soda every rank is alike
     turns = odds.turns_left
-    # The flat punter's rank is settled in every turn that touches it, and at the hoc.
-    bets = turns * (1 - rank.untouched) + rank.hoc
+    # The flat punter's rank is settled in every turn that touches it, and at the hoc if a
+    # bet is on it then: its other cards all came before the last turn.
+    before_last_turn = Fraction(
+        comb(odds.cards_left - 3, rank.left - 1), comb(odds.cards_left - 1, rank.left - 1)
+    )
+    bets = turns * (1 - rank.untouched) + rank.hoc * before_last_turn
     flat = split_take(rules) * turns * rank.split / bets
     edges: dict[str, Fraction | None] = {
         "straight": flat,

@@ -4,6 +4,9 @@ the same decks, and long runs land on the exact figures."""
 from __future__ import annotations
 
 import tracemalloc
+from collections import Counter
+from fractions import Fraction
+from itertools import combinations
 
 import numpy as np
 import pytest
@@ -20,12 +23,12 @@ from analysis.faro_simulation import (
     shuffled_decks,
     simulate_faro,
 )
-from table.cards import Card, Colour, Suit
+from table.cards import Card, Colour, Suit, parse_cards
 from table.errors import TableError
 from table.events import BetSettled
 from table.faro import FaroTable
 from table.faro.rules import FaroRules, find_rules
-from table.odds.faro import faro_odds_of_cards
+from table.odds.faro import faro_odds_of_cards, split_take
 
 STAKE = 2  # even: a half split is a whole chip, as the simulator's half unit
 
@@ -36,9 +39,12 @@ def cards_of(row: np.ndarray, rules: FaroRules) -> list[Card]:
     return [Card(deck.ranks[int(c) // 4], suits[int(c) % 4]) for c in row]
 
 
-def engine_nets(cards: list[Card], favourite: int, rules: FaroRules) -> dict[str, float]:
+def engine_results(
+    cards: list[Card], favourite: int, rules: FaroRules
+) -> tuple[dict[str, float], dict[str, int]]:
     """Deal the cards through the engine with a punter for each strategy, as the simulator
-    describes them; each punter's net in units."""
+    describes them; each punter's net in units and the bets the engine settled for him
+    (a bet returned at the hoc counts)."""
     table = FaroTable("sim", rules)
     if rules.bank_passes:
         table.seat("banker", 1_000_000)
@@ -50,6 +56,7 @@ def engine_nets(cards: list[Card], favourite: int, rules: FaroRules) -> dict[str
     table.new_deck()
     rank = rules.deck_spec.ranks[favourite]
     nets = dict.fromkeys(STRATEGIES, 0.0)
+    bets = dict.fromkeys(STRATEGIES, 0)
     state = table.state
     for card in cards:
         if state.bets_open:
@@ -72,7 +79,8 @@ def engine_nets(cards: list[Card], favourite: int, rules: FaroRules) -> dict[str
         for event in table.deal(card):
             if isinstance(event, BetSettled):
                 nets[event.punter] += event.net / (1 if event.punter == "caller" else STAKE)
-    return nets
+                bets[event.punter] += 1
+    return nets, bets
 
 
 @pytest.mark.parametrize("rules_name", ["classic", "stuss", "monte-bank", "home"])
@@ -83,9 +91,27 @@ def test_every_deal_settles_as_the_engine_settles_it(rules_name: str) -> None:
     favourite = rng.integers(0, len(rules.deck_spec.ranks), size=40)
     settled = settle_deals(decks, rules, favourite)
     for row, chosen, index in zip(decks, favourite, range(40), strict=True):
-        expected = engine_nets(cards_of(row, rules), int(chosen), rules)
+        nets, bets = engine_results(cards_of(row, rules), int(chosen), rules)
         for name in STRATEGIES:
-            assert settled.nets[name][index] == expected[name], (name, index)
+            assert settled.nets[name][index] == nets[name], (name, index)
+            assert settled.bets[name][index] == bets[name], (name, index)
+
+
+@pytest.mark.parametrize("last_three", ["KS KH KD", "2C KH KD", "KH 2C KD", "2C 3C KD"])
+def test_no_bet_is_counted_where_the_engine_takes_none(last_three: str) -> None:
+    """The king, the flat punter's rank, shows in the last turn (or not) and ends as the hoc:
+    after the last turn no bet can be put back on it, nor on a king that became cases."""
+    rules = find_rules("classic")
+    deck = rules.deck_spec
+    suits = list(Suit)
+    ending = [deck.ranks.index(c.rank) * 4 + suits.index(c.suit) for c in parse_cards(last_three)]
+    row = np.array([*(n for n in range(52) if n not in ending), *ending], dtype=np.int8)
+    king = len(deck.ranks) - 1
+    settled = settle_deals(row[None, :], rules, np.array([king]))
+    nets, bets = engine_results(cards_of(row, rules), king, rules)
+    for name in STRATEGIES:
+        assert settled.bets[name][0] == bets[name], name
+        assert settled.nets[name][0] == nets[name], name
 
 
 def test_a_scripted_deck_counts_its_splits() -> None:
@@ -115,6 +141,31 @@ def test_long_runs_land_on_the_exact_figures() -> None:
     assert deal_numbers.shape == bankroll.shape == (MAX_POINTS,)
     assert deal_numbers[0] == 1 and deal_numbers[-1] == 200_000
     assert bankroll[-1] == flat.net
+
+
+@pytest.mark.parametrize(
+    ("rules_name", "edge"),
+    [("classic", Fraction(625, 42002)), ("monte-bank", Fraction(361, 18470))],
+)
+def test_the_flat_edge_counts_a_returned_bet_only_when_one_was_on(
+    rules_name: str, edge: Fraction
+) -> None:
+    """Every place the flat rank's cards can take (the soda first, the hoc last): a bet is
+    settled in each turn holding one of them, and comes back at the hoc only if the last
+    turn holds none (no bet is put back after it)."""
+    rules = find_rules(rules_name)
+    size = rules.deck_spec.size
+    last_turn = (size - 2) // 2
+    bets = splits = ways = 0
+    for places in combinations(range(size), len(rules.deck_spec.suits)):
+        turns = Counter((place + 1) // 2 for place in places if 0 < place < size - 1)
+        bets += len(turns) + (size - 1 in places and last_turn not in turns)
+        splits += sum(count == 2 for count in turns.values())
+        ways += 1
+    counted = split_take(rules) * Fraction(splits, bets)
+    assert exact_edges(rules)["flat"] == counted == edge
+    if rules_name == "classic":
+        assert Fraction(bets, ways) == Fraction(21001, 5525)
 
 
 def test_runs_are_reproducible_and_report_progress() -> None:
