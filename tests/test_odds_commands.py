@@ -80,7 +80,11 @@ def test_faro_text_and_edge_table(capsys: pytest.CaptureFixture[str]) -> None:
         (("odds", "faro", "--rules", "vegas"), "unknown Faro rule set 'vegas'"),
         (("odds", "faro", "--option", "split"), "write KEY=VALUE"),
         (("odds", "faro", "--out", "2C XX"), "not a card"),
+        (("odds", "faro", "--edge-table", "--out", "KS KH KD KC KS"), "takes no --out"),
+        (("odds", "faro", "--edge-table", "--out", "2C"), "takes no --out"),
         (("odds", "punto-banco", "--decks", "1", "--out", "KH KH"), "KH out 2 times"),
+        (("odds", "punto-banco", "--no-commission", "--commission", "10"), "not both"),
+        (("odds", "punto-banco", "--commission", "0", "--no-commission"), "not both"),
         (("odds", "chemin-de-fer", "--player-five", "often"), "--player-five 'often'"),
         (("simulate", "--strategy", "martingale"), "unknown strategy 'martingale'"),
         (("simulate", "--rules", "vegas"), "unknown Faro rule set"),
@@ -94,6 +98,7 @@ def test_bad_input_says_why_and_exits_2(
     assert code == 2
     assert out == ""
     assert err.startswith("dealtable ") and message in err
+    assert err.count("\n") == 1
 
 
 def test_punto_banco_odds(capsys: pytest.CaptureFixture[str]) -> None:

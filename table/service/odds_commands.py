@@ -7,7 +7,8 @@
     dealtable simulate --game faro --rules classic --deals 1000000 --strategy all --plot out.png
 
 ``--json`` prints one JSON object with every fraction as ``"p/q"``. Bad input (an impossible
-casekeep or shoe, an unknown rule set or strategy) prints the reason and exits with 2.
+casekeep or shoe, an unknown rule set or strategy, options that contradict each other) prints
+the reason and exits with 2.
 Run on its own: ``python -m table.service.odds_commands odds faro``.
 """
 
@@ -33,6 +34,7 @@ GAMES = ("faro",)
 STRATEGY_NAMES = ("flat", "coppered", "casekeep", "caller", "all")
 # A run this long shows a progress bar on a terminal.
 LONG_RUN = 200_000
+DEFAULT_COMMISSION = "5"  # percent, as casinos take from a banker win
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -57,7 +59,8 @@ def add_subcommands(subparsers: Any) -> None:
     punto = games.add_parser("punto-banco", help="Punto Banco odds and house edges")
     _add_shoe(punto, default_decks=6)  # 004: six decks
     punto.add_argument(
-        "--commission", default="5", help="percent taken from a banker win (default 5)"
+        "--commission",
+        help=f"percent taken from a banker win (default {DEFAULT_COMMISSION})",
     )
     punto.add_argument(
         "--no-commission",
@@ -168,6 +171,11 @@ def _print_json(payload: object) -> None:
 def _odds_faro(args: argparse.Namespace) -> int:
     rules = _rules(args)
     if args.edge_table:
+        if args.out.strip():
+            raise TableError(
+                "--edge-table covers every count of cards and takes no --out "
+                "(without --edge-table, --out gives one casekeep's odds)"
+            )
         rows = heel_edge_table(rules)
         if args.json:
             _print_json(
@@ -253,10 +261,14 @@ def _shoe(args: argparse.Namespace) -> BaccaratShoe:
 
 
 def _odds_punto_banco(args: argparse.Namespace) -> int:
+    if args.no_commission and args.commission is not None:
+        # Dropping one of them silently would give the odds of a table the user did not ask for.
+        raise TableError(
+            f"--no-commission and --commission {args.commission}: name one of them, not both"
+        )
+    commission = DEFAULT_COMMISSION if args.commission is None else args.commission
     payouts = PuntoBancoPayouts(
-        commission=Fraction(0)
-        if args.no_commission
-        else _fraction(args.commission, "commission") / 100,
+        commission=Fraction(0) if args.no_commission else _fraction(commission, "commission") / 100,
         banker_six_pays_half=args.no_commission,
         tie_pays=args.tie_pays,
         pair_pays=args.pair_pays,
