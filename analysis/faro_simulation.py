@@ -299,6 +299,9 @@ def simulate_faro(
     """Deal ``deals`` shuffled decks and settle the strategies on each."""
     if deals < 1:
         raise TableError(f"simulate at least one deal, not {deals}")
+    if seed < 0:
+        # numpy's generators take no negative seed.
+        raise TableError(f"seed {seed}: the seed is 0 or more")
     names = check_strategies(strategies, rules)
     deck = rules.deck_spec
     rng = np.random.default_rng(seed)

@@ -240,6 +240,8 @@ def test_strategies_are_checked_against_the_rules() -> None:
         check_strategies(["all"], find_rules("dutch"))
     with pytest.raises(TableError, match="at least one deal"):
         simulate_faro(classic, 0)
+    with pytest.raises(TableError, match="the seed is 0 or more"):
+        simulate_faro(classic, 10, seed=-1)
 
 
 def test_shuffled_decks_are_permutations() -> None:

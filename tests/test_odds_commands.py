@@ -89,6 +89,7 @@ def test_faro_text_and_edge_table(capsys: pytest.CaptureFixture[str]) -> None:
         (("simulate", "--strategy", "martingale"), "unknown strategy 'martingale'"),
         (("simulate", "--rules", "vegas"), "unknown Faro rule set"),
         (("simulate", "--game", "punto-banco"), "unknown game 'punto-banco'"),
+        (("simulate", "--deals", "10", "--seed", "-1"), "seed -1: the seed is 0 or more"),
     ],
 )
 def test_bad_input_says_why_and_exits_2(
