@@ -149,6 +149,17 @@ def check_strategies(names: Sequence[str], rules: FaroRules) -> list[str]:
     return list(dict.fromkeys(wanted))
 
 
+def bet_kinds_taken(rules: FaroRules) -> list[str]:
+    """The kinds of bet the rules take: no bet on cases where they forbid it (003), no colour
+    call where three of a kind is not called (001)."""
+    forbidden: set[str] = set()
+    if rules.no_bets_on_cases:
+        forbidden.add("cases")
+    if not _colour_calls(rules):
+        forbidden.add("colour")
+    return [kind for kind in BET_KINDS if kind not in forbidden]
+
+
 def shuffled_decks(rng: np.random.Generator, deals: int, deck_size: int) -> IntArray:
     """``deals`` rows of card numbers, each row a deck in a uniformly random order."""
     decks = np.tile(np.arange(deck_size, dtype=np.int8), (deals, 1))
@@ -306,7 +317,9 @@ def simulate_faro(
     deck = rules.deck_spec
     rng = np.random.default_rng(seed)
     exact = exact_edges(rules)
-    kinds = {kind: BetKindResult(kind, exact_edge=exact.get(kind)) for kind in BET_KINDS}
+    kinds = {
+        kind: BetKindResult(kind, exact_edge=exact.get(kind)) for kind in bet_kinds_taken(rules)
+    }
     result = SimulationResult(
         rules=rules.name,
         deals=deals,
@@ -337,9 +350,9 @@ def simulate_faro(
             running = strategy.net + np.cumsum(nets)
             strategy.kept_bankroll[first:last] = running[in_batch]
             strategy.net += float(nets.sum())
-        for kind, count in settled.kind_bets.items():
-            kinds[kind].bets += count
-            kinds[kind].net += settled.kind_nets[kind]
+        for kind, taken in kinds.items():
+            taken.bets += settled.kind_bets[kind]
+            taken.net += settled.kind_nets[kind]
         done += batch
         if progress is not None:
             progress(done, deals)

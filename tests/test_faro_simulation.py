@@ -226,6 +226,20 @@ def test_memory_does_not_grow_with_the_deals(monkeypatch: pytest.MonkeyPatch) ->
     assert peak_bytes(40_000) < peak_bytes(5_000) + 300_000
 
 
+@pytest.mark.parametrize(
+    ("rules_name", "kinds"),
+    [
+        ("classic", ["straight", "coppered", "cases", "turn", "cat-hop", "colour"]),
+        ("casino-003", ["straight", "coppered", "turn", "cat-hop", "colour"]),  # no cases
+        ("home", ["straight", "coppered", "cases", "turn", "cat-hop"]),  # no call on three
+    ],
+)
+def test_only_the_bet_kinds_the_rules_take_are_reported(rules_name: str, kinds: list[str]) -> None:
+    result = simulate_faro(find_rules(rules_name), 2000, seed=6)
+    assert list(result.bet_kinds) == kinds
+    assert all(kind.bets > 0 for kind in result.bet_kinds.values())
+
+
 def test_strategies_are_checked_against_the_rules() -> None:
     classic = find_rules("classic")
     assert check_strategies(["all"], classic) == list(STRATEGIES)

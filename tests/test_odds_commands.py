@@ -168,6 +168,16 @@ def test_simulate_text_with_a_progress_bar(capsys: pytest.CaptureFixture[str]) -
     assert err.endswith("100%  60,000 / 60,000 deals\n")
 
 
+def test_simulate_leaves_out_the_bets_the_rules_forbid(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "simulate", "--deals", "2000", "--rules", "casino-003", "--json")
+    assert code == 0
+    payload = json.loads(out)
+    assert "cases" not in [kind["kind"] for kind in payload["bet_kinds"]]
+    assert "casekeep" not in [strategy["strategy"] for strategy in payload["strategies"]]
+    code, out, _ = run(capsys, "simulate", "--deals", "2000", "--rules", "casino-003")
+    assert code == 0 and "cases" not in out
+
+
 def test_the_progress_bar_fills() -> None:
     class Sink:
         def __init__(self) -> None:
