@@ -1,4 +1,5 @@
-"""Bankroll curves of a simulation as a PNG, drawn off screen (matplotlib's Agg canvas)."""
+"""Bankroll curves of a simulation as a PNG, SVG or PDF (as the file's name ends), drawn off
+screen (matplotlib's Agg canvas)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,27 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from analysis.faro_simulation import MAX_POINTS, SimulationResult
+from table.errors import TableError
+
+PLOT_FORMATS = ("png", "svg", "pdf")
+
+
+def plot_format(path: str | Path) -> str:
+    """The picture format a file's name asks for; refuses any other name, so that a file never
+    holds another format than its name says."""
+    target = Path(path)
+    suffix = target.suffix.lower().removeprefix(".")
+    if suffix not in PLOT_FORMATS:
+        raise TableError(
+            f"cannot write {target}: the bankroll curves are a picture: name it .png, .svg or .pdf"
+        )
+    return suffix
 
 
 def plot_bankrolls(result: SimulationResult, path: str | Path) -> Path:
     """Each strategy's running result over the deals, one line each, with its edge."""
+    target = Path(path)
+    picture = plot_format(target)
     figure = Figure(figsize=(9, 5), dpi=100)
     FigureCanvasAgg(figure)
     axes = figure.add_subplot()
@@ -31,6 +49,5 @@ def plot_bankrolls(result: SimulationResult, path: str | Path) -> Path:
     )
     axes.legend(loc="lower left")
     figure.tight_layout()
-    target = Path(path)
-    figure.savefig(target, format="png")
+    figure.savefig(target, format=picture)
     return target

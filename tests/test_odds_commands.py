@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+import analysis.faro_simulation
 from table.cards import parse_cards
 from table.faro.rules import find_rules
 from table.odds.baccarat import BaccaratShoe
@@ -90,6 +91,7 @@ def test_faro_text_and_edge_table(capsys: pytest.CaptureFixture[str]) -> None:
         (("simulate", "--rules", "vegas"), "unknown Faro rule set"),
         (("simulate", "--game", "punto-banco"), "unknown game 'punto-banco'"),
         (("simulate", "--deals", "10", "--seed", "-1"), "seed -1: the seed is 0 or more"),
+        (("simulate", "--plot", "curves.jpg"), "name it .png, .svg or .pdf"),
     ],
 )
 def test_bad_input_says_why_and_exits_2(
@@ -158,6 +160,22 @@ def test_simulate_reports_plots_and_writes_json(
     assert flat["bankroll"][-1][1] == pytest.approx(flat["net"])
     assert plot.read_bytes().startswith(b"\x89PNG")
     assert payload["plot"] == str(plot)
+
+
+def test_simulate_plots_in_the_format_its_file_names(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plot = tmp_path / "curves.svg"
+    code, out, _ = run(capsys, "simulate", "--deals", "1000", "--plot", str(plot))
+    assert code == 0 and f"bankroll curves: {plot}" in out
+    assert plot.read_bytes().startswith(b"<?xml")
+
+    def no_run(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a name that is no picture is refused before the run")
+
+    monkeypatch.setattr(analysis.faro_simulation, "simulate_faro", no_run)
+    code, out, err = run(capsys, "simulate", "--plot", str(tmp_path / "curves"))
+    assert code == 2 and out == "" and "name it .png, .svg or .pdf" in err
 
 
 def test_simulate_text_with_a_progress_bar(capsys: pytest.CaptureFixture[str]) -> None:

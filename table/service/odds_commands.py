@@ -100,7 +100,9 @@ def add_subcommands(subparsers: Any) -> None:
         help=f"a betting strategy, repeatable: {', '.join(STRATEGY_NAMES)} (default all)",
     )
     simulate.add_argument("--seed", type=int, default=1, help="the shuffles' seed")
-    simulate.add_argument("--plot", help="write the bankroll curves to this PNG file")
+    simulate.add_argument(
+        "--plot", help="write the bankroll curves to this file: .png, .svg or .pdf"
+    )
     simulate.add_argument(
         "--progress",
         action=argparse.BooleanOptionalAction,
@@ -377,6 +379,10 @@ def _simulate(args: argparse.Namespace) -> int:
     from analysis.faro_simulation import check_strategies, simulate_faro
 
     strategies = check_strategies(args.strategy or ["all"], rules)
+    if args.plot:
+        from analysis.plots import plot_format
+
+        plot_format(args.plot)  # a name that is no picture is refused before the run
     show_progress = args.progress
     if show_progress is None:
         show_progress = args.deals >= LONG_RUN and sys.stderr.isatty()
