@@ -172,6 +172,11 @@ def _print_json(payload: object) -> None:
 
 def _odds_faro(args: argparse.Namespace) -> int:
     rules = _rules(args)
+    if not rules.rank_bets:
+        raise TableError(
+            f"the {rules.name} rules take only red or black; these odds are for bets on ranks "
+            "and calls of the turn"
+        )
     if args.edge_table:
         if args.out.strip():
             raise TableError(
