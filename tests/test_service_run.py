@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import importlib.util
+import io
 import json
 import os
 import random
@@ -14,6 +16,8 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import threading
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -27,7 +31,9 @@ from table.baccarat.engine import BaccaratTable
 from table.baccarat.rules import hundredths_text
 from table.events import RulesChosen, event_to_json
 from table.games import replay_lines
+from table.service.config import Config, ReaderConfig, TableConfig
 from table.service.journal import Journal
+from table.service.run import run as run_table
 from tests.mosquitto import Broker, free_port, wait_until
 from tests.test_service_mqtt import Watcher
 
@@ -231,6 +237,42 @@ def test_systemd_hears_ready_and_the_watchdog(tmp_path: Path) -> None:
     assert messages[0].startswith("READY=1")
     assert "WATCHDOG=1" in messages
     assert messages[-1] == "STOPPING=1"
+
+
+def test_the_watchdog_goes_on_when_the_wall_clock_is_stepped_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Pi keeps no time while off: NTP may set its clock back an hour after the service
+    started. The watchdog pings go on, or systemd would kill a healthy table."""
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    address = str(tmp_path / "notify")
+    listener.bind(address)
+    listener.settimeout(0.5)
+    messages: list[str] = []
+
+    def read_as_systemd_does() -> None:
+        with contextlib.suppress(TimeoutError):
+            while True:
+                messages.append(listener.recv(1024).decode())
+
+    reading = threading.Thread(target=read_as_systemd_does)
+    reading.start()
+    monkeypatch.setenv("NOTIFY_SOCKET", address)
+    monkeypatch.setenv("WATCHDOG_USEC", "100000")  # a ping every 0.05 s
+    started = time.monotonic()
+
+    def stepped_back() -> float:
+        """The wall clock, set back an hour a quarter of a second into the deal."""
+        return time.time() - (3600 if time.monotonic() - started > 0.25 else 0)
+
+    config = Config(
+        table=TableConfig(id="t1", journal=str(tmp_path / "j.sqlite")),
+        reader=ReaderConfig(kind="simulated", seed=3, cards_per_second=40),
+    )
+    assert run_table(config, deals=1, out=io.StringIO(), clock=stepped_back) == 0
+    reading.join()
+    # 52 cards at 40 a second: over a second of dealing, a ping due every 0.05 s.
+    assert messages.count("WATCHDOG=1") >= 10, messages
 
 
 def test_verify_history_and_export_from_the_command_line(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
+import math
 import os
 import queue
 import random
@@ -55,14 +56,22 @@ log = logging.getLogger("dealtable")
 class SystemdNotifier:
     """``sd_notify`` in a few lines: READY=1 and WATCHDOG=1 as datagrams to $NOTIFY_SOCKET."""
 
-    def __init__(self, address: str | None) -> None:
+    def __init__(
+        self, address: str | None, monotonic: Callable[[], float] = time.monotonic
+    ) -> None:
         self.address = address
+        # The watchdog is timed apart from the table's clock: a wall clock that NTP steps
+        # back after boot (a Pi keeps no time while off) must not stop the pings.
+        self.monotonic = monotonic
         self._socket: socket.socket | None = None
         if address:
             self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+            # A reader that falls behind fills its queue (ten datagrams by default): the table
+            # must not then stop dealing until systemd reads; a ping it drops is sent again.
+            self._socket.setblocking(False)
         interval = os.environ.get("WATCHDOG_USEC")
         self.watchdog_interval = int(interval) / 2e6 if interval and interval.isdigit() else 0.0
-        self._last_ping = 0.0
+        self._last_ping = -math.inf
 
     @classmethod
     def from_environment(cls) -> SystemdNotifier:
@@ -75,14 +84,17 @@ class SystemdNotifier:
         address = "\0" + self.address[1:] if self.address.startswith("@") else self.address
         try:
             self._socket.sendto(message.encode(), address)
+        except BlockingIOError:
+            log.debug("systemd has not read its notifications yet: %s not sent", message)
         except OSError as error:
             log.warning("systemd notify failed: %s", error)
 
     def ready(self) -> None:
         self.notify("READY=1\nSTATUS=dealing")
 
-    def healthy(self, now: float) -> None:
+    def healthy(self) -> None:
         """Called from the main loop each time round: pings the watchdog when it is due."""
+        now = self.monotonic()
         if self.watchdog_interval and now - self._last_ping >= self.watchdog_interval:
             self.notify("WATCHDOG=1")
             self._last_ping = now
@@ -262,7 +274,7 @@ def run(
     notifier.ready()
     try:
         while not stop.is_set():
-            notifier.healthy(clock())
+            notifier.healthy()
             if link is not None:
                 link.pump()
             if hardware is not None:
