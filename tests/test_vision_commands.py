@@ -12,7 +12,8 @@ from vision_fixtures import frame_of, taught_profile, write_teaching_folder
 
 from table.cards import STANDARD_52, Card
 from vision.barcode import read_frame_barcodes
-from vision.commands import add_subcommands, run_teach
+from vision.commands import _walk_through_deck, add_subcommands, run_teach
+from vision.errors import VisionError
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -96,6 +97,70 @@ def test_teach_at_the_camera_walks_the_dealer_through_the_deck(tmp_path: Path) -
     assert said.getvalue().count("face up in the box") == 52
     assert "Put A♠ (AS)" in said.getvalue()
     assert (tmp_path / "walked.npz").exists()
+
+
+def _camera_folder(folder: Path, *shown: tuple[np.ndarray, int]) -> str:
+    """A folder of frames: each picture repeated as many times as it is given."""
+    folder.mkdir()
+    number = 0
+    for image, count in shown:
+        for _ in range(count):
+            cv2.imwrite(str(folder / f"{number:05d}.png"), image)
+            number += 1
+    return str(folder)
+
+
+def _cards(*codes: str) -> tuple[Card, ...]:
+    return tuple(Card.parse(code) for code in codes)
+
+
+def test_teach_with_yes_takes_each_card_only_after_the_one_before_has_left(
+    tmp_path: Path,
+) -> None:
+    # Each card lies in the box for a third of a second, after an empty box: the frames
+    # after the first steady ones still show it while the dealer reaches for the next.
+    empty = np.zeros((480, 640, 3), np.uint8)
+    empty[:] = (40, 90, 30)
+    cards = _cards("AS", "2S", "3S", "4S")
+    camera = _camera_folder(
+        tmp_path / "camera",
+        *[shown for card in cards for shown in ((empty, 1), (frame_of(card), 10))],
+    )
+    images = _walk_through_deck(camera, cards, True, io.StringIO(""), io.StringIO())
+    for card in cards:
+        assert np.array_equal(images[card], frame_of(card)), card
+
+
+def test_teach_takes_a_card_put_over_the_last_one_when_it_clearly_differs(tmp_path: Path) -> None:
+    cards = _cards("9D", "10D", "JD")
+    camera = _camera_folder(tmp_path / "camera", *[(frame_of(card), 6) for card in cards])
+    images = _walk_through_deck(camera, cards, True, io.StringIO(""), io.StringIO())
+    for card in cards:
+        assert np.array_equal(images[card], frame_of(card)), card
+
+
+def _as_the_camera_sees_it_again(image: np.ndarray, seed: int) -> np.ndarray:
+    """The same view a moment later: the lamp a little dimmer, the sensor's noise anew."""
+    noise = np.random.default_rng(seed).normal(0, 4, image.shape)
+    return np.clip(image * 0.92 + noise, 0, 255).astype(np.uint8)
+
+
+def test_teach_stops_when_the_card_taught_stays_in_the_box(tmp_path: Path) -> None:
+    ace = frame_of(Card.parse("AS"))
+    later = [_as_the_camera_sees_it_again(ace, seed) for seed in range(8)]
+    camera = _camera_folder(tmp_path / "camera", (ace, 5), *[(frame, 1) for frame in later])
+    with pytest.raises(VisionError, match="cannot tell 2S from AS: the box was not seen empty"):
+        _walk_through_deck(camera, _cards("AS", "2S"), True, io.StringIO(""), io.StringIO())
+
+
+def test_teach_stops_when_the_next_card_is_too_like_the_last_to_tell(tmp_path: Path) -> None:
+    # A spade and a club of one rank differ by a few pixels of each pip: without the box seen
+    # empty between them, the club may be the spade still lying there.
+    camera = _camera_folder(
+        tmp_path / "camera", (frame_of(Card.parse("3S")), 5), (frame_of(Card.parse("3C")), 8)
+    )
+    with pytest.raises(VisionError, match="cannot tell 3C from 3S"):
+        _walk_through_deck(camera, _cards("3S", "3C"), True, io.StringIO(""), io.StringIO())
 
 
 def test_teach_camera_without_a_source_means_the_default_camera() -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -19,7 +19,8 @@ from vision.errors import VisionError
 from vision.profile_files import default_profile_folder
 
 if TYPE_CHECKING:
-    from vision.frames import FrameSource, Image
+    from vision.frames import Frame, FrameSource, Image
+    from vision.geometry import Detection
 
 # OpenCV and the readers load only when a command runs: `dealtable run` and the other
 # commands start without them.
@@ -129,30 +130,75 @@ def _walk_through_deck(
     camera: str, cards: tuple[Card, ...], no_wait: bool, stdin: TextIO, out: TextIO
 ) -> dict[Card, Image]:
     """Ask for each card in turn and take it once it has lain still in the box."""
-    from vision.geometry import detect
-
     source = open_camera(camera)
     frames = iter(source)
     images: dict[Card, Image] = {}
+    taken: tuple[Card, Image] | None = None
     try:
         for card in cards:
             print(f"Put {card.pretty} ({card.code}) face up in the box", file=out, flush=True)
             if not no_wait and not stdin.readline():
                 raise VisionError(f"teaching stopped before {card.code}: no more input")
-            steady = 0
-            for count, frame in enumerate(frames):
-                detection = detect(frame.image)
-                steady = steady + 1 if len(detection.cards) == 1 else 0
-                if steady >= STEADY_FRAMES:
-                    images[card] = frame.image
-                    break
-                if count >= MAX_FRAMES_PER_CARD:
-                    raise VisionError(f"no card held still in view for {card.code}")
-            else:
-                raise VisionError(f"the camera ran out of frames before {card.code}")
+            images[card], face = _take_card(frames, card, taken)
+            taken = (card, face)
     finally:
         source.close()
     return images
+
+
+def _take_card(
+    frames: Iterator[Frame], card: Card, taken: tuple[Card, Image] | None
+) -> tuple[Image, Image]:
+    """The first frame in which one card has lain still, and that card flattened.
+
+    The card taken before may still lie in the box: the frames go on while the dealer
+    reaches for the next one. So the box must first be seen empty, or else each of the steady
+    frames must show a card clearly unlike the one taken. A card that stays too like it to
+    tell apart stops the teaching, rather than teach one card's picture as another's.
+    """
+    from vision.geometry import detect, flatten
+    from vision.profile import DIFFERENT_AREA, ink_difference
+
+    emptied = taken is None
+    steady = 0
+    stopped = f"the camera ran out of frames before {card.code}"
+    for count, frame in enumerate(frames):
+        detection = detect(frame.image)
+        emptied = emptied or _shows_an_empty_box(detection)
+        face = None
+        if len(detection.cards) == 1:
+            face = flatten(frame.image, detection.cards[0].quad)
+            if (
+                taken is not None
+                and not emptied
+                and ink_difference(taken[1], face) < DIFFERENT_AREA
+            ):
+                face = None  # the card taken before, or one too like it to tell apart
+        steady = steady + 1 if face is not None else 0
+        if face is not None and steady >= STEADY_FRAMES:
+            return frame.image, face
+        if count >= MAX_FRAMES_PER_CARD:
+            stopped = f"no card held still in view for {card.code}"
+            break
+    if taken is not None and not emptied:
+        stopped = (
+            f"cannot tell {card.code} from {taken[0].code}: the box was not seen empty after "
+            f"{taken[0].code} and the card in it is not clearly another; take each card out "
+            "of the box before putting in the next"
+        )
+    raise VisionError(stopped)
+
+
+def _shows_an_empty_box(detection: Detection) -> bool:
+    """Nothing card-shaped and nothing in the way. A dark or overexposed frame, or a hand
+    over the box, shows nothing of what lies beneath."""
+    from vision.geometry import FrameProblem
+
+    return (
+        detection.problem in (None, FrameProblem.FEATURELESS)
+        and not detection.cards
+        and not detection.obstructed
+    )
 
 
 def run_recognize(args: argparse.Namespace, out: TextIO | None = None) -> int:

@@ -272,12 +272,52 @@ def read_teaching_folder(folder: str | Path) -> dict[Card, Image]:
     return images
 
 
+# Two pictures of one card lying still differ by a few pixels of noise, where the next card
+# of a deck differs by a pip or a rank's strokes: hundreds of canonical pixels. A spade and a
+# club of one rank differ by too little to be told apart this way.
+DIFFERENT_AREA = 200  # canonical pixels where one picture shows ink and the other paper
+_FIT_SLACK = 3  # canonical pixels an outline found twice may move by
+_FITS_COUNTED = 3
+
+
+def _paper_levels(flat: Image) -> FloatImage:
+    """A flattened card from 0 (its ink) to 1 (its paper), as measured on the card itself so
+    that a lamp turned up or down moves nothing, softened by a pixel so that a stroke whose
+    edge moved by less than one leaves no difference."""
+    grey = whiteness(flat).astype(np.float32)
+    paper = float(np.quantile(grey, 0.9))
+    ink = float(np.quantile(grey, 0.03))
+    levels = np.clip((grey - ink) / max(paper - ink, 1.0), 0.0, 1.0)
+    return np.asarray(cv2.GaussianBlur(levels, (0, 0), 1.0), np.float32)
+
+
+def ink_difference(first: Image, second: Image) -> int:
+    """How much two flattened cards differ, in canonical pixels: where one shows ink and the
+    other paper, laid on each other at their best fit, either way up (a card may be put in
+    the box upside down) and shifted by up to a few pixels. Thin slivers along the strokes
+    do not count: they are an outline found a pixel off, not another card."""
+    levels = _paper_levels(first)
+    inner = levels[_FIT_SLACK:-_FIT_SLACK, _FIT_SLACK:-_FIT_SLACK]
+    height, width = inner.shape
+    sliver = np.ones((3, 3), np.uint8)
+    best = inner.size
+    for other in (_paper_levels(second), _paper_levels(np.ascontiguousarray(second[::-1, ::-1]))):
+        # The closest fits overall are where the fewest pixels can differ: only they are counted.
+        fits = cv2.matchTemplate(other, inner, cv2.TM_SQDIFF)
+        for place in np.argsort(fits, axis=None)[:_FITS_COUNTED]:
+            dy, dx = divmod(int(place), fits.shape[1])
+            unlike = np.abs(inner - other[dy : dy + height, dx : dx + width]) > 0.5
+            best = min(best, int(cv2.erode(unlike.astype(np.uint8), sliver).sum()))
+    return best
+
+
 __all__ = [
     "CANON_HEIGHT",
     "CANON_WIDTH",
     "DeckProfile",
     "corner_patches",
     "find_profile",
+    "ink_difference",
     "read_teaching_folder",
     "teach",
 ]
