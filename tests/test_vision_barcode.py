@@ -123,6 +123,30 @@ def test_a_line_split_across_reads_is_joined_and_garbage_is_named() -> None:
     assert "not a dealtable card code" in garbage.problem
 
 
+def test_a_scanner_ending_its_codes_with_cr_alone_gives_a_reading_per_code() -> None:
+    scanner = SerialScanner("loop://", timeout=0.01)
+    scanner.port.write(b"DT1-5S-01\rDT1-KD-01\r")
+    readings = [scanner.read(), scanner.read()]
+    assert [r.code.card.code if r and r.code else r for r in readings] == ["5S", "KD"]
+    assert scanner.read() is None
+    scanner.close()
+
+
+def test_a_cr_lf_split_across_reads_ends_one_line_not_two() -> None:
+    scanner = SerialScanner("loop://", timeout=0.01)
+    scanner.port.write(b"DT1-QH-01\r")
+    first = scanner.read()
+    assert first is not None
+    assert first.code == CardCode(Card.parse("QH"), 1)
+    # The LF that completes the CR LF must not stand in the way of the code after it.
+    scanner.port.write(b"\nDT1-2C-03\r\n")
+    second = scanner.read()
+    assert second is not None
+    assert second.code == CardCode(Card.parse("2C"), 3)
+    assert scanner.read() is None
+    scanner.close()
+
+
 def test_an_unplugged_scanner_raises_a_scanner_error_once() -> None:
     controller, device = os.openpty()
     tty.setraw(device)

@@ -226,8 +226,12 @@ class SerialPort(Protocol):
 Opener = Callable[..., Any]
 
 
+_LINE_END = re.compile(rb"[\r\n]")
+
+
 class SerialScanner:
-    """A scanner that types one line per code over serial (USB-serial, Bluetooth SPP…).
+    """A scanner that types one line per code over serial (USB-serial, Bluetooth SPP…),
+    each ended by CR, LF or CR LF as the scanner is set.
 
     ``url`` is anything ``serial.serial_for_url`` takes: ``/dev/ttyACM0``,
     ``hwgrep://Scanner``, ``socket://host:port``, ``loop://``. A half line left when the
@@ -255,22 +259,39 @@ class SerialScanner:
         """The next complete line as a reading, or None if none has arrived yet."""
         if self._closed:
             raise ScannerError(f"barcode scanner {self.url!r} is closed")
-        try:
-            chunk = self.port.readline()
-        except (serial.SerialException, OSError) as error:
-            self.close()
-            raise ScannerError(f"barcode scanner {self.url!r} disconnected: {error}") from error
-        self._pending += chunk
-        if not self._pending.endswith((b"\n", b"\r")):
+        text = self._next_line()
+        # Twice at most: a read that brought only the LF of a CR LF whose CR came with the
+        # code before brought no line, and the next code may be waiting behind it.
+        for _ in range(2):
+            if text is not None:
+                break
+            try:
+                chunk = self.port.readline()
+            except (serial.SerialException, OSError) as error:
+                self.close()
+                raise ScannerError(f"barcode scanner {self.url!r} disconnected: {error}") from error
+            self._pending += chunk
+            text = self._next_line()
+            if not chunk.endswith(b"\n"):
+                break  # the read timed out: nothing more has arrived
+        if text is None:
             if len(self._pending) > 256:
                 self._pending = b""  # a scanner babbling without line ends: drop it
                 return BarcodeReading("", None, "overlong line without an end from the scanner")
             return None
-        line, self._pending = self._pending, b""
-        text = line.decode("ascii", errors="replace").strip()
-        if not text:
-            return None
         return _reading(text)
+
+    def _next_line(self) -> str | None:
+        """The first line with something on it among those that have arrived whole, taken
+        out of what is pending. A scanner may end its codes with CR, LF or both, so either
+        ends a line; a CR LF leaves an empty line between the two, skipped like any other."""
+        while (end := _LINE_END.search(self._pending)) is not None:
+            line = self._pending[: end.start()]
+            self._pending = self._pending[end.end() :]
+            text = line.decode("ascii", errors="replace").strip()
+            if text:
+                return text
+        return None
 
     def readings(self) -> Iterator[BarcodeReading]:
         """Readings as they come, until the scanner is closed or disconnects."""
