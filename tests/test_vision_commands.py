@@ -61,6 +61,34 @@ def test_teach_from_a_folder_then_recognize_prints_json_per_image(
     assert lines[2]["image"].endswith("notes.png")
 
 
+def test_recognize_reads_on_past_pictures_too_small_to_hold_a_card(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    taught_profile().save(tmp_path)
+    dot, row, queen = tmp_path / "dot.png", tmp_path / "row.png", tmp_path / "queen.png"
+    cv2.imwrite(str(dot), np.full((1, 1, 3), 128, np.uint8))
+    cv2.imwrite(str(row), np.full((1, 300, 3), 128, np.uint8))
+    cv2.imwrite(str(queen), frame_of(Card.parse("QH"), seed=11))
+    argv = ["--deck", "classic", "--profiles", str(tmp_path), "--json"]
+    assert _run("recognize", *argv, str(dot), str(row), str(queen)) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [line["status"] for line in lines] == ["bad-frame", "bad-frame", "card"]
+    assert "300×1 pixels: too small" in lines[1]["detail"]
+    assert lines[2]["card"] == "QH"
+
+
+def test_teach_from_a_folder_names_a_picture_too_small_to_hold_a_card(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pictures = write_teaching_folder(tmp_path / "deck")
+    cv2.imwrite(str(pictures / "QH.png"), np.full((1, 1, 3), 128, np.uint8))
+    assert _run("teach", "--images", str(pictures), "--profiles", str(tmp_path / "p")) == 2
+    assert (
+        capsys.readouterr().err
+        == "dealtable teach: QH: the picture is too small, no card to learn\n"
+    )
+
+
 def test_recognize_with_an_unknown_profile_fails_clearly(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -47,6 +47,14 @@ def test_a_black_frame_is_reported_dark() -> None:
     assert detect(np.zeros((480, 640, 3), np.uint8)).problem is FrameProblem.DARK
 
 
+@pytest.mark.parametrize("shape", [(0, 0, 3), (1, 1, 3), (1, 640, 3), (480, 1, 3), (12, 600, 3)])
+def test_a_frame_too_small_to_hold_a_card_is_reported_so(shape: tuple[int, int, int]) -> None:
+    frame = np.random.default_rng(2).integers(0, 256, shape, dtype=np.uint8)
+    detection = detect(frame)
+    assert detection.problem is FrameProblem.TOO_SMALL
+    assert detection.cards == ()
+
+
 def _visible_corners(spec: FrameSpec) -> np.ndarray:
     """Where the card's visible outline truly is: the lip hides a strip of each long side."""
     lip = spec.spoilers.lip

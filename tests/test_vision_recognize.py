@@ -67,6 +67,20 @@ def test_noise_and_wrong_shapes_of_frame_are_no_card(recognizer: Recognizer) -> 
     assert recognizer.read(np.zeros((480, 640), np.uint8)).status is ReadingStatus.BAD_FRAME
 
 
+@pytest.mark.parametrize(
+    "shape", [(0, 0, 3), (1, 1, 3), (1, 640, 3), (480, 1, 3)], ids=["empty", "dot", "row", "column"]
+)
+def test_a_frame_too_small_to_hold_a_card_is_a_bad_frame(
+    recognizer: Recognizer, shape: tuple[int, int, int]
+) -> None:
+    frame = np.full(shape, 200, np.uint8)
+    for reading in (recognizer.read(frame), recognizer.read_picture(frame)):
+        assert reading.status is ReadingStatus.BAD_FRAME
+        assert reading.detail == (
+            f"the frame is {shape[1]}×{shape[0]} pixels: too small to hold a card"
+        )
+
+
 def test_a_joker_is_never_read_as_a_card(recognizer: Recognizer) -> None:
     design = DESIGNS[TEST_DESIGN]
     for seed in range(20):

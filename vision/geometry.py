@@ -36,6 +36,7 @@ class FrameProblem(Enum):
     DARK = "dark"
     OVEREXPOSED = "overexposed"
     FEATURELESS = "featureless"
+    TOO_SMALL = "too small"
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,9 @@ class Detection:
 
 
 _OPENING = cv2.getStructuringElement(cv2.MORPH_RECT, (25, 25))
+# A frame narrower or lower than this is a broken capture or a cut file, not a view of the
+# box: no card's index could be read in it, and halving it for the search may leave nothing.
+MIN_FRAME_SIDE = 16
 MIN_AREA_FRACTION = 0.04
 MAX_AREA_FRACTION = 0.6
 MIN_ASPECT = 1.15
@@ -421,6 +425,8 @@ def _paper_around(
 
 def detect(image: Image) -> Detection:
     """Find the card-like outlines in a BGR frame."""
+    if min(image.shape[:2]) < MIN_FRAME_SIDE:
+        return Detection(FrameProblem.TOO_SMALL, (), False)
     small = cv2.resize(image, None, fx=DETECT_SCALE, fy=DETECT_SCALE, interpolation=cv2.INTER_AREA)
     problem = frame_problem(whiteness(small))  # type: ignore[arg-type]
     if problem is not None:

@@ -21,7 +21,15 @@ import numpy.typing as npt
 
 from table.cards import Card, Colour, Rank, Suit
 from vision.frames import Image
-from vision.geometry import FloatImage, Quad, detect, warp_corners, whiteness, widen
+from vision.geometry import (
+    MIN_FRAME_SIDE,
+    FloatImage,
+    Quad,
+    detect,
+    warp_corners,
+    whiteness,
+    widen,
+)
 from vision.profile import (
     CORNER_HEIGHT,
     CORNER_WIDTH,
@@ -44,7 +52,7 @@ class ReadingStatus(Enum):
     OBSTRUCTED = "obstructed"  # a hand, a finger over both indices, a card in motion
     UNREADABLE = "unreadable"  # a card whose index is none this profile knows (joker, other design)
     TWO_CARDS = "two-cards"  # more than one card in view: nothing is read
-    BAD_FRAME = "bad-frame"  # black, blank or overexposed
+    BAD_FRAME = "bad-frame"  # black, blank, overexposed or too small
 
 
 @dataclass(frozen=True)
@@ -405,6 +413,12 @@ class Recognizer:
         if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
             return CardReading(
                 ReadingStatus.BAD_FRAME, detail=f"not a BGR uint8 frame: shape {image.shape}"
+            )
+        height, width = image.shape[:2]
+        if min(height, width) < MIN_FRAME_SIDE:
+            return CardReading(
+                ReadingStatus.BAD_FRAME,
+                detail=f"the frame is {width}×{height} pixels: too small to hold a card",
             )
         detection = detect(image)
         if detection.problem is not None:
