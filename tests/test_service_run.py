@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from vision_fixtures import taught_profile
 
 from table.baccarat.engine import BaccaratTable
 from table.baccarat.rules import hundredths_text
@@ -668,9 +669,12 @@ def test_the_croupiers_page_without_an_account_names_the_missing_setting(tmp_pat
 def test_config_check_finds_what_run_would_refuse(tmp_path: Path) -> None:
     decks = tmp_path / "decks"  # where `dealtable teach` keeps the decks it learns
     decks.mkdir()
-    (decks / "bicycle.npz").write_bytes(b"")
+    taught = taught_profile().save(tmp_path / "taught").read_bytes()
+    (decks / "bicycle.npz").write_bytes(taught)
     (tmp_path / "profiles").mkdir()
-    (tmp_path / "profiles" / "house.npz").write_bytes(b"")
+    (tmp_path / "profiles" / "house.npz").write_bytes(taught)
+    (tmp_path / "profiles" / "cut.npz").write_bytes(taught[:20000])  # a copy cut short
+    (tmp_path / "profiles" / "empty.npz").write_bytes(b"")
     frames = tmp_path / "frames"
     frames.mkdir()
     camera = '[reader]\nkind = "camera"\ncamera = "{camera}"\ndeck = "{deck}"\n'
@@ -710,6 +714,14 @@ def test_config_check_finds_what_run_would_refuse(tmp_path: Path) -> None:
         camera.format(camera=f"folder:{frames}", deck=f"{tmp_path / 'profiles' / 'poker'}"): (
             f"[reader] deck: no deck profile file '{tmp_path / 'profiles' / 'poker'}' or "
             f"'{tmp_path / 'profiles' / 'poker.npz'}'"
+        ),
+        camera.format(camera=f"folder:{frames}", deck=f"{tmp_path / 'profiles' / 'cut'}"): (
+            f"[reader] deck: deck profile '{tmp_path / 'profiles' / 'cut.npz'}' is damaged "
+            "(File is not a zip file): teach the deck again"
+        ),
+        camera.format(camera=f"folder:{frames}", deck=f"{tmp_path / 'profiles' / 'empty'}"): (
+            f"[reader] deck: deck profile '{tmp_path / 'profiles' / 'empty.npz'}' is damaged "
+            "(No data left in file): teach the deck again"
         ),
         f'[mqtt]\ntls = {{ ca_file = "{tmp_path / "ca.crt"}" }}\n': (
             f"[mqtt.tls] ca_file: no file {tmp_path / 'ca.crt'}"

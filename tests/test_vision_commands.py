@@ -96,6 +96,20 @@ def test_recognize_with_an_unknown_profile_fails_clearly(
     assert "no deck profile named 'nope'" in capsys.readouterr().err
 
 
+def test_recognize_with_a_damaged_profile_fails_clearly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    whole = taught_profile().save(tmp_path).read_bytes()
+    (tmp_path / "classic.npz").write_bytes(whole[: len(whole) // 3])  # a copy cut short
+    queen = tmp_path / "queen.png"
+    cv2.imwrite(str(queen), frame_of(Card.parse("QH")))
+    assert _run("recognize", "--deck", "classic", "--profiles", str(tmp_path), str(queen)) == 2
+    assert capsys.readouterr().err == (
+        f"dealtable recognize: deck profile '{tmp_path / 'classic.npz'}' is damaged (File is "
+        "not a zip file): teach the deck again\n"
+    )
+
+
 def test_teach_from_a_folder_missing_cards_names_them(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import errno
 from pathlib import Path
+from typing import BinaryIO
 
 import cv2
 import numpy as np
@@ -109,3 +111,45 @@ def test_garbage_profile_files_and_bad_names_are_profile_errors(tmp_path: Path) 
     cv2.imwrite(str(tmp_path / "qh.jpg"), render_card(Card.parse("QH"), DESIGNS["classic"]))
     with pytest.raises(ValueError, match="two pictures of QH"):
         read_teaching_folder(tmp_path)
+
+
+def _damaged_copies(profile: Path) -> dict[str, bytes]:
+    whole = profile.read_bytes()
+    middle = len(whole) // 2
+    garbled = whole[:middle] + bytes(b ^ 0xFF for b in whole[middle : middle + 64])
+    return {
+        "cut short": whole[:middle],
+        "empty": b"",
+        "garbled": garbled + whole[middle + 64 :],
+    }
+
+
+def test_a_damaged_profile_is_a_profile_error_naming_its_file(tmp_path: Path) -> None:
+    saved = taught_profile().save(tmp_path / "taught")
+    for damage, content in _damaged_copies(saved).items():
+        damaged = tmp_path / f"{damage.replace(' ', '-')}.npz"
+        damaged.write_bytes(content)
+        with pytest.raises(ProfileError, match="is damaged") as refused:
+            DeckProfile.load(damaged)
+        assert str(refused.value).startswith(f"deck profile '{damaged}' is damaged ("), damage
+        assert str(refused.value).endswith("): teach the deck again"), damage
+
+
+def test_a_save_cut_short_leaves_the_profile_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    profile = taught_profile()
+    path = profile.save(tmp_path)
+    before = path.read_bytes()
+
+    def disk_full(file: BinaryIO, *args: object, **kwargs: object) -> None:
+        file.write(b"PK\x03\x04 the first bytes of a zip")
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(np, "savez_compressed", disk_full)
+    with pytest.raises(OSError, match="No space left"):
+        profile.save(tmp_path)
+    monkeypatch.undo()
+    assert path.read_bytes() == before
+    assert DeckProfile.load(path).rank_box == profile.rank_box
+    assert [found.name for found in tmp_path.iterdir()] == ["classic.npz"]  # no part left

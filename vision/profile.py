@@ -13,6 +13,9 @@ design, in a profile folder chosen in config.
 from __future__ import annotations
 
 import json
+import os
+import zipfile
+import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -78,10 +81,20 @@ class DeckProfile:
         arrays = {f"rank_{r.label}": t for r, t in self.rank_templates.items()}
         arrays.update({f"suit_{s.value}": t for s, t in self.suit_templates.items()})
         arrays.update({f"index_{c.code}": t for c, t in self.index_templates.items()})
+        arrays["header"] = np.array(json.dumps(header))
         path = profile_path(folder, self.name)
-        with path.open("wb") as file:
-            arrays["header"] = np.array(json.dumps(header))
-            np.savez_compressed(file, allow_pickle=False, **arrays)
+        # Written beside the profile and renamed over it only once whole and on the disk: a
+        # save cut short (the power gone, the disk full, Ctrl-C) leaves the profile as it was.
+        # The hidden name keeps a part left behind out of the list of taught decks.
+        part = path.with_name(f".{path.name}.{os.getpid()}.part")
+        try:
+            with part.open("wb") as file:
+                np.savez_compressed(file, allow_pickle=False, **arrays)
+                file.flush()
+                os.fsync(file.fileno())
+            os.replace(part, path)
+        finally:
+            part.unlink(missing_ok=True)
         return path
 
     @classmethod
@@ -110,6 +123,12 @@ class DeckProfile:
                 )
         except ProfileError:
             raise
+        except (zipfile.BadZipFile, EOFError, zlib.error) as error:
+            # Cut short or garbled: a copy interrupted, a disk failing, or a save cut short
+            # by a dealtable older than the whole-or-nothing save above.
+            raise ProfileError(
+                f"deck profile {str(path)!r} is damaged ({error}): teach the deck again"
+            ) from error
         except (OSError, KeyError, ValueError, json.JSONDecodeError, CardParseError) as error:
             raise ProfileError(f"not a readable deck profile: {str(path)!r} ({error})") from error
 

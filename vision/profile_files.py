@@ -5,7 +5,8 @@
 (``dealtable recognize --deck``, ``[reader] deck`` in a table's config) it may be given by
 that name, or by its file with or without ``.npz``: ``profiles/bicycle``.
 
-Light on purpose: a config check finds the file without loading OpenCV.
+Light on purpose: reading a config finds the file without loading OpenCV; ``dealtable config
+check`` then loads the profile, as ``run`` does.
 """
 
 from __future__ import annotations

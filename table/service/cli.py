@@ -262,6 +262,9 @@ def _config_check(args: argparse.Namespace) -> int:
     journal_problem = _journal_problem(config)
     if journal_problem:
         problems.append(f"{args.file}: [table] journal: {journal_problem}")
+    deck_problem = _deck_problem(config)
+    if deck_problem:
+        problems.append(f"{args.file}: [reader] deck: {deck_problem}")
     board_problem = _board_problem(config)
     if board_problem:
         problems.append(f"{args.file}: [hardware] board: {board_problem}")
@@ -317,6 +320,21 @@ def _journal_problem(config: Config) -> str | None:
             f"the journal {path} deals {chosen.game} but the config asks for "
             f"{config.table.game}; a {config.table.game} table needs a journal of its own"
         )
+    return None
+
+
+def _deck_problem(config: Config) -> str | None:
+    """What ``run`` would refuse in the deck profile a camera's config names: reading the
+    config finds its file; here it is loaded, as ``run`` loads it."""
+    if config.reader.kind != "camera":
+        return None
+    from vision.errors import ProfileError
+    from vision.profile import find_profile
+
+    try:
+        find_profile(config.reader.deck)
+    except ProfileError as refused:
+        return str(refused)
     return None
 
 
