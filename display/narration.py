@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -77,6 +78,7 @@ class Words:
     advice: str = ""
     ranks_on: dict[Rank, str] | None = None  # after "on" where the language declines it
     ranks_from: dict[Rank, str] | None = None  # after "from"
+    spots_from: dict[str, str] | None = None  # the standing bets' spots after "from"
     # Each rank the advisor offers: Spanish repeats the preposition ("al 6 o a la jota").
     offered: str = "{rank}"
 
@@ -261,15 +263,18 @@ WORDS: dict[str, Words] = {
         or_word="или",
         wins="Ставка {name} на {spot} выигрывает {chips}.",
         coppered_wins="Копперированная ставка {name} на {spot} выигрывает {chips}.",
+        # «с» becomes «со» where the word after it asks for it (_RUSSIAN_WITH).
         taken="Банк забирает {chips} {name} с {spot}.",
         coppered_taken="Банк забирает копперированные {chips} {name} с {spot}.",
         split="Ставка {name} ({stake}) на {spot} попала в плие: банк забирает {chips}.",
         tie="Ставка {name} на {spot}: в этом абцуге ничья, платежа нет, ставка остаётся.",
         ties="Ставки {names} на {spot}: в этом абцуге ничья, платежа нет, ставки остаются.",
-        returned="{name} получает назад {chips} со {spot}.",
+        returned="{name} получает назад {chips} с {spot}.",
         marks_paid="Банк забирает {chips} {name} с {spot} в уплату проигрыша по маркам.",
-        call_won="{name} угадал последний абцуг и выигрывает {chips}!",
-        call_lost="{name} не угадал последний абцуг: банк забирает {chips}.",
+        # A punter's name says nothing of whether a man or a woman called: the bet is the
+        # subject, so no past tense has to choose a gender.
+        call_won="Ставка {name} на последний абцуг сыграла и выигрывает {chips}!",
+        call_lost="Ставка {name} на последний абцуг не сыграла: банк забирает {chips}.",
         hoc="Последняя карта, гок, — {card}: она не в счёт.",
         soda="Новая колода. Первая карта, сода, — {card}: она не в счёт.",
         deal_over="Колода сдана: {splits}; в банке {bank}.",
@@ -300,8 +305,20 @@ WORDS: dict[str, Words] = {
             Rank.QUEEN: "дамы",
             Rank.KING: "короля",
         },
+        spots_from={
+            "high": "старшей карты",
+            "odd": "нечета",
+            "even": "чета",
+            "red": "красного",
+            "black": "чёрного",
+        },
     ),
 }
+
+_RUSSIAN_CONSONANTS = "бвгджзйклмнпрстфхцчшщ"
+# «с» before a word that begins with с, з, ш or ж and another consonant: said «со» (со старшей
+# карты), as «с» alone would run into the cluster; before anything else it stays «с» (с туза).
+_RUSSIAN_WITH = re.compile(rf"(?<!\w)с (?=[сзшж][{_RUSSIAN_CONSONANTS}])")
 
 
 def language_or_english(language: str | None) -> tuple[str, bool]:
@@ -320,9 +337,16 @@ class Narrator:
         self._coppered: dict[int, bool] = {}
         self._stakes: dict[int, int] = {}
 
-    def _spot(self, spot: str, case: dict[Rank, str] | None = None) -> str:
-        if spot in self.words.spots:
-            return self.words.spots[spot]
+    def _spot(
+        self,
+        spot: str,
+        case: dict[Rank, str] | None = None,
+        spots_case: dict[str, str] | None = None,
+    ) -> str:
+        """``spot`` in words: its ranks, or its standing spot, in the case the sentence takes."""
+        standing = spots_case or self.words.spots
+        if spot in standing:
+            return standing[spot]
         names = case or self.words.ranks
         if ">" in spot:
             win, lose = spot.split(">")
@@ -341,6 +365,8 @@ class Narrator:
         if self.language == "es":
             # Spanish contracts "a el" and "de el".
             line = line.replace(" a el ", " al ").replace(" de el ", " del ")
+        elif self.language == "ru":
+            line = _RUSSIAN_WITH.sub("со ", line)
         return line[0].upper() + line[1:] if line else line
 
     def _explain(self, events: Iterable[Event]) -> list[str]:
@@ -442,7 +468,7 @@ class Narrator:
             template = words.call_won if event.net > 0 else words.call_lost
             return template.format(name=name, chips=chips)
         spot = self._spot(event.spot, words.ranks_on)
-        spot_from = self._spot(event.spot, words.ranks_from)
+        spot_from = self._spot(event.spot, words.ranks_from, words.spots_from)
         outcome = event.outcome.value
         if outcome == "win":
             template = words.coppered_wins if coppered else words.wins
