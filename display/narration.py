@@ -82,9 +82,12 @@ class Words:
     # Each rank the advisor offers: Spanish repeats the preposition ("al 6 o a la jota").
     offered: str = "{rank}"
 
-    def chips(self, number: int, language: str) -> str:
+    def chips(self, number: int, language: str, *, nominative: bool = False) -> str:
+        """``number`` chips; in Russian as what is taken or won (1 фишку), or ``nominative``
+        as what there is (в банке 1 фишка)."""
         if language == "ru":
-            return f"{number} " + russian_plural(number, "фишку", "фишки", "фишек")
+            one = "фишка" if nominative else "фишку"
+            return f"{number} " + russian_plural(number, one, "фишки", "фишек")
         return count(number, "ficha" if language == "es" else "chip")
 
     def splits(self, number: int, language: str) -> str:
@@ -143,7 +146,7 @@ WORDS: dict[str, Words] = {
         split="{name}'s {stake} on {spot}: caught in the split, the bank takes {chips}.",
         tie="{name}'s bet on {spot}: a tie this turn, nothing is paid and it stays.",
         ties="The bets of {names} on {spot}: a tie this turn, nothing is paid and they stay.",
-        returned="{name}'s {chips} on {spot} come back.",
+        returned="{name} gets back {chips} from {spot}.",
         marks_paid="The bank takes {name}'s {chips} on {spot} to pay the loss on marks.",
         call_won="{name} called the last turn right and wins {chips}!",
         call_lost="{name}'s call of the last turn misses: the bank takes {chips}.",
@@ -201,10 +204,11 @@ WORDS: dict[str, Words] = {
         coppered_wins="La apuesta con copper de {name} a {spot} gana {chips}.",
         taken="La banca se lleva {chips} de {name} de {spot}.",
         coppered_taken="La banca se lleva {chips} con copper de {name} de {spot}.",
-        split="Las {stake} de {name} a {spot} caen en el split: la banca se lleva {chips}.",
+        split="La apuesta de {stake} de {name} a {spot} cae en el split: "
+        "la banca se lleva {chips}.",
         tie="La apuesta de {name} a {spot}: empate en este turno, no se paga y sigue.",
         ties="Las apuestas de {names} a {spot}: empate en este turno, no se pagan y siguen.",
-        returned="Vuelven a {name} sus {chips} de {spot}.",
+        returned="{name} recupera {chips} de {spot}.",
         marks_paid="La banca se lleva {chips} de {name} de {spot} por lo perdido con marcas.",
         call_won="¡{name} acertó el último turno y gana {chips}!",
         call_lost="{name} no acertó el último turno: la banca se lleva {chips}.",
@@ -265,8 +269,8 @@ WORDS: dict[str, Words] = {
         coppered_wins="Копперированная ставка {name} на {spot} выигрывает {chips}.",
         # «с» becomes «со» where the word after it asks for it (_RUSSIAN_WITH).
         taken="Банк забирает {chips} {name} с {spot}.",
-        coppered_taken="Банк забирает копперированные {chips} {name} с {spot}.",
-        split="Ставка {name} ({stake}) на {spot} попала в плие: банк забирает {chips}.",
+        coppered_taken="Банк забирает {chips} копперированной ставки {name} с {spot}.",
+        split="Ставка {name} в {stake} на {spot} попала в плие: банк забирает {chips}.",
         tie="Ставка {name} на {spot}: в этом абцуге ничья, платежа нет, ставка остаётся.",
         ties="Ставки {names} на {spot}: в этом абцуге ничья, платежа нет, ставки остаются.",
         returned="{name} получает назад {chips} с {spot}.",
@@ -426,7 +430,7 @@ class Narrator:
                 lines.append(
                     words.deal_over.format(
                         splits=words.splits(event.splits, self.language),
-                        bank=chips(event.bank, self.language),
+                        bank=chips(event.bank, self.language, nominative=True),
                     )
                 )
             elif isinstance(event, DeckStarted):

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from display.narration import LANGUAGES, WORDS, Narrator
-from table.cards import STANDARD_52, Rank
+from table.cards import STANDARD_52, Card, Rank
+from table.events import DealFinished
 from table.faro.rules import RULE_SETS
 from table.service.exhibit import ExhibitStats, run_exhibit
 from tests.conftest import deal, open_table
@@ -170,11 +171,15 @@ _RUSSIAN_CONSONANTS = "бвгджзйклмнпрстфхцчшщ"
 # «со» stands before a cluster that begins with с, з, ш or ж (со старшей карты); else «с».
 _WANTS_SO = rf"[сзшж][{_RUSSIAN_CONSONANTS}]"
 FAULTS = {
-    "en": {"a placeholder left unfilled": r"[{}]"},
+    "en": {
+        "a placeholder left unfilled": r"[{}]",
+        "one chip with a plural verb": r"(?<!\d)1 chip on [^.]*\bcome back\b",
+    },
     "es": {
         "a placeholder left unfilled": r"[{}]",
         "«a el» for «al»": r"\ba el\b",
         "«de el» for «del»": r"\bde el\b",
+        "one chip with a plural article": r"\b(sus|[Ll]as) 1 ficha\b",
     },
     "ru": {
         "a placeholder left unfilled": r"[{}]",
@@ -182,6 +187,9 @@ FAULTS = {
         "«с» where «со» is said": rf"\bс {_WANTS_SO}",
         "«со» where «с» is said": rf"\bсо (?!{_WANTS_SO})",
         "a call said of a man or of a woman": r"\bугадала?\b",
+        "the accusative «фишку» where the count is the subject": (
+            r"(в банке |\(|копперированные )\d*1 фишку\b"
+        ),
     },
 }
 
@@ -232,7 +240,7 @@ def standing_bets_and_calls() -> list:  # type: ignore[type-arg]
                 "La banca se lleva 1 ficha de Ben de impar.",
                 "La apuesta de Dan a par gana 3 fichas.",
                 "La banca se lleva 2 fichas de Ben de la carta alta.",
-                "Vuelven a Dan sus 2 fichas del as.",
+                "Dan recupera 2 fichas del as.",
                 "¡Elena acertó el último turno y gana 8 fichas!",
             ],
         ),
@@ -253,6 +261,61 @@ def test_standing_bets_and_calls_are_said_as_the_language_says_them(
     """Russian takes a standing bet «с нечета», «со старшей карты» (the genitive, and «со»
     before a cluster), and says a call without saying whether a man or a woman made it."""
     text = " ".join(Narrator(language).explain(standing_bets_and_calls()))
+    for sentence in expected:
+        assert sentence in text
+
+
+def counts_of_one() -> list:  # type: ignore[type-arg]
+    table = open_table()
+    events = table.bet("dan", "K", 1, copper=True) + table.bet("ben", "odd", 1)
+    events += deal(table, "3H KD")  # the king wins: a coppered bet on it loses
+    events += table.bet("anna", "Q", 1)
+    events += deal(table, "QH QS")  # a split
+    events += table.void_deal()  # Ben's bet goes back
+    over = DealFinished(
+        table="t1", seq=0, at=0.0, deal=1, hoc=Card.parse("8H"), splits=1, bank=2001,
+        bankrolls={},
+    )  # fmt: skip
+    return [*events, over]
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [
+        (
+            "en",
+            [
+                "The bank takes Dan's 1 chip coppered on the king.",
+                "Anna's 1 chip on the queen: caught in the split, the bank takes 1 chip.",
+                "Ben gets back 1 chip from odd.",
+                "the bank has 2001 chips.",
+            ],
+        ),
+        (
+            "es",
+            [
+                "La banca se lleva 1 ficha con copper de Dan del rey.",
+                "La apuesta de 1 ficha de Anna a la reina cae en el split: "
+                "la banca se lleva 1 ficha.",
+                "Ben recupera 1 ficha de impar.",
+                "la banca tiene 2001 fichas.",
+            ],
+        ),
+        (
+            "ru",
+            [
+                "Банк забирает 1 фишку копперированной ставки Dan с короля.",
+                "Ставка Anna в 1 фишку на даму попала в плие: банк забирает 1 фишку.",
+                "Ben получает назад 1 фишку с нечета.",
+                "в банке 2001 фишка.",
+            ],
+        ),
+    ],
+)
+def test_a_count_of_one_agrees_with_its_words(language: str, expected: list[str]) -> None:
+    """One chip (and in Russian 21, 2001…) takes a singular verb and article, and in Russian
+    the case of its place in the sentence: «банк забирает 1 фишку», «в банке 2001 фишка»."""
+    text = " ".join(Narrator(language).explain(counts_of_one()))
     for sentence in expected:
         assert sentence in text
 

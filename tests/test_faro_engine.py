@@ -527,7 +527,7 @@ def test_003_chips_that_pay_a_loss_on_marks_go_to_the_bank_and_are_said_so() -> 
     assert table.state.bankrolls["anna"] == 0 and table.state.bets == {}
     said = " ".join(narrator.explain(events))
     assert "The bank takes Anna's 10 chips on the 4 to pay the loss on marks." in said
-    assert "come back" not in said
+    assert "gets back" not in said
 
 
 def test_003_on_the_last_turn_the_three_cards_are_backed_as_usual() -> None:
