@@ -392,15 +392,7 @@ class Narrator:
             return sentences
 
         for event in events:
-            if isinstance(event, BetPlaced):
-                self._coppered[event.bet] = event.coppered
-                self._stakes[event.bet] = event.stake
-            elif isinstance(event, BetWithdrawn):
-                self._stakes[event.bet] = event.stake
-            elif isinstance(event, TurnCalled):
-                self._coppered[event.bet] = False
-                self._stakes[event.bet] = event.amount
-            elif isinstance(event, CardDealt) and event.role is CardRole.SODA:
+            if isinstance(event, CardDealt) and event.role is CardRole.SODA:
                 lines.append(words.soda.format(card=self._card(event.card)))
             elif isinstance(event, CardDealt) and event.role is CardRole.HOC:
                 lines.append(words.hoc.format(card=self._card(event.card)))
@@ -412,7 +404,6 @@ class Narrator:
                     tied[event.spot].append(event.punter.capitalize())
                 else:
                     settled.append(self._settlement(event))
-                self._stakes[event.bet] = event.stake
             elif isinstance(event, TurnClosed):
                 if event.split:
                     head = words.split_turn.format(
@@ -433,9 +424,6 @@ class Narrator:
                         bank=chips(event.bank, self.language, nominative=True),
                     )
                 )
-            elif isinstance(event, DeckStarted):
-                self._coppered.clear()
-                self._stakes.clear()
             elif isinstance(event, AlarmRaised):
                 lines.extend(said())
                 what = words.alarms.get(event.kind, words.alarm_other)
@@ -444,8 +432,30 @@ class Narrator:
                 lines.append(words.alarm_cleared)
             elif isinstance(event, BankPassed):
                 lines.append(words.bank_passed.format(name=event.to_banker.capitalize()))
+            # After its sentence: a settlement is said with the stake the bet had before it.
+            self._remember(event)
         lines.extend(said())
         return lines
+
+    def remember(self, events: Iterable[Event]) -> None:
+        """Learn the bets these events put down, saying nothing: a narrator that starts in
+        the middle of a deal (the table resumed from its journal) is given the deal so far,
+        or it would say a coppered bet as a plain one and a split with half its stake."""
+        for event in events:
+            self._remember(event)
+
+    def _remember(self, event: Event) -> None:
+        if isinstance(event, BetPlaced):
+            self._coppered[event.bet] = event.coppered
+            self._stakes[event.bet] = event.stake
+        elif isinstance(event, BetWithdrawn | BetSettled):
+            self._stakes[event.bet] = event.stake
+        elif isinstance(event, TurnCalled):
+            self._coppered[event.bet] = False
+            self._stakes[event.bet] = event.amount
+        elif isinstance(event, DeckStarted):
+            self._coppered.clear()
+            self._stakes.clear()
 
     def _ties(self, spot: str, names: list[str]) -> str:
         words = self.words

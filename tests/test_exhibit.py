@@ -18,7 +18,10 @@ from display.narration import LANGUAGES, WORDS, Narrator
 from table.cards import STANDARD_52, Card, Rank
 from table.events import DealFinished
 from table.faro.rules import RULE_SETS
-from table.service.exhibit import ExhibitStats, run_exhibit
+from table.service.config import Config, ReaderConfig, TableConfig
+from table.service.exhibit import ExhibitStats, ExhibitVoice, run_exhibit
+from table.service.journal import Journal
+from table.service.table_service import TableService
 from tests.conftest import deal, open_table
 
 
@@ -419,3 +422,33 @@ def test_the_exhibit_explains_a_real_shoe_read_by_the_service(tmp_path: Path) ->
     assert sum(line.startswith("Turno ") for line in out.splitlines()) == 25
     assert "La última carta, el hoc," in out
     assert "La banca se lleva" in out or " gana " in out  # the simulated punters' bets settle
+
+
+def test_an_exhibit_started_again_mid_deal_still_knows_the_bets_on_the_layout(
+    tmp_path: Path,
+) -> None:
+    """The table stops after bets are down and starts again from its journal: the exhibit
+    still says the coppered bet as coppered and the split bet with its whole stake, and says
+    nothing of what was dealt before it started."""
+    config = Config(
+        table=TableConfig(id="museum", journal=str(tmp_path / "j.sqlite")),
+        reader=ReaderConfig(kind="console"),
+    )
+    before = ["punter anna 100", "punter ben 100", "punter dan 100", "shuffle", "card 5S"]
+    before += ["bet anna 7 3", "bet ben 7 2 copper", "bet dan K 4"]
+    with Journal(config.table.journal, config.table.id) as journal:
+        service = TableService(config, journal)
+        ExhibitVoice(service, "en", io.StringIO(), punters=False)
+        for line in before:
+            service.execute_line(line)
+    out = io.StringIO()
+    with Journal(config.table.journal, config.table.id) as journal:
+        service = TableService(config, journal)
+        ExhibitVoice(service, "en", out, punters=False)
+        assert out.getvalue() == ""
+        for line in ("card 7H", "card QD", "card KH", "card KD"):
+            service.execute_line(line)
+    said = out.getvalue()
+    assert "The bank takes Anna's 3 chips on the 7." in said
+    assert "Ben's coppered bet on the 7 wins 2 chips." in said
+    assert "Dan's 4 chips on the king: caught in the split, the bank takes 2 chips." in said

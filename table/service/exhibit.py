@@ -120,6 +120,9 @@ class ExhibitVoice:
     def __init__(self, service: TableService, language: str, out: TextIO, punters: bool) -> None:
         self.service = service
         self.narrator = Narrator(language_or_english(language)[0])
+        # A table resumed from its journal may be in the middle of a deal, with bets down
+        # that this narrator never heard placed; the deal's events tell it how to say them.
+        self.narrator.remember(service.journal.events(deal=service.faro.deal))
         self.out = out
         self.punters = punters
         self.stats = ExhibitStats()
