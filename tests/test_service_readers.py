@@ -37,9 +37,11 @@ class Clock:
         return self.now
 
 
-def make(tmp_path: Path, opener: Any = None) -> tuple[TableService, BarcodeShoeReader, Clock]:
+def make(
+    tmp_path: Path, opener: Any = None, table: TableConfig | None = None
+) -> tuple[TableService, BarcodeShoeReader, Clock]:
     config = Config(
-        table=TableConfig(id="t", journal=str(tmp_path / "j.sqlite")),
+        table=table or TableConfig(id="t", journal=str(tmp_path / "j.sqlite")),
         reader=ReaderConfig(kind="serial-scanner", url="loop://"),
     )
     service = TableService(config, Journal(config.table.journal, "t"))
@@ -82,6 +84,47 @@ def test_a_foreign_code_and_a_second_sighting_are_alarms_not_cards(tmp_path: Pat
     news = reader.poll()
     assert [alarm.kind.value for alarm in news.alarms] == ["seen-before"]
     assert [str(c) for c in service.state.casekeep.dealt_cards()] == ["5S", "KD"]
+
+
+def punto_banco(tmp_path: Path) -> TableConfig:
+    """A six-deck Punto Banco shoe with no burn: the first card dealt goes to the player."""
+    return TableConfig(
+        id="t",
+        game="punto-banco",
+        rules="standard",
+        options={"burn": "none"},
+        journal=str(tmp_path / "j.sqlite"),
+    )
+
+
+def test_a_shoe_of_six_decks_deals_the_same_card_of_two_decks_and_forgets_a_finished_shoe(
+    tmp_path: Path,
+) -> None:
+    service, reader, clock = make(tmp_path, table=punto_banco(tmp_path))
+    reader.poll()
+    service.execute_line("shuffle")
+    service.execute_line("lock")
+    alarms: list[str] = []
+    for card, deck in (("KS", 1), ("KS", 2), ("2H", 1), ("3C", 1)):
+        scan(reader, encode_payload(Card.parse(card), deck))
+        clock.now += 0.5
+        alarms += [alarm.message for alarm in reader.poll().alarms]
+    assert alarms == []
+    assert [[str(c) for c in hand] for hand in service.state.hands] == [["KS", "2H"], ["KS", "3C"]]
+
+    scan(reader, encode_payload(Card.parse("KS"), 2))  # the same sticker a second time
+    clock.now += 0.5
+    news = reader.poll()
+    assert [alarm.kind.value for alarm in news.alarms] == ["seen-before"]
+    assert "KS (deck 2) was already dealt" in news.alarms[0].message
+
+    service.execute_line("void deal")
+    service.execute_line("shuffle")  # a new shoe: the cards of the last one are back in it
+    service.execute_line("lock")
+    scan(reader, encode_payload(Card.parse("KS"), 2))
+    clock.now += 0.5
+    assert reader.poll().alarms == []
+    assert [[str(c) for c in hand] for hand in service.state.hands] == [["KS"], []]
 
 
 def test_an_unplugged_scanner_is_an_alarm_and_is_reopened(tmp_path: Path) -> None:

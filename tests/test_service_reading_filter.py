@@ -177,6 +177,32 @@ def test_barcode_shoe_alone_accepts_each_code_and_alarms_on_repeats_and_garbage(
     assert alarms(lost) == [AlarmKind.READER_LOST]
 
 
+def test_a_shoe_of_several_decks_takes_each_card_as_often_as_it_has_copies() -> None:
+    f = ReadingFilter(agree_frames=2, decks=2)
+    empty = status(ReadingStatus.NO_CARD)
+    outputs = feed(f, sure(QH), sure(QH), sure(KS), sure(KS), sure(QH), sure(QH), empty)
+    assert accepted(outputs) == [QH, KS, QH]
+    assert alarms(outputs) == []
+    raised = feed(f, sure(KS), sure(KS), sure(QH), sure(QH))
+    assert accepted(raised) == [KS]
+    assert alarms(raised) == [AlarmKind.SEEN_BEFORE]
+    assert "QH was already dealt 2 times, every copy in this 2-deck shoe" in str(raised)
+    with pytest.raises(ValueError, match="decks must be at least 1"):
+        ReadingFilter(decks=0)
+
+
+def test_a_barcode_shoe_of_several_decks_tells_copies_apart_by_their_deck_number() -> None:
+    f = ReadingFilter(sources=frozenset({ReadingSource.BARCODE}), decks=6)
+    assert accepted(f.barcode(code(KS, 1), 0.0)) == [KS]
+    assert f.barcode(code(KS, 1), 0.1) == []  # the same sticker read twice in one slide
+    assert accepted(f.barcode(code(KS, 2), 0.5)) == [KS]  # another deck's KS, straight after
+    assert accepted(f.barcode(code(QH, 2), 1.0)) == [QH]
+    raised = f.barcode(code(KS, 1), 1.5)
+    assert alarms(raised) == [AlarmKind.SEEN_BEFORE]
+    assert "KS (deck 1) was already dealt in this shoe" in str(raised)
+    assert f.dealt == [KS, KS, QH]
+
+
 def test_camera_and_barcode_agreeing_accept_the_card_once() -> None:
     f = ReadingFilter(agree_frames=2, sources=frozenset(ReadingSource) - {ReadingSource.DEALER})
     assert accepted(feed(f, sure(QH), sure(QH))) == []  # waiting for the shoe

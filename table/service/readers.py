@@ -14,7 +14,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from table.errors import TableError
-from table.events import DeckStarted, Event
+from table.events import DeckStarted, Event, ShoeStarted
+from table.faro.engine import FaroState
 from table.language import CardCmd, CorrectCmd, parse_line
 from table.service.config import ReaderConfig
 from table.service.reading_filter import (
@@ -79,10 +80,14 @@ class CameraReader:
         self._thread.start()
 
     def _new_filter(self) -> ReadingFilter:
-        return ReadingFilter(agree_frames=self.agree_frames, sources=frozenset({self.kind}))
+        return ReadingFilter(
+            agree_frames=self.agree_frames,
+            sources=frozenset({self.kind}),
+            decks=decks_in_play(self.service),
+        )
 
     def _changed(self, events: Sequence[Event]) -> None:
-        if any(isinstance(event, DeckStarted) for event in events):
+        if any(isinstance(event, DeckStarted | ShoeStarted) for event in events):
             self.filter = self._new_filter()
 
     def _capture(self) -> None:
@@ -122,6 +127,12 @@ class CameraReader:
 
     def close(self) -> None:
         self.source.close()
+
+
+def decks_in_play(service: TableService) -> int:
+    """How many copies of each card the table's deck or shoe holds."""
+    state = service.state
+    return 1 if isinstance(state, FaroState) else state.rules.decks
 
 
 def answer_from_console(
@@ -187,15 +198,20 @@ class BarcodeShoeReader:
         self.service = service
         self.clock = clock
         self._open = opener or SerialScanner
-        self.filter = ReadingFilter(sources=frozenset({ReadingSource.BARCODE}))
+        self.filter = self._new_filter()
         self.scanner: SerialScanner | None = None
         self._retry_at = 0.0
         self._backoff = 0.5
         service.listeners.append(self._changed)
 
+    def _new_filter(self) -> ReadingFilter:
+        return ReadingFilter(
+            sources=frozenset({ReadingSource.BARCODE}), decks=decks_in_play(self.service)
+        )
+
     def _changed(self, events: Sequence[Event]) -> None:
-        if any(isinstance(event, DeckStarted) for event in events):
-            self.filter = ReadingFilter(sources=self.filter.sources)  # a new deck: all unseen
+        if any(isinstance(event, DeckStarted | ShoeStarted) for event in events):
+            self.filter = self._new_filter()  # a new deck or shoe: every card unseen
 
     def poll(self) -> ReaderNews:
         """Read what has arrived; accepted cards go to the engine (and so to the journal)."""

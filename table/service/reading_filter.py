@@ -7,7 +7,9 @@ to put a card into the game. The filter's rules:
   it is not the card accepted last (still lying in the box after a hand passed over);
 * frames that are covered, in motion or spoiled are ignored: they neither count nor break
   a run;
-* a card accepted earlier that shows up again is an alarm, never a new card;
+* a card accepted earlier that shows up again is an alarm, never a new card; in a shoe of
+  several decks, once every copy of it is out (a barcode sticker names its deck, so the
+  same sticker twice is the alarm there);
 * a card read only uncertainly for a while becomes a question to the dealer
   (:class:`ConfirmRequest`), never a guess;
 * with both a camera and a barcode shoe, each card must be named alike by both; when they
@@ -25,7 +27,7 @@ from __future__ import annotations
 
 import enum
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from table.cards import Card
 from vision.barcode import BarcodeReading
@@ -91,17 +93,25 @@ class _Run:
     done: bool = False  # accepted, asked about or alarmed: say nothing more about it
 
 
+@dataclass(frozen=True)
+class _Dealt:
+    card: Card
+    deck: int | None  # the deck number on its barcode sticker; None when no sticker was read
+
+
 @dataclass
 class _Pending:
     card: Card
     timestamp: float
     confidence: float
     reported: bool = False
+    deck: int | None = None
 
 
 @dataclass
 class ReadingFilter:
-    """Turns readings into accepted cards. ``sources`` says which readers run."""
+    """Turns readings into accepted cards. ``sources`` says which readers run; ``decks`` how
+    many copies of each card the shoe holds (one for a Faro deck)."""
 
     agree_frames: int = 3
     confirm_after_frames: int = 8
@@ -110,11 +120,13 @@ class ReadingFilter:
     blind_frames: int = 90
     pair_timeout: float = 2.0
     sources: frozenset[ReadingSource] = frozenset({ReadingSource.CAMERA})
-    dealt: list[Card] = field(default_factory=list)
+    decks: int = 1
 
     def __post_init__(self) -> None:
         if self.agree_frames < 1:
             raise ValueError(f"agree_frames must be at least 1, got {self.agree_frames}")
+        if self.decks < 1:
+            raise ValueError(f"decks must be at least 1, got {self.decks}")
         if not self.sources or ReadingSource.DEALER in self.sources:
             raise ValueError("sources must name the camera, the barcode shoe or both")
         self._run = _Run()
@@ -129,11 +141,16 @@ class ReadingFilter:
             ReadingSource.CAMERA: deque(),
             ReadingSource.BARCODE: deque(),
         }
-        self._codes_seen: set[tuple[Card, int]] = set()
+        self._dealt: list[_Dealt] = []
 
     @property
     def both_readers(self) -> bool:
         return self.sources == {ReadingSource.CAMERA, ReadingSource.BARCODE}
+
+    @property
+    def dealt(self) -> list[Card]:
+        """The cards dealt so far, in order."""
+        return [dealt.card for dealt in self._dealt]
 
     @property
     def question(self) -> ConfirmRequest | None:
@@ -242,7 +259,11 @@ class ReadingFilter:
         return []
 
     def _already_placed(self, card: Card) -> bool:
-        return bool(self.dealt) and self.dealt[-1] == card
+        """The camera sees the card it accepted last, still lying in the box."""
+        return bool(self._dealt) and self._dealt[-1].card == card
+
+    def _copies_out(self, card: Card) -> int:
+        return sum(dealt.card == card for dealt in self._dealt)
 
     # --- the barcode shoe ------------------------------------------------------------
 
@@ -255,13 +276,12 @@ class ReadingFilter:
                     timestamp,
                 )
             ]
-        key = (reading.code.card, reading.code.deck_number)
-        if key in self._codes_seen and self.dealt and self.dealt[-1] == reading.code.card:
+        sticker = _Dealt(reading.code.card, reading.code.deck_number)
+        if self._dealt and self._dealt[-1] == sticker:
             return []  # the same sticker scanned twice in one slide
-        if key in self._codes_seen:
-            return [self._seen_before(reading.code.card, timestamp, f" (deck {key[1]})")]
-        self._codes_seen.add(key)
-        return self._sighted(reading.code.card, ReadingSource.BARCODE, timestamp, 1.0)
+        if sticker in self._dealt or self._copies_out(sticker.card) >= self.decks:
+            return [self._seen_before(sticker.card, timestamp, f" (deck {sticker.deck})")]
+        return self._sighted(sticker.card, ReadingSource.BARCODE, timestamp, 1.0, deck=sticker.deck)
 
     def reader_lost(
         self, source: ReadingSource, message: str, timestamp: float
@@ -277,20 +297,33 @@ class ReadingFilter:
     # --- deciding ----------------------------------------------------------------------
 
     def _sighted(
-        self, card: Card, source: ReadingSource, timestamp: float, confidence: float
+        self,
+        card: Card,
+        source: ReadingSource,
+        timestamp: float,
+        confidence: float,
+        deck: int | None = None,
     ) -> list[FilterOutput]:
-        if not self.both_readers:
-            return self._accept(card, source, timestamp, confidence)
+        # A barcode is never the card still lying in the box: the shoe reads each slide once,
+        # and two copies of a card from different decks may well follow each other.
         if source is ReadingSource.CAMERA and self._already_placed(card):
             return []
+        if not self.both_readers:
+            return self._accept(card, source, timestamp, confidence, deck)
         other = ReadingSource.BARCODE if source is ReadingSource.CAMERA else ReadingSource.CAMERA
         waiting = self._waiting[other]
         if not waiting:
-            self._waiting[source].append(_Pending(card, timestamp, confidence))
+            self._waiting[source].append(_Pending(card, timestamp, confidence, deck=deck))
             return []
         partner = waiting.popleft()
         if partner.card == card:
-            return self._accept(card, source, timestamp, min(confidence, partner.confidence))
+            return self._accept(
+                card,
+                source,
+                timestamp,
+                min(confidence, partner.confidence),
+                deck if deck is not None else partner.deck,
+            )
         camera_card, barcode_card = (
             (card, partner.card) if source is ReadingSource.CAMERA else (partner.card, card)
         )
@@ -324,11 +357,14 @@ class ReadingFilter:
         return outputs
 
     def _accept(
-        self, card: Card, source: ReadingSource, timestamp: float, confidence: float
+        self,
+        card: Card,
+        source: ReadingSource,
+        timestamp: float,
+        confidence: float,
+        deck: int | None = None,
     ) -> list[FilterOutput]:
-        if self._already_placed(card):
-            return []
-        if card in self.dealt:
+        if self._copies_out(card) >= self.decks:
             return [self._seen_before(card, timestamp, "")]
         outputs: list[FilterOutput] = []
         if self._stray_frames >= self.missed_frames:
@@ -344,13 +380,19 @@ class ReadingFilter:
                 )
             )
         self._stray_frames = 0
-        self.dealt.append(card)
+        self._dealt.append(_Dealt(card, deck))
         outputs.append(CardAccepted(card, source, timestamp, confidence))
         return outputs
 
     def _seen_before(self, card: Card, timestamp: float, where: str) -> ReaderAlarm:
-        position = self.dealt.index(card) + 1 if card in self.dealt else 0
-        when = f" as card {position} of this deal" if position else ""
+        dealt = self.dealt
+        if self.decks > 1 and where:
+            when = " in this shoe"
+        elif self.decks > 1:
+            when = f" {dealt.count(card)} times, every copy in this {self.decks}-deck shoe"
+        else:
+            position = dealt.index(card) + 1 if card in dealt else 0
+            when = f" as card {position} of this deal" if position else ""
         return ReaderAlarm(
             AlarmKind.SEEN_BEFORE,
             f"{card.code}{where} was already dealt{when}: a second sighting is not a new "
@@ -366,8 +408,8 @@ class ReadingFilter:
         self._question = None
         for waiting in self._waiting.values():
             waiting.clear()
-        if card in self.dealt and not self._already_placed(card):
-            return [self._seen_before(card, timestamp, "")]
+        if self._already_placed(card):
+            return []
         return self._accept(card, ReadingSource.DEALER, timestamp, 1.0)
 
     def dismiss(self) -> None:
