@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import queue
 from collections.abc import Iterator
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +26,9 @@ from table.service.table_service import TableService
 from tests.mosquitto import wait_until
 from vision.barcode import CardCode, SerialScanner, encode_payload, sticker
 from vision.errors import ScannerError
-from vision.frames import Frame
+from vision.frames import Frame, Image
 from vision.recognize import CardReading, ReadingStatus, Recognizer
-from vision.synthetic import DESIGNS, deal_video
+from vision.synthetic import DESIGNS, FrameSpec, Scene, deal_video, render_card, render_frame
 
 
 class Clock:
@@ -86,12 +88,12 @@ def test_a_foreign_code_and_a_second_sighting_are_alarms_not_cards(tmp_path: Pat
     assert [str(c) for c in service.state.casekeep.dealt_cards()] == ["5S", "KD"]
 
 
-def punto_banco(tmp_path: Path) -> TableConfig:
+def punto_banco(tmp_path: Path, rules: str = "standard") -> TableConfig:
     """A six-deck Punto Banco shoe with no burn: the first card dealt goes to the player."""
     return TableConfig(
         id="t",
         game="punto-banco",
-        rules="standard",
+        rules=rules,
         options={"burn": "none"},
         journal=str(tmp_path / "j.sqlite"),
     )
@@ -125,6 +127,21 @@ def test_a_shoe_of_six_decks_deals_the_same_card_of_two_decks_and_forgets_a_fini
     clock.now += 0.5
     assert reader.poll().alarms == []
     assert [[str(c) for c in hand] for hand in service.state.hands] == [["KS"], []]
+
+
+def test_a_shuffler_takes_a_coups_cards_back_and_the_shoe_reads_them_again(
+    tmp_path: Path,
+) -> None:
+    service, reader, clock = make(tmp_path, table=punto_banco(tmp_path, "shuffler"))
+    reader.poll()
+    service.execute_line("shuffle")
+    for coup in (1, 2):
+        service.execute_line("lock")
+        for card in ("KS", "2H", "9S", "3C"):  # the player's natural 9 ends the coup
+            scan(reader, encode_payload(Card.parse(card), 1))
+            clock.now += 0.5
+            assert reader.poll().alarms == []
+        assert service.state.coup == coup and service.state.coup_over
 
 
 def test_an_unplugged_scanner_is_an_alarm_and_is_reopened(tmp_path: Path) -> None:
@@ -278,6 +295,110 @@ def test_the_dealer_answers_the_cameras_question_with_the_card_and_nothing_else_
     assert list(service.state.casekeep.dealt_cards()) == [*dealt_before, Card.parse("QS")]
     assert camera.filter.question is None
     assert answer_from_console(camera, "card 9H", 11.0) is None  # no question: not the reader's
+    camera.close()
+
+
+class FedCamera:
+    """A camera whose frames the test shows a few at a time: ``settle`` returns once the
+    reader has read all of them, so nothing waits on the clock."""
+
+    def __init__(self) -> None:
+        self.shown: queue.Queue[Image | None] = queue.Queue()
+
+    def show(self, *images: Image) -> None:
+        for image in images:
+            self.shown.put(image)
+
+    def end(self) -> None:
+        self.shown.put(None)
+
+    def __iter__(self) -> Iterator[Frame]:
+        index = 0
+        while True:
+            image = self.shown.get()
+            try:
+                if image is None:
+                    return
+                yield Frame(image, index / 30, index)
+                index += 1
+            finally:
+                self.shown.task_done()  # once the reader has the frame in its backlog
+
+    def close(self) -> None:
+        pass
+
+
+def settle(camera: CameraReader, fed: FedCamera) -> list[str]:
+    """Read every frame shown so far; what the reader said, alarms and refusals."""
+    fed.shown.join()
+    news = camera.poll(limit=10_000)
+    return [alarm.message for alarm in news.alarms] + [f"refused: {r}" for r in news.refused]
+
+
+@lru_cache(maxsize=64)
+def in_box(code: str | None) -> Image:
+    """The camera's picture of the box with ``code`` lying in it (None: the box empty)."""
+    design = DESIGNS[TEST_DESIGN]
+    if code is None:
+        return render_frame(FrameSpec(None, design, scene=Scene.EMPTY))
+    return render_card(Card.parse(code), design)
+
+
+def lying(code: str | None, frames: int = 4) -> list[Image]:
+    return [in_box(code)] * frames
+
+
+def watching(
+    tmp_path: Path, rules: str = "classic"
+) -> tuple[TableService, CameraReader, FedCamera]:
+    config = Config(
+        table=TableConfig(id="t", rules=rules, journal=str(tmp_path / "j.sqlite")),
+        reader=ReaderConfig(kind="camera"),
+    )
+    service = TableService(config, Journal(config.table.journal, "t"))
+    fed = FedCamera()
+    return service, CameraReader(fed, Recognizer(taught_profile()), service), fed
+
+
+def dealt(service: TableService) -> list[str]:
+    return [str(card) for card in service.faro.casekeep.dealt_cards()]
+
+
+def test_a_card_the_dealer_corrected_is_dealt_as_corrected_and_its_twin_later_too(
+    tmp_path: Path,
+) -> None:
+    service, camera, fed = watching(tmp_path)
+    service.execute_line("shuffle")
+    fed.show(*lying("5S"), *lying(None), *lying("9H"), *lying(None))
+    assert settle(camera, fed) == []
+    assert dealt(service) == ["5S", "9H"]
+    service.execute_line("correct 9D")  # the camera misread the 9D as the 9H
+    assert camera.filter.dealt == [Card.parse("5S"), Card.parse("9D")]
+    fed.show(*lying("KC"), *lying(None), *lying("9H"), *lying(None))  # the real 9H, later on
+    assert settle(camera, fed) == []
+    assert dealt(service) == ["5S", "9D", "KC", "9H"]
+    assert [str(card) for card in camera.filter.dealt] == dealt(service)
+    fed.end()
+    camera.close()
+
+
+def test_a_card_the_engine_refused_is_not_dealt_and_the_dealers_card_is(tmp_path: Path) -> None:
+    service, camera, fed = watching(tmp_path, rules="monte-bank")  # 40 cards: no 8, 9 or 10
+    service.execute_line("shuffle")
+    fed.show(*lying("5S"), *lying(None), *lying("9H"))  # a stray card from another deck
+    assert settle(camera, fed) == []
+    assert service.state.alarm is not None and "9H" in service.state.alarm.message
+    fed.show(*lying("KC"))
+    said = settle(camera, fed)
+    assert len(said) == 1 and said[0].startswith("refused: card KC: alarm 1 waits")
+    service.execute_line("void")  # the stray 9H
+    assert camera.filter.dealt == [Card.parse("5S")]
+    service.execute_line("card KC")  # the dealer gives the refused card by hand
+    assert camera.filter.dealt == [Card.parse("5S"), Card.parse("KC")]
+    fed.show(*lying("KC"), *lying(None), *lying("KC"))  # still lying in the box: not new
+    assert settle(camera, fed) == []
+    assert dealt(service) == ["5S", "KC"]
+    fed.end()
     camera.close()
 
 

@@ -2,7 +2,9 @@
 into the engine, and the filter's alarms and questions to the dealer.
 
 Only cards the filter accepts reach the engine; a reader that goes away raises an alarm and is
-reopened with a growing pause, while the dealer deals on from the console.
+reopened with a growing pause, while the dealer deals on from the console. Each reader's filter
+follows the table: it counts as dealt the cards the engine took, from the reader or from the
+dealer, and the dealer's voids and corrections.
 """
 
 from __future__ import annotations
@@ -13,8 +15,18 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from table.baccarat.engine import card_key
+from table.cards import Card
 from table.errors import TableError
-from table.events import DeckStarted, Event, ShoeStarted
+from table.events import (
+    CardDealt,
+    CoupFinished,
+    DealerCorrection,
+    DealVoided,
+    DeckStarted,
+    Event,
+    ShoeStarted,
+)
 from table.faro.engine import FaroState
 from table.language import CardCmd, CorrectCmd, parse_line
 from table.service.config import ReaderConfig
@@ -50,7 +62,60 @@ class ReaderNews:
     refused: list[str] = field(default_factory=list)
 
 
-class CameraReader:
+class _TableReader:
+    """What both readers share: a reading filter that follows the table, and the way its
+    answers reach the engine."""
+
+    service: TableService
+    filter: ReadingFilter
+
+    def __init__(self, service: TableService) -> None:
+        self.service = service
+        self._sending: CardAccepted | None = None
+        self.filter = self._new_filter()
+        service.listeners.append(self._changed)
+
+    def _new_filter(self) -> ReadingFilter:
+        raise NotImplementedError
+
+    def _changed(self, events: Sequence[Event]) -> None:
+        starts = [
+            i for i, event in enumerate(events) if isinstance(event, DeckStarted | ShoeStarted)
+        ]
+        if starts:
+            self.filter = self._new_filter()  # a new deck or shoe: every card unseen
+            events = events[starts[-1] + 1 :]
+        corrections = [event for event in events if isinstance(event, DealerCorrection)]
+        if corrections or any(isinstance(event, DealVoided | CoupFinished) for event in events):
+            # Cards taken back or taken again (a shuffler takes a coup's cards back): the
+            # engine's dealt cards are the truth.
+            in_box = corrections[-1].card if corrections else None
+            self.filter.follow(table_dealt_cards(self.service), in_box)
+            return
+        for event in events:
+            if isinstance(event, CardDealt):
+                sending = self._sending
+                deck = sending.deck if sending is not None and sending.card == event.card else None
+                self.filter.placed(event.card, deck)
+
+    def _route(self, outputs: Sequence[object], news: ReaderNews) -> None:
+        for output in outputs:
+            if isinstance(output, CardAccepted):
+                self._sending = output  # its sticker's deck number, for the filter to keep
+                try:
+                    self.service.card(output.card)
+                except TableError as refused:
+                    news.refused.append(str(refused))
+                finally:
+                    self._sending = None
+            elif isinstance(output, ReaderAlarm):
+                log.warning("reader alarm: %s", output.message)
+                news.alarms.append(output)
+            elif isinstance(output, ConfirmRequest):
+                news.questions.append(output)
+
+
+class CameraReader(_TableReader):
     """A camera over the open dealing box: frames read on their own thread (a camera will not
     wait), recognised and filtered in the main loop, so only agreed cards reach the engine.
 
@@ -68,14 +133,12 @@ class CameraReader:
     ) -> None:
         self.source = source
         self.recognizer = recognizer
-        self.service = service
         self.agree_frames = agree_frames
         self.kind = ReadingSource.CAMERA if recognizer is not None else ReadingSource.BARCODE
-        self.filter = self._new_filter()
+        super().__init__(service)
         self.frames: queue.Queue[Frame | None] = queue.Queue(maxsize=backlog)
         self.dropped = 0
         self.ended = False
-        service.listeners.append(self._changed)
         self._thread = threading.Thread(target=self._capture, name="camera", daemon=True)
         self._thread.start()
 
@@ -84,11 +147,8 @@ class CameraReader:
             agree_frames=self.agree_frames,
             sources=frozenset({self.kind}),
             decks=decks_in_play(self.service),
+            follows_table=True,
         )
-
-    def _changed(self, events: Sequence[Event]) -> None:
-        if any(isinstance(event, DeckStarted | ShoeStarted) for event in events):
-            self.filter = self._new_filter()
 
     def _capture(self) -> None:
         try:
@@ -114,15 +174,15 @@ class CameraReader:
             if frame is None:
                 self.ended = True
                 lost = self.filter.reader_lost(self.kind, "no more frames from the camera", 0.0)
-                _route(self.service, lost, news)
+                self._route(lost, news)
                 break
             if self.recognizer is not None:
                 reading = self.recognizer.read(frame.image)
-                _route(self.service, self.filter.camera(reading, frame.timestamp), news)
+                self._route(self.filter.camera(reading, frame.timestamp), news)
             else:
                 for code in read_frame_barcodes(frame.image):
-                    _route(self.service, self.filter.barcode(code, frame.timestamp), news)
-            _route(self.service, self.filter.tick(frame.timestamp), news)
+                    self._route(self.filter.barcode(code, frame.timestamp), news)
+            self._route(self.filter.tick(frame.timestamp), news)
         return news
 
     def close(self) -> None:
@@ -133,6 +193,22 @@ def decks_in_play(service: TableService) -> int:
     """How many copies of each card the table's deck or shoe holds."""
     state = service.state
     return 1 if isinstance(state, FaroState) else state.rules.decks
+
+
+def table_dealt_cards(service: TableService) -> list[Card]:
+    """The cards the engine counts as out, in the order they were dealt: the deal's at Faro,
+    the shoe's at baccarat (since its last coup, where a shuffler takes the cards back)."""
+    state = service.state
+    if isinstance(state, FaroState):
+        return list(state.casekeep.dealt_cards())
+    dealt = [event.card for event in state.since_checkpoint if isinstance(event, CardDealt)]
+    left = {card: state.seen.get(card_key(card), 0) for card in dealt}
+    out: list[Card] = []
+    for card in reversed(dealt):  # the copies still out are the latest ones
+        if left[card] > 0:
+            left[card] -= 1
+            out.append(card)
+    return out[::-1]
 
 
 def answer_from_console(
@@ -164,27 +240,13 @@ def answer_from_console(
             f"reader asks about the card there now ({asked}?): say which with 'card CARD'"
         ]
     news = ReaderNews()
-    _route(reader.service, reader.filter.confirm(command.card, timestamp), news)
+    reader._route(reader.filter.confirm(command.card, timestamp), news)
     return [f"reader alarm: {alarm.message}" for alarm in news.alarms] + [
         f"refused: {refused}" for refused in news.refused
     ]
 
 
-def _route(service: TableService, outputs: Sequence[object], news: ReaderNews) -> None:
-    for output in outputs:
-        if isinstance(output, CardAccepted):
-            try:
-                service.card(output.card)
-            except TableError as refused:
-                news.refused.append(str(refused))
-        elif isinstance(output, ReaderAlarm):
-            log.warning("reader alarm: %s", output.message)
-            news.alarms.append(output)
-        elif isinstance(output, ConfirmRequest):
-            news.questions.append(output)
-
-
-class BarcodeShoeReader:
+class BarcodeShoeReader(_TableReader):
     """A serial barcode scanner in the shoe: one line per card as it slides out."""
 
     def __init__(
@@ -195,23 +257,19 @@ class BarcodeShoeReader:
         opener: Callable[[str], SerialScanner] | None = None,
     ) -> None:
         self.url = url
-        self.service = service
         self.clock = clock
         self._open = opener or SerialScanner
-        self.filter = self._new_filter()
+        super().__init__(service)
         self.scanner: SerialScanner | None = None
         self._retry_at = 0.0
         self._backoff = 0.5
-        service.listeners.append(self._changed)
 
     def _new_filter(self) -> ReadingFilter:
         return ReadingFilter(
-            sources=frozenset({ReadingSource.BARCODE}), decks=decks_in_play(self.service)
+            sources=frozenset({ReadingSource.BARCODE}),
+            decks=decks_in_play(self.service),
+            follows_table=True,
         )
-
-    def _changed(self, events: Sequence[Event]) -> None:
-        if any(isinstance(event, DeckStarted | ShoeStarted) for event in events):
-            self.filter = self._new_filter()  # a new deck or shoe: every card unseen
 
     def poll(self) -> ReaderNews:
         """Read what has arrived; accepted cards go to the engine (and so to the journal)."""
@@ -227,22 +285,18 @@ class BarcodeShoeReader:
             except ScannerError as error:
                 self._retry_at = now + self._backoff
                 self._backoff = min(self._backoff * 2, 10.0)
-                _route(
-                    self.service,
-                    self.filter.reader_lost(ReadingSource.BARCODE, str(error), now),
-                    news,
-                )
+                self._route(self.filter.reader_lost(ReadingSource.BARCODE, str(error), now), news)
                 return news
-        outputs: list[object] = []
         try:
             while (reading := self.scanner.read()) is not None:
-                outputs += self.filter.barcode(reading, now)
+                # Each card to the engine before the next line is judged: the filter knows a
+                # card is dealt once the engine took it.
+                self._route(self.filter.barcode(reading, now), news)
         except ScannerError as error:
             self.scanner = None
             self._retry_at = now + self._backoff
-            outputs += self.filter.reader_lost(ReadingSource.BARCODE, str(error), now)
-        outputs += self.filter.tick(now)
-        _route(self.service, outputs, news)
+            self._route(self.filter.reader_lost(ReadingSource.BARCODE, str(error), now), news)
+        self._route(self.filter.tick(now), news)
         return news
 
     def close(self) -> None:

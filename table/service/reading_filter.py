@@ -21,12 +21,19 @@ to put a card into the game. The filter's rules:
 
 Outputs are small frozen dataclasses; the event vocabulary is wired to them in the loop.
 Time comes only from the timestamps passed in.
+
+Alone (a bench, a test) the filter counts the cards it accepts as dealt. Wired to the table
+(``follows_table``), it counts only the cards the table took (:meth:`ReadingFilter.placed`),
+whoever gave them, and follows the dealer's voids and corrections
+(:meth:`ReadingFilter.follow`): a card the engine refused is not dealt, and a corrected card is
+dealt as the dealer named it.
 """
 
 from __future__ import annotations
 
 import enum
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from table.cards import Card
@@ -57,6 +64,7 @@ class CardAccepted:
     source: ReadingSource
     timestamp: float
     confidence: float
+    deck: int | None = None  # the deck number on its barcode sticker, when one was read
 
 
 @dataclass(frozen=True)
@@ -111,7 +119,8 @@ class _Pending:
 @dataclass
 class ReadingFilter:
     """Turns readings into accepted cards. ``sources`` says which readers run; ``decks`` how
-    many copies of each card the shoe holds (one for a Faro deck)."""
+    many copies of each card the shoe holds (one for a Faro deck); ``follows_table`` that the
+    table says which cards it took (see the module's docstring)."""
 
     agree_frames: int = 3
     confirm_after_frames: int = 8
@@ -121,6 +130,7 @@ class ReadingFilter:
     pair_timeout: float = 2.0
     sources: frozenset[ReadingSource] = frozenset({ReadingSource.CAMERA})
     decks: int = 1
+    follows_table: bool = False
 
     def __post_init__(self) -> None:
         if self.agree_frames < 1:
@@ -142,6 +152,9 @@ class ReadingFilter:
             ReadingSource.BARCODE: deque(),
         }
         self._dealt: list[_Dealt] = []
+        # The card the camera takes to be lying in the box, already dealt: a hand passing over
+        # it or a flicker does not make it a new card.
+        self._in_box: Card | None = None
 
     @property
     def both_readers(self) -> bool:
@@ -259,8 +272,8 @@ class ReadingFilter:
         return []
 
     def _already_placed(self, card: Card) -> bool:
-        """The camera sees the card it accepted last, still lying in the box."""
-        return bool(self._dealt) and self._dealt[-1].card == card
+        """The camera sees the card dealt last, still lying in the box."""
+        return card == self._in_box
 
     def _copies_out(self, card: Card) -> int:
         return sum(dealt.card == card for dealt in self._dealt)
@@ -380,8 +393,9 @@ class ReadingFilter:
                 )
             )
         self._stray_frames = 0
-        self._dealt.append(_Dealt(card, deck))
-        outputs.append(CardAccepted(card, source, timestamp, confidence))
+        if not self.follows_table:
+            self.placed(card, deck)
+        outputs.append(CardAccepted(card, source, timestamp, confidence, deck))
         return outputs
 
     def _seen_before(self, card: Card, timestamp: float, where: str) -> ReaderAlarm:
@@ -400,6 +414,28 @@ class ReadingFilter:
             timestamp,
             (card,),
         )
+
+    # --- the table ------------------------------------------------------------------------
+
+    def placed(self, card: Card, deck: int | None = None) -> None:
+        """The table took ``card`` (from this reader, the console or anywhere else): it is
+        dealt, and it is the card lying in the box now."""
+        self._dealt.append(_Dealt(card, deck))
+        self._in_box = card
+        self._stray_frames = 0  # a card given by hand was the one the camera could not read
+
+    def follow(self, cards: Sequence[Card], in_box: Card | None = None) -> None:
+        """The table's dealt cards after the dealer voided or corrected one, or voided the
+        deal. ``in_box`` is the card the dealer voided or corrected: the camera still reads it
+        so while it lies in the box, and it is not a new card."""
+        decks: dict[Card, deque[int | None]] = {}
+        for dealt in self._dealt:
+            decks.setdefault(dealt.card, deque()).append(dealt.deck)
+        self._dealt = [
+            _Dealt(card, decks[card].popleft() if decks.get(card) else None) for card in cards
+        ]
+        if in_box is not None:
+            self._in_box = in_box
 
     # --- the dealer's answers ---------------------------------------------------------------
 
