@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import queue
+import random
 from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
@@ -13,7 +14,7 @@ import numpy as np
 import pytest
 from vision_fixtures import TEST_DESIGN, taught_profile
 
-from table.cards import Card
+from table.cards import STANDARD_52, Card
 from table.service.config import Config, ReaderConfig, TableConfig
 from table.service.journal import Journal
 from table.service.readers import (
@@ -398,6 +399,62 @@ def test_a_card_the_engine_refused_is_not_dealt_and_the_dealers_card_is(tmp_path
     fed.show(*lying("KC"), *lying(None), *lying("KC"))  # still lying in the box: not new
     assert settle(camera, fed) == []
     assert dealt(service) == ["5S", "KC"]
+    fed.end()
+    camera.close()
+
+
+def test_after_a_restart_the_card_lying_in_the_box_is_known_as_dealt(tmp_path: Path) -> None:
+    service, camera, fed = watching(tmp_path)
+    for line in ("shuffle", "card 5S", "card KD", "card 9C"):
+        service.execute_line(line)
+    fed.end()
+    camera.close()
+    service.journal.close()
+
+    service, camera, fed = watching(tmp_path)  # the same journal: it resumes mid-deal
+    assert service.resumed
+    fed.show(*lying("9C"), *lying(None), *lying("9C"))
+    assert settle(camera, fed) == []
+    assert service.state.alarm is None
+    assert dealt(service) == ["5S", "KD", "9C"]
+    fed.show(*lying("KD", 4))  # taken before the restart: a second sighting
+    assert [message.split(":")[0] for message in settle(camera, fed)] == [
+        "KD was already dealt as card 2 of this deal"
+    ]
+    fed.end()
+    camera.close()
+
+
+def test_the_last_decks_card_in_the_box_is_not_the_new_decks_until_the_box_is_emptied(
+    tmp_path: Path,
+) -> None:
+    service, camera, fed = watching(tmp_path)
+    order = [*STANDARD_52]
+    random.Random(3).shuffle(order)
+    hoc = order[-1].code
+    service.execute_line("shuffle")
+    for card in order:  # dealt by hand; the hoc stays lying in the box
+        service.execute_line(f"card {card.code}")
+    fed.show(*lying(hoc))
+    assert settle(camera, fed) == []
+    service.execute_line("shuffle")  # before the old deck is out of the box
+    fed.show(*lying(hoc, 10), *lying(None, 2), *lying(hoc, 10))  # a hand passes over it
+    assert settle(camera, fed) == []
+    assert dealt(service) == []
+    fed.show(*lying(None, 20), *lying(hoc))  # the new deck's soda is the old hoc's twin
+    assert settle(camera, fed) == []
+    assert dealt(service) == [hoc]
+
+    for card in order:
+        if card.code != hoc:
+            service.execute_line(f"card {card.code}")
+    fed.show(*lying(None, 20), *lying("5S"))  # the next deck goes in before the dealer says so
+    said = settle(camera, fed)
+    assert len(said) == 1 and said[0].startswith("5S was already dealt as card")
+    service.execute_line("shuffle")
+    fed.show(*lying("5S"))
+    assert settle(camera, fed) == []
+    assert dealt(service) == ["5S"]
     fed.end()
     camera.close()
 

@@ -73,6 +73,10 @@ class _TableReader:
         self.service = service
         self._sending: CardAccepted | None = None
         self.filter = self._new_filter()
+        # Resumed mid-deal: the cards dealt before the restart are out, the last one perhaps
+        # still lying in the box.
+        for card in table_dealt_cards(service):
+            self.filter.placed(card)
         service.listeners.append(self._changed)
 
     def _new_filter(self) -> ReadingFilter:
@@ -83,7 +87,7 @@ class _TableReader:
             i for i, event in enumerate(events) if isinstance(event, DeckStarted | ShoeStarted)
         ]
         if starts:
-            self.filter = self._new_filter()  # a new deck or shoe: every card unseen
+            self.filter.new_deck(decks_in_play(self.service))  # every card unseen
             events = events[starts[-1] + 1 :]
         corrections = [event for event in events if isinstance(event, DealerCorrection)]
         if corrections or any(isinstance(event, DealVoided | CoupFinished) for event in events):

@@ -17,7 +17,9 @@ to put a card into the game. The filter's rules:
 * a card the camera cannot read at all (a joker, another deck's card), two cards in view,
   a foreign barcode and a lost reader each raise an alarm with a plain message;
 * a card that lay in the box unread until the next one was accepted raises an alarm: a
-  card may have been missed.
+  card may have been missed;
+* with a new deck or shoe, the last deal's card still lying in the box is not taken for the
+  new deal until the box is seen empty or another card is dealt.
 
 Outputs are small frozen dataclasses; the event vocabulary is wired to them in the loop.
 Time comes only from the timestamps passed in.
@@ -126,6 +128,9 @@ class ReadingFilter:
     confirm_after_frames: int = 8
     unreadable_frames: int = 10
     missed_frames: int = 6  # unread card frames between two accepted cards that mean a miss
+    # Frames showing no card (covered and spoiled ones aside) that mean the box is empty: more
+    # than a hand passing over it, which may read as no card for a few frames.
+    empty_frames: int = 15
     blind_frames: int = 90
     pair_timeout: float = 2.0
     sources: frozenset[ReadingSource] = frozenset({ReadingSource.CAMERA})
@@ -155,6 +160,9 @@ class ReadingFilter:
         # The card the camera takes to be lying in the box, already dealt: a hand passing over
         # it or a flicker does not make it a new card.
         self._in_box: Card | None = None
+        self._in_box_from_last_deck = False
+        self._empty_frames = 0
+        self._box_emptied = False  # since the card in the box was dealt
 
     @property
     def both_readers(self) -> bool:
@@ -176,6 +184,8 @@ class ReadingFilter:
         if reading.status in _IGNORED:
             return self._spoiled(reading, timestamp)
         self._spoiled_frames = 0
+        if reading.status is not ReadingStatus.NO_CARD:
+            self._empty_frames = 0
         if reading.status in (ReadingStatus.CARD, ReadingStatus.UNCERTAIN):
             assert reading.guess is not None
             self._trouble_frames = 0
@@ -183,6 +193,11 @@ class ReadingFilter:
         self._end_run()
         if reading.status is ReadingStatus.NO_CARD:
             self._trouble_frames = 0
+            self._empty_frames += 1
+            if self._empty_frames >= self.empty_frames:
+                self._box_emptied = True
+                if self._in_box_from_last_deck:
+                    self._in_box = None  # the last deck is out of the box
             return []
         if reading.status is ReadingStatus.UNREADABLE:
             self._stray_frames += 1
@@ -422,7 +437,30 @@ class ReadingFilter:
         dealt, and it is the card lying in the box now."""
         self._dealt.append(_Dealt(card, deck))
         self._in_box = card
+        self._in_box_from_last_deck = False
+        self._box_emptied = False
         self._stray_frames = 0  # a card given by hand was the one the camera could not read
+
+    def new_deck(self, decks: int = 1) -> None:
+        """A new deck or shoe of ``decks`` decks: nothing of it is dealt yet. The card the
+        camera still sees in the box, if the table took it, is the last deck's: it is not taken
+        again until the box is seen empty or another card is dealt. A card in view that the
+        table never took (the new deck's first, put in before the dealer said so) is read
+        afresh."""
+        in_view = self._run.card
+        left = self._in_box
+        if self._box_emptied or in_view not in (None, left):
+            left = None
+        if left is None or in_view != left:
+            self._run = _Run()
+        self.decks = decks
+        self._dealt = []
+        self._in_box = left
+        self._in_box_from_last_deck = left is not None
+        self._stray_frames = 0
+        self._question = None
+        for waiting in self._waiting.values():
+            waiting.clear()
 
     def follow(self, cards: Sequence[Card], in_box: Card | None = None) -> None:
         """The table's dealt cards after the dealer voided or corrected one, or voided the
