@@ -459,6 +459,47 @@ def test_the_last_decks_card_in_the_box_is_not_the_new_decks_until_the_box_is_em
     camera.close()
 
 
+def scripted_camera(
+    service: TableService, readings: list[CardReading]
+) -> tuple[CameraReader, list[Any]]:
+    """A camera whose recognizer answers ``readings``, read to their end: the reader and the
+    questions it put."""
+    camera = CameraReader(
+        BlankFrames(len(readings)),
+        ScriptedRecognizer(readings),
+        service,  # type: ignore[arg-type]
+    )
+    questions: list[Any] = []
+    assert wait_until(lambda: camera.ended, step=lambda: questions.extend(camera.poll().questions))
+    return camera, questions
+
+
+def sure(code: str) -> CardReading:
+    card = Card.parse(code)
+    return CardReading(ReadingStatus.CARD, card, 0.99, guess=card)
+
+
+UNSURE_QH = CardReading(
+    ReadingStatus.UNCERTAIN, None, 0.5, runner_up=Card.parse("QS"), guess=Card.parse("QH")
+)
+EMPTY = CardReading(ReadingStatus.NO_CARD)
+
+
+def test_a_card_read_while_the_dealer_is_asked_goes_to_the_engine_after_the_answer(
+    tmp_path: Path,
+) -> None:
+    service, _, _ = make(tmp_path)
+    service.execute_line("shuffle")
+    readings = [*[sure("5S")] * 3, EMPTY, *[UNSURE_QH] * 8, EMPTY, *[sure("KD")] * 3, EMPTY]
+    camera, questions = scripted_camera(service, readings)
+    assert len(questions) == 1
+    assert dealt(service) == ["5S"]  # KD waits: the card asked about came out before it
+    assert answer_from_console(camera, "card QH", 10.0) == []
+    assert dealt(service) == ["5S", "QH", "KD"]
+    assert service.faro.last_turn == (Card.parse("QH"), Card.parse("KD"))
+    camera.close()
+
+
 def test_the_camera_reads_with_a_deck_given_by_name_or_by_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

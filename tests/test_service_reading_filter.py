@@ -108,6 +108,25 @@ def test_an_uncertain_card_asks_the_dealer_instead_of_guessing() -> None:
     assert f.question is None
 
 
+def test_cards_accepted_while_a_question_waits_follow_the_answer_in_order() -> None:
+    f = ReadingFilter(agree_frames=2, confirm_after_frames=4)
+    empty = status(ReadingStatus.NO_CARD)
+    asked = feed(f, *[unsure(TWO_D, QH)] * 4, empty, sure(KS), sure(KS), empty)
+    assert [type(o) for o in asked] == [ConfirmRequest]  # KS is held
+    assert feed(f, sure(KS), sure(KS)) == []  # still lying in the box
+    assert alarms(feed(f, sure(QH), sure(QH), empty, sure(KS), sure(KS))) == [AlarmKind.SEEN_BEFORE]
+    assert accepted(f.confirm(TWO_D, 1.0)) == [TWO_D, KS, QH]
+    assert f.dealt == [TWO_D, KS, QH]
+
+
+def test_a_dismissed_question_lets_the_cards_held_meanwhile_go_on() -> None:
+    f = ReadingFilter(agree_frames=2, confirm_after_frames=4)
+    feed(f, *[unsure(TWO_D, QH)] * 4, status(ReadingStatus.NO_CARD), sure(KS), sure(KS))
+    assert accepted(f.dismiss()) == [KS]
+    assert f.question is None
+    assert f.dealt == [KS]
+
+
 def test_uncertain_frames_between_sure_ones_do_not_make_a_run() -> None:
     f = ReadingFilter(agree_frames=3, confirm_after_frames=50)
     assert accepted(feed(f, sure(QH), sure(QH), unsure(QH, KS), sure(QH), sure(QH))) == []

@@ -11,7 +11,8 @@ to put a card into the game. The filter's rules:
   several decks, once every copy of it is out (a barcode sticker names its deck, so the
   same sticker twice is the alarm there);
 * a card read only uncertainly for a while becomes a question to the dealer
-  (:class:`ConfirmRequest`), never a guess;
+  (:class:`ConfirmRequest`), never a guess; the cards accepted while it waits are held, in
+  order, and go to the table after the card the dealer names, as they were dealt;
 * with both a camera and a barcode shoe, each card must be named alike by both; when they
   differ, a conflict alarm asks the dealer; when one stays silent, an alarm says which;
 * a card the camera cannot read at all (a joker, another deck's card), two cards in view,
@@ -152,6 +153,7 @@ class ReadingFilter:
         self._spoiled_frames = 0
         self._blind_reported = False
         self._question: ConfirmRequest | None = None
+        self._held: list[CardAccepted] = []  # accepted after the card asked about
         self._waiting: dict[ReadingSource, deque[_Pending]] = {
             ReadingSource.CAMERA: deque(),
             ReadingSource.BARCODE: deque(),
@@ -287,11 +289,15 @@ class ReadingFilter:
         return []
 
     def _already_placed(self, card: Card) -> bool:
-        """The camera sees the card dealt last, still lying in the box."""
-        return card == self._in_box
+        """The camera sees the card dealt (or held) last, still lying in the box."""
+        return card == (self._held[-1].card if self._held else self._in_box)
+
+    def _out(self) -> list[_Dealt]:
+        """The cards dealt, then those held until the dealer answers the question."""
+        return self._dealt + [_Dealt(held.card, held.deck) for held in self._held]
 
     def _copies_out(self, card: Card) -> int:
-        return sum(dealt.card == card for dealt in self._dealt)
+        return sum(dealt.card == card for dealt in self._out())
 
     # --- the barcode shoe ------------------------------------------------------------
 
@@ -305,9 +311,10 @@ class ReadingFilter:
                 )
             ]
         sticker = _Dealt(reading.code.card, reading.code.deck_number)
-        if self._dealt and self._dealt[-1] == sticker:
+        out = self._out()
+        if out and out[-1] == sticker:
             return []  # the same sticker scanned twice in one slide
-        if sticker in self._dealt or self._copies_out(sticker.card) >= self.decks:
+        if sticker in out or self._copies_out(sticker.card) >= self.decks:
             return [self._seen_before(sticker.card, timestamp, f" (deck {sticker.deck})")]
         return self._sighted(sticker.card, ReadingSource.BARCODE, timestamp, 1.0, deck=sticker.deck)
 
@@ -408,9 +415,14 @@ class ReadingFilter:
                 )
             )
         self._stray_frames = 0
+        accepted = CardAccepted(card, source, timestamp, confidence, deck)
+        if self._question is not None:
+            # The card asked about came out first: this one waits for the dealer's answer.
+            self._held.append(accepted)
+            return outputs
         if not self.follows_table:
             self.placed(card, deck)
-        outputs.append(CardAccepted(card, source, timestamp, confidence, deck))
+        outputs.append(accepted)
         return outputs
 
     def _seen_before(self, card: Card, timestamp: float, where: str) -> ReaderAlarm:
@@ -458,9 +470,7 @@ class ReadingFilter:
         self._in_box = left
         self._in_box_from_last_deck = left is not None
         self._stray_frames = 0
-        self._question = None
-        for waiting in self._waiting.values():
-            waiting.clear()
+        self._end_question()
 
     def follow(self, cards: Sequence[Card], in_box: Card | None = None) -> None:
         """The table's dealt cards after the dealer voided or corrected one, or voided the
@@ -478,17 +488,31 @@ class ReadingFilter:
     # --- the dealer's answers ---------------------------------------------------------------
 
     def confirm(self, card: Card, timestamp: float) -> list[FilterOutput]:
-        """The dealer names the card asked about (or any card: the dealer is believed)."""
-        self._question = None
-        for waiting in self._waiting.values():
-            waiting.clear()
-        if self._already_placed(card):
-            return []
-        return self._accept(card, ReadingSource.DEALER, timestamp, 1.0)
+        """The dealer names the card asked about (or any card: the dealer is believed); it
+        goes first, then the cards held while the question waited."""
+        held = self._end_question()
+        outputs = (
+            [] if card == self._in_box else self._accept(card, ReadingSource.DEALER, timestamp, 1.0)
+        )
+        return outputs + self._release(held)
 
-    def dismiss(self) -> None:
-        """The dealer cleared the question without naming a card (e.g. the box was empty)."""
+    def dismiss(self) -> list[FilterOutput]:
+        """The dealer cleared the question without naming a card (e.g. the box was empty);
+        the cards held while it waited go on."""
+        held = self._end_question()
+        if not held:
+            self._run = _Run()  # the card asked about, if it is still there, is read afresh
+        return self._release(held)
+
+    def _end_question(self) -> list[CardAccepted]:
         self._question = None
         for waiting in self._waiting.values():
             waiting.clear()
-        self._run = _Run()
+        held, self._held = self._held, []
+        return held
+
+    def _release(self, held: list[CardAccepted]) -> list[FilterOutput]:
+        if not self.follows_table:
+            for accepted in held:
+                self.placed(accepted.card, accepted.deck)
+        return list(held)
