@@ -500,6 +500,34 @@ def test_a_card_read_while_the_dealer_is_asked_goes_to_the_engine_after_the_answ
     camera.close()
 
 
+def test_void_while_the_dealer_is_asked_dismisses_the_question_not_the_card_before(
+    tmp_path: Path,
+) -> None:
+    service, _, _ = make(tmp_path)
+    service.execute_line("shuffle")
+    readings = [*[sure("5S")] * 3, EMPTY, *[sure("KD")] * 3, EMPTY, *[UNSURE_QH] * 8]
+    camera, _ = scripted_camera(service, readings)
+    said = answer_from_console(camera, "void", 10.0)
+    assert said is not None and said[0].startswith("void: the reader's question (QH or QS?)")
+    assert camera.filter.question is None
+    assert dealt(service) == ["5S", "KD"]
+    assert answer_from_console(camera, "void", 11.0) is None  # no question: the engine's void
+    camera.close()
+
+
+def test_the_confirm_button_takes_the_readers_guess(tmp_path: Path) -> None:
+    service, _, _ = make(tmp_path)
+    service.execute_line("shuffle")
+    readings = [*[sure("5S")] * 3, EMPTY, *[UNSURE_QH] * 8, EMPTY, *[sure("KD")] * 3]
+    camera, questions = scripted_camera(service, readings)
+    assert [question.guess for question in questions] == [Card.parse("QH")]
+    assert camera.confirm_guess(10.0).refused == []
+    assert dealt(service) == ["5S", "QH", "KD"]
+    assert camera.confirm_guess(11.0).refused == []  # nothing asked: nothing happens
+    assert dealt(service) == ["5S", "QH", "KD"]
+    camera.close()
+
+
 def test_the_camera_reads_with_a_deck_given_by_name_or_by_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -244,6 +244,22 @@ def test_camera_and_barcode_disagreeing_raise_a_conflict_that_asks_the_dealer() 
     assert accepted(f.confirm(KS, 1.0)) == [KS]
 
 
+def test_the_confirm_button_takes_the_cameras_guess_but_settles_no_conflict() -> None:
+    f = ReadingFilter(agree_frames=3, confirm_after_frames=4)
+    feed(f, *[unsure(TWO_D, QH)] * 4)
+    assert accepted(f.confirm_guess(1.0)) == [TWO_D]
+    assert f.question is None
+    assert f.confirm_guess(2.0) == []  # nothing asked
+    both = ReadingFilter(
+        agree_frames=2, sources=frozenset({ReadingSource.CAMERA, ReadingSource.BARCODE})
+    )
+    feed(both, sure(QH), sure(QH))
+    both.barcode(code(KS), 0.5)
+    assert both.question is not None and both.question.guess is None
+    assert both.confirm_guess(1.0) == []  # the dealer names the card
+    assert both.question is not None
+
+
 def test_a_reader_that_stays_silent_is_reported_after_the_timeout() -> None:
     f = ReadingFilter(
         agree_frames=2,

@@ -28,7 +28,7 @@ from table.events import (
     ShoeStarted,
 )
 from table.faro.engine import FaroState
-from table.language import CardCmd, CorrectCmd, parse_line
+from table.language import CardCmd, CorrectCmd, VoidCmd, parse_line
 from table.service.config import ReaderConfig
 from table.service.reading_filter import (
     CardAccepted,
@@ -117,6 +117,26 @@ class _TableReader:
                 news.alarms.append(output)
             elif isinstance(output, ConfirmRequest):
                 news.questions.append(output)
+
+    # The dealer's answers to the filter's question, from the console or a button.
+
+    def answer(self, card: Card, timestamp: float) -> ReaderNews:
+        """The card in the box is ``card``; the cards held meanwhile follow it."""
+        news = ReaderNews()
+        self._route(self.filter.confirm(card, timestamp), news)
+        return news
+
+    def confirm_guess(self, timestamp: float) -> ReaderNews:
+        """The confirm button: the card is the one the reader guessed."""
+        news = ReaderNews()
+        self._route(self.filter.confirm_guess(timestamp), news)
+        return news
+
+    def dismiss_question(self) -> ReaderNews:
+        """No card to deal for the question; the cards held meanwhile go on."""
+        news = ReaderNews()
+        self._route(self.filter.dismiss(), news)
+        return news
 
 
 class CameraReader(_TableReader):
@@ -220,31 +240,41 @@ def answer_from_console(
 ) -> list[str] | None:
     """A console line while ``reader`` waits for the dealer to say which card is in the box:
     ``card CARD`` answers it, through the reader's filter (which then knows the card was
-    placed and will not take the same card again when it reads it). ``correct`` would change
-    the card before the one asked about, so it is refused until the question is answered.
+    placed and will not take the same card again when it reads it); ``void`` dismisses it,
+    no card dealt (it would void the card before the one asked about). ``correct`` would
+    change the card before it too, so it is refused until the question is answered.
     Returns what to tell the dealer, or None when the line is not about the question."""
-    if reader.filter.question is None:
+    question = reader.filter.question
+    if question is None:
         return None
     try:
         command = parse_line(line)
     except TableError:
         return None
+    asked = " or ".join(card.code for card in question.choices)
     if isinstance(command, CorrectCmd):
         return [
             f"refused: correct {command.card}: the reader is asking which card is in the box "
             "now; answer with 'card CARD' first (correct changes the card before it)"
         ]
+    if isinstance(command, VoidCmd) and not command.deal:
+        news = reader.dismiss_question()
+        return [
+            f"void: the reader's question ({asked}?) is dismissed and no card is dealt for "
+            "it; 'void' again voids the last card dealt",
+            *_told(news),
+        ]
     if not isinstance(command, CardCmd):
         return None
-    question = reader.filter.question
     if command.card not in question.choices and command.card in reader.filter.dealt:
-        asked = " or ".join(card.code for card in question.choices)
         return [
             f"refused: card {command.card}: that card was already taken from the box; the "
             f"reader asks about the card there now ({asked}?): say which with 'card CARD'"
         ]
-    news = ReaderNews()
-    reader._route(reader.filter.confirm(command.card, timestamp), news)
+    return _told(reader.answer(command.card, timestamp))
+
+
+def _told(news: ReaderNews) -> list[str]:
     return [f"reader alarm: {alarm.message}" for alarm in news.alarms] + [
         f"refused: {refused}" for refused in news.refused
     ]

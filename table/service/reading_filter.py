@@ -80,11 +80,14 @@ class ReaderAlarm:
 
 @dataclass(frozen=True)
 class ConfirmRequest:
-    """Ask the dealer which card this is; answer with :meth:`ReadingFilter.confirm`."""
+    """Ask the dealer which card this is; answer with :meth:`ReadingFilter.confirm` (a card
+    named), :meth:`ReadingFilter.confirm_guess` (the confirm button) or
+    :meth:`ReadingFilter.dismiss` (no card: the dealer voids the question)."""
 
     choices: tuple[Card, ...]
     message: str
     timestamp: float
+    guess: Card | None = None  # the reader's best guess; None when two readers disagree
 
 
 FilterOutput = CardAccepted | ReaderAlarm | ConfirmRequest
@@ -284,6 +287,7 @@ class ReadingFilter:
                 + (f" or {run.runner_up.code}" if run.runner_up else "")
                 + "? Confirm on the console or with the button",
                 timestamp,
+                guess=card,
             )
             return [self._question]
         return []
@@ -495,6 +499,14 @@ class ReadingFilter:
             [] if card == self._in_box else self._accept(card, ReadingSource.DEALER, timestamp, 1.0)
         )
         return outputs + self._release(held)
+
+    def confirm_guess(self, timestamp: float) -> list[FilterOutput]:
+        """The confirm button: the card is the one the reader guessed. Nothing without a
+        question, or when two readers disagree (the dealer names the card then)."""
+        question = self._question
+        if question is None or question.guess is None:
+            return []
+        return self.confirm(question.guess, timestamp)
 
     def dismiss(self) -> list[FilterOutput]:
         """The dealer cleared the question without naming a card (e.g. the box was empty);
