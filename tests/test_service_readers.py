@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import queue
 import random
+import threading
 from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
@@ -27,7 +28,7 @@ from table.service.table_service import TableService
 from tests.mosquitto import wait_until
 from vision.barcode import CardCode, SerialScanner, encode_payload, sticker
 from vision.errors import ScannerError
-from vision.frames import Frame, Image
+from vision.frames import Frame, Image, VideoCaptureSource
 from vision.recognize import CardReading, ReadingStatus, Recognizer
 from vision.synthetic import DESIGNS, FrameSpec, Scene, deal_video, render_card, render_frame
 
@@ -526,6 +527,43 @@ def test_the_confirm_button_takes_the_readers_guess(tmp_path: Path) -> None:
     assert camera.confirm_guess(11.0).refused == []  # nothing asked: nothing happens
     assert dealt(service) == ["5S", "QH", "KD"]
     camera.close()
+
+
+class WatchedVideo(VideoCaptureSource):
+    """A video file that notes whether it was closed while a thread was reading it, and then
+    leaves it open: releasing it under the reading thread crashes or hangs OpenCV."""
+
+    reader: threading.Thread | None = None
+    closed_while_read = False
+
+    def __iter__(self) -> Iterator[Frame]:
+        self.reader = threading.current_thread()
+        return super().__iter__()
+
+    def close(self) -> None:
+        reading = self.reader is not None and self.reader.is_alive()
+        self.closed_while_read = reading and self.reader is not threading.current_thread()
+        if not self.closed_while_read:
+            super().close()
+
+
+def test_closing_a_camera_stops_its_capture_thread_before_the_camera_is_released(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "deal.avi"
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"MJPG"), 30.0, (640, 480))
+    for _ in range(300):  # a tenth of a second of reading: long enough to close mid-video
+        writer.write(in_box("QH"))
+    writer.release()
+    service, _, _ = make(tmp_path)
+    listeners = len(service.listeners)
+    video = WatchedVideo(path)
+    camera = CameraReader(video, None, service, backlog=5)
+    assert wait_until(lambda: not camera.frames.empty())
+    camera.close()
+    assert not video.closed_while_read
+    assert video.reader is not None and not video.reader.is_alive()
+    assert len(service.listeners) == listeners  # the camera no longer hears the table
 
 
 def test_the_camera_reads_with_a_deck_given_by_name_or_by_file(

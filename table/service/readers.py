@@ -138,6 +138,10 @@ class _TableReader:
         self._route(self.filter.dismiss(), news)
         return news
 
+    def close(self) -> None:
+        if self._changed in self.service.listeners:
+            self.service.listeners.remove(self._changed)
+
 
 class CameraReader(_TableReader):
     """A camera over the open dealing box: frames read on their own thread (a camera will not
@@ -145,6 +149,10 @@ class CameraReader(_TableReader):
 
     With a recognizer it reads the cards' corner indices; without one it reads the barcode
     stickers on the cards (a barcode camera)."""
+
+    # How long closing waits for the capture thread to come out of the camera driver: a frame
+    # takes a thirtieth of a second; a driver stuck longer is left to the operating system.
+    close_timeout = 2.0
 
     def __init__(
         self,
@@ -160,9 +168,10 @@ class CameraReader(_TableReader):
         self.agree_frames = agree_frames
         self.kind = ReadingSource.CAMERA if recognizer is not None else ReadingSource.BARCODE
         super().__init__(service)
-        self.frames: queue.Queue[Frame | None] = queue.Queue(maxsize=backlog)
+        self.frames: queue.Queue[Frame] = queue.Queue(maxsize=backlog)
         self.dropped = 0
         self.ended = False
+        self._closing = threading.Event()
         self._thread = threading.Thread(target=self._capture, name="camera", daemon=True)
         self._thread.start()
 
@@ -177,14 +186,14 @@ class CameraReader(_TableReader):
     def _capture(self) -> None:
         try:
             for frame in self.source:
+                if self._closing.is_set():
+                    return  # close() releases the camera once this thread is out of it
                 try:
                     self.frames.put_nowait(frame)
                 except queue.Full:
                     self.dropped += 1  # the loop fell behind: a camera keeps only the newest
         except VisionError as error:
             log.error("camera: %s", error)
-        finally:
-            self.frames.put(None)
 
     def poll(self, limit: int = 30) -> ReaderNews:
         """Recognise the frames that have arrived (at most ``limit``) and act on the filter's
@@ -194,11 +203,12 @@ class CameraReader(_TableReader):
             try:
                 frame = self.frames.get_nowait()
             except queue.Empty:
-                break
-            if frame is None:
-                self.ended = True
-                lost = self.filter.reader_lost(self.kind, "no more frames from the camera", 0.0)
-                self._route(lost, news)
+                # Once the capture thread is done it puts no more frames: an empty backlog
+                # then is the end of the source.
+                if not self.ended and not self._thread.is_alive() and self.frames.empty():
+                    self.ended = True
+                    lost = self.filter.reader_lost(self.kind, "no more frames from the camera", 0.0)
+                    self._route(lost, news)
                 break
             if self.recognizer is not None:
                 reading = self.recognizer.read(frame.image)
@@ -210,6 +220,18 @@ class CameraReader(_TableReader):
         return news
 
     def close(self) -> None:
+        """Stop the capture thread, then release the camera: releasing it while the thread is
+        inside a read crashes or hangs the driver."""
+        super().close()
+        self._closing.set()
+        self._thread.join(self.close_timeout)
+        if self._thread.is_alive():
+            log.warning(
+                "camera: no frame came within %.0f s of closing; the camera is left open to "
+                "the operating system",
+                self.close_timeout,
+            )
+            return
         self.source.close()
 
 
@@ -334,6 +356,7 @@ class BarcodeShoeReader(_TableReader):
         return news
 
     def close(self) -> None:
+        super().close()
         if self.scanner is not None:
             self.scanner.close()
             self.scanner = None
