@@ -566,6 +566,62 @@ def test_closing_a_camera_stops_its_capture_thread_before_the_camera_is_released
     assert len(service.listeners) == listeners  # the camera no longer hears the table
 
 
+class StallingCamera:
+    """A Pi camera whose driver fails twice while dealing, with the plain RuntimeError
+    libcamera raises, before it deals on once reopened."""
+
+    def __init__(self) -> None:
+        self.shows = [lying("5S"), [], [*lying(None), *lying("KD")]]
+        self.opened = 1
+
+    def __iter__(self) -> Iterator[Frame]:
+        for index, image in enumerate(self.shows.pop(0)):
+            yield Frame(image, index / 30, index)
+        if self.shows:
+            raise RuntimeError("Camera frontend has timed out!")
+
+    def reopen(self) -> None:
+        self.opened += 1
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_failing_camera_is_an_alarm_with_its_reason_and_is_reopened_after_a_growing_pause(
+    tmp_path: Path,
+) -> None:
+    service, _, clock = make(tmp_path)
+    service.execute_line("shuffle")
+    source = StallingCamera()
+    camera = CameraReader(source, Recognizer(taught_profile()), service, clock=clock)
+    said: list[str] = []
+
+    def poll() -> None:
+        said.extend(alarm.message for alarm in camera.poll().alarms)
+
+    assert wait_until(lambda: bool(said), step=poll)
+    assert said == [
+        "the camera reader is lost: RuntimeError: Camera frontend has timed out!; it is "
+        "reopened in 0.5 s; deal from the console"
+    ]
+    assert dealt(service) == ["5S"]
+    clock.now += 0.4
+    poll()
+    assert source.opened == 1  # not before the pause is over
+    clock.now += 0.1
+    assert wait_until(lambda: len(said) == 2, step=poll)
+    assert source.opened == 2
+    assert said[1].endswith("it is reopened in 1 s; deal from the console")  # failed again
+    clock.now += 1.0
+    assert wait_until(lambda: camera.ended, step=poll)
+    assert source.opened == 3
+    assert dealt(service) == ["5S", "KD"]
+    assert said[2:] == [
+        "the camera reader is lost: no more frames from the camera; deal from the console"
+    ]
+    camera.close()
+
+
 def test_the_camera_reads_with_a_deck_given_by_name_or_by_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

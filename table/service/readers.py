@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -148,11 +149,16 @@ class CameraReader(_TableReader):
     wait), recognised and filtered in the main loop, so only agreed cards reach the engine.
 
     With a recognizer it reads the cards' corner indices; without one it reads the barcode
-    stickers on the cards (a barcode camera)."""
+    stickers on the cards (a barcode camera). A camera that fails (its driver raises, a USB
+    camera is unplugged) is an alarm with the reason, and is reopened after a pause that
+    grows while it keeps failing; a video or a folder that runs out is the end."""
 
     # How long closing waits for the capture thread to come out of the camera driver: a frame
     # takes a thirtieth of a second; a driver stuck longer is left to the operating system.
     close_timeout = 2.0
+    # Frames read since the camera was (re)opened that show it works again: a driver that
+    # fails after a frame or two keeps its growing pause.
+    working_frames = 30
 
     def __init__(
         self,
@@ -162,8 +168,10 @@ class CameraReader(_TableReader):
         *,
         agree_frames: int = 3,
         backlog: int = 120,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.source = source
+        self.clock = clock
         self.recognizer = recognizer
         self.agree_frames = agree_frames
         self.kind = ReadingSource.CAMERA if recognizer is not None else ReadingSource.BARCODE
@@ -172,8 +180,18 @@ class CameraReader(_TableReader):
         self.dropped = 0
         self.ended = False
         self._closing = threading.Event()
-        self._thread = threading.Thread(target=self._capture, name="camera", daemon=True)
-        self._thread.start()
+        self._failure: str | None = None  # why the capture thread stopped, if it failed
+        self._reopen_at: float | None = None
+        self._backoff = 0.5
+        self._frames_since_open = 0
+        self._thread = self._start_capture()
+
+    def _start_capture(self) -> threading.Thread:
+        self._failure = None
+        self._frames_since_open = 0
+        thread = threading.Thread(target=self._capture, name="camera", daemon=True)
+        thread.start()
+        return thread
 
     def _new_filter(self) -> ReadingFilter:
         return ReadingFilter(
@@ -192,24 +210,29 @@ class CameraReader(_TableReader):
                     self.frames.put_nowait(frame)
                 except queue.Full:
                     self.dropped += 1  # the loop fell behind: a camera keeps only the newest
-        except VisionError as error:
-            log.error("camera: %s", error)
+        except Exception as error:  # libcamera raises plain RuntimeErrors: any is a lost camera
+            self._failure = _reason(error)
+            log.error("camera: %s", self._failure)
 
     def poll(self, limit: int = 30) -> ReaderNews:
         """Recognise the frames that have arrived (at most ``limit``) and act on the filter's
         answers; cards go to the engine."""
         news = ReaderNews()
+        due = self._reopen_at is not None and self.clock() >= self._reopen_at
+        if due and not self._closing.is_set():
+            self._reopen(news)
         for _ in range(limit):
             try:
                 frame = self.frames.get_nowait()
             except queue.Empty:
                 # Once the capture thread is done it puts no more frames: an empty backlog
-                # then is the end of the source.
-                if not self.ended and not self._thread.is_alive() and self.frames.empty():
-                    self.ended = True
-                    lost = self.filter.reader_lost(self.kind, "no more frames from the camera", 0.0)
-                    self._route(lost, news)
+                # then is the end of the source, or its failure.
+                if self._reopen_at is None and not self.ended and self._capture_done():
+                    self._stopped(news)
                 break
+            self._frames_since_open += 1
+            if self._frames_since_open == self.working_frames:
+                self._backoff = 0.5
             if self.recognizer is not None:
                 reading = self.recognizer.read(frame.image)
                 self._route(self.filter.camera(reading, frame.timestamp), news)
@@ -218,6 +241,35 @@ class CameraReader(_TableReader):
                     self._route(self.filter.barcode(code, frame.timestamp), news)
             self._route(self.filter.tick(frame.timestamp), news)
         return news
+
+    def _capture_done(self) -> bool:
+        """The capture thread has ended and its last frame has been read."""
+        return not self._thread.is_alive() and self.frames.empty()
+
+    def _stopped(self, news: ReaderNews) -> None:
+        now = self.clock()
+        if self._failure is None:
+            self.ended = True
+            lost = self.filter.reader_lost(self.kind, "no more frames from the camera", now)
+            self._route(lost, news)
+            return
+        why = f"{self._failure}; it is reopened in {self._backoff:g} s"
+        self._route(self.filter.reader_lost(self.kind, why, now), news)
+        self._reopen_at = now + self._backoff
+        self._backoff = min(self._backoff * 2, 10.0)
+
+    def _reopen(self, news: ReaderNews) -> None:
+        self._reopen_at = None
+        reopen: Callable[[], None] | None = getattr(self.source, "reopen", None)
+        try:
+            if reopen is not None:
+                reopen()
+        except Exception as error:  # as in the capture thread: a failure, never a crash
+            self._failure = _reason(error)
+            self._stopped(news)
+            return
+        log.info("camera: reopened")
+        self._thread = self._start_capture()
 
     def close(self) -> None:
         """Stop the capture thread, then release the camera: releasing it while the thread is
@@ -233,6 +285,11 @@ class CameraReader(_TableReader):
             )
             return
         self.source.close()
+
+
+def _reason(error: Exception) -> str:
+    """Why a camera failed, in one line: our own errors say it; a driver's is named."""
+    return str(error) if isinstance(error, VisionError) else f"{type(error).__name__}: {error}"
 
 
 def decks_in_play(service: TableService) -> int:
