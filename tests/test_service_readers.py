@@ -172,6 +172,18 @@ def test_an_unplugged_scanner_is_an_alarm_and_is_reopened(tmp_path: Path) -> Non
     assert reader.scanner is None
 
 
+def test_a_scanner_sending_line_after_line_is_read_a_few_lines_a_round(tmp_path: Path) -> None:
+    _, reader, clock = make(tmp_path)
+    reader.poll()
+    for number in range(12):
+        scan(reader, f"SHIP-{number}")  # a scanner left reading the parcel under it
+    rounds = []
+    for _ in range(4):
+        clock.now += 0.02
+        rounds.append(len(reader.poll().alarms))
+    assert rounds == [5, 5, 2, 0]
+
+
 class DealtVideo:
     """The synthetic dealing box as a camera: frames of cards dealt at dealer speed."""
 
@@ -233,6 +245,30 @@ def test_a_barcode_camera_deals_the_stickers_it_reads(tmp_path: Path) -> None:
     assert wait_until(lambda: camera.ended, timeout=60, step=camera.poll)
     assert list(service.state.casekeep.dealt_cards()) == order
     assert service.state.splits == 1  # the two eights split turn 1
+
+
+def test_a_camera_that_falls_behind_reads_the_newest_frames(tmp_path: Path) -> None:
+    service, _, _ = make(tmp_path)
+    service.execute_line("shuffle")
+    order = [Card.parse(code) for code in ("3H", "8S", "KD", "2C", "9H", "AS", "5D", "JC")]
+    camera = CameraReader(StickerFrames(order, frames_each=1), None, service, backlog=3)
+    assert wait_until(lambda: camera.dropped == 5)  # eight frames in, while nothing is read
+    assert wait_until(lambda: camera.ended, step=camera.poll)
+    assert list(service.state.casekeep.dealt_cards()) == order[-3:]
+
+
+class LiveStickers(StickerFrames):
+    live = True  # a camera: it will not wait for the loop
+
+
+def test_a_live_camera_keeps_only_its_newest_frames_for_a_slow_loop(tmp_path: Path) -> None:
+    service, _, _ = make(tmp_path)
+    service.execute_line("shuffle")
+    order = [*STANDARD_52][:12]
+    camera = CameraReader(LiveStickers(order, frames_each=1), None, service)  # backlog 120
+    assert wait_until(lambda: camera.dropped == 4)
+    assert wait_until(lambda: camera.ended, step=camera.poll)
+    assert list(service.state.casekeep.dealt_cards()) == order[-8:]
 
 
 class ScriptedRecognizer:

@@ -2,9 +2,10 @@
 
 Everything downstream sees one seam, :class:`FrameSource`: an iterable of
 :class:`Frame` (a BGR ``uint8`` image and the time it was taken, in seconds) that can
-be closed. A live camera that stops giving frames raises :class:`FrameSourceError` (a file
-or a folder that runs out simply ends), and offers ``reopen()`` to be started again. Four
-sources stand behind it:
+be closed. A live camera says so (``live = True``: it will not wait for a slow reader,
+which then keeps only its newest frames); one that stops giving frames raises
+:class:`FrameSourceError` (a file or a folder that runs out simply ends), and offers
+``reopen()`` to be started again. Four sources stand behind it:
 
 * :class:`PiCameraSource`: the Raspberry Pi camera through picamera2, which comes from
   the OS packages (``python3-picamera2``) and is imported only when this source opens;
@@ -100,7 +101,8 @@ class VideoCaptureSource(_Closing):
         height: int | None = None,
         clock: Clock = time.monotonic,
     ) -> None:
-        self._is_file = not isinstance(device, int)
+        self.live = isinstance(device, int)
+        self._is_file = not self.live
         if not isinstance(device, int) and not Path(device).is_file():
             raise FrameSourceError(f"no such video file: {str(device)!r}")
         self._device = device
@@ -204,6 +206,8 @@ class PiCameraSource(_Closing):
 
     ``RGB888`` is libcamera's name for pixels stored B, G, R: exactly OpenCV's order.
     """
+
+    live = True
 
     def __init__(
         self,

@@ -9,6 +9,7 @@ dealer, and the dealer's voids and corrections.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import queue
 import threading
@@ -159,6 +160,10 @@ class CameraReader(_TableReader):
     # Frames read since the camera was (re)opened that show it works again: a driver that
     # fails after a frame or two keeps its growing pause.
     working_frames = 30
+    # The backlog of a live camera (one that says so): the newest quarter second at 30 frames
+    # a second, so that a loop slower than the camera reads the box as it is now. A recording
+    # can wait, and keeps the whole ``backlog``.
+    live_backlog = 8
 
     def __init__(
         self,
@@ -176,6 +181,8 @@ class CameraReader(_TableReader):
         self.agree_frames = agree_frames
         self.kind = ReadingSource.CAMERA if recognizer is not None else ReadingSource.BARCODE
         super().__init__(service)
+        if getattr(source, "live", False):
+            backlog = min(backlog, self.live_backlog)
         self.frames: queue.Queue[Frame] = queue.Queue(maxsize=backlog)
         self.dropped = 0
         self.ended = False
@@ -209,7 +216,12 @@ class CameraReader(_TableReader):
                 try:
                     self.frames.put_nowait(frame)
                 except queue.Full:
-                    self.dropped += 1  # the loop fell behind: a camera keeps only the newest
+                    # The loop fell behind: the oldest frame goes, so that the loop reads
+                    # what the box shows now. This thread alone puts, so the room stays.
+                    with contextlib.suppress(queue.Empty):
+                        self.frames.get_nowait()
+                    self.dropped += 1
+                    self.frames.put_nowait(frame)
         except Exception as error:  # libcamera raises plain RuntimeErrors: any is a lost camera
             self._failure = _reason(error)
             log.error("camera: %s", self._failure)
@@ -384,8 +396,10 @@ class BarcodeShoeReader(_TableReader):
             follows_table=True,
         )
 
-    def poll(self) -> ReaderNews:
-        """Read what has arrived; accepted cards go to the engine (and so to the journal)."""
+    def poll(self, limit: int = 5) -> ReaderNews:
+        """Read what has arrived, at most ``limit`` lines (a scanner left sending the same
+        sticker over and over must not hold up the loop; the rest waits for the next call);
+        accepted cards go to the engine (and so to the journal)."""
         news = ReaderNews()
         now = self.clock()
         if self.scanner is None:
@@ -401,7 +415,9 @@ class BarcodeShoeReader(_TableReader):
                 self._route(self.filter.reader_lost(ReadingSource.BARCODE, str(error), now), news)
                 return news
         try:
-            while (reading := self.scanner.read()) is not None:
+            for _ in range(limit):
+                if (reading := self.scanner.read()) is None:
+                    break
                 # Each card to the engine before the next line is judged: the filter knows a
                 # card is dealt once the engine took it.
                 self._route(self.filter.barcode(reading, now), news)
