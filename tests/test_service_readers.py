@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import queue
+import random
+import threading
 from collections.abc import Iterator
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +15,7 @@ import numpy as np
 import pytest
 from vision_fixtures import TEST_DESIGN, taught_profile
 
-from table.cards import Card
+from table.cards import STANDARD_52, Card
 from table.service.config import Config, ReaderConfig, TableConfig
 from table.service.journal import Journal
 from table.service.readers import (
@@ -24,9 +28,9 @@ from table.service.table_service import TableService
 from tests.mosquitto import wait_until
 from vision.barcode import CardCode, SerialScanner, encode_payload, sticker
 from vision.errors import ScannerError
-from vision.frames import Frame
+from vision.frames import Frame, Image, VideoCaptureSource
 from vision.recognize import CardReading, ReadingStatus, Recognizer
-from vision.synthetic import DESIGNS, deal_video
+from vision.synthetic import DESIGNS, FrameSpec, Scene, deal_video, render_card, render_frame
 
 
 class Clock:
@@ -37,9 +41,11 @@ class Clock:
         return self.now
 
 
-def make(tmp_path: Path, opener: Any = None) -> tuple[TableService, BarcodeShoeReader, Clock]:
+def make(
+    tmp_path: Path, opener: Any = None, table: TableConfig | None = None
+) -> tuple[TableService, BarcodeShoeReader, Clock]:
     config = Config(
-        table=TableConfig(id="t", journal=str(tmp_path / "j.sqlite")),
+        table=table or TableConfig(id="t", journal=str(tmp_path / "j.sqlite")),
         reader=ReaderConfig(kind="serial-scanner", url="loop://"),
     )
     service = TableService(config, Journal(config.table.journal, "t"))
@@ -84,6 +90,62 @@ def test_a_foreign_code_and_a_second_sighting_are_alarms_not_cards(tmp_path: Pat
     assert [str(c) for c in service.state.casekeep.dealt_cards()] == ["5S", "KD"]
 
 
+def punto_banco(tmp_path: Path, rules: str = "standard") -> TableConfig:
+    """A six-deck Punto Banco shoe with no burn: the first card dealt goes to the player."""
+    return TableConfig(
+        id="t",
+        game="punto-banco",
+        rules=rules,
+        options={"burn": "none"},
+        journal=str(tmp_path / "j.sqlite"),
+    )
+
+
+def test_a_shoe_of_six_decks_deals_the_same_card_of_two_decks_and_forgets_a_finished_shoe(
+    tmp_path: Path,
+) -> None:
+    service, reader, clock = make(tmp_path, table=punto_banco(tmp_path))
+    reader.poll()
+    service.execute_line("shuffle")
+    service.execute_line("lock")
+    alarms: list[str] = []
+    for card, deck in (("KS", 1), ("KS", 2), ("2H", 1), ("3C", 1)):
+        scan(reader, encode_payload(Card.parse(card), deck))
+        clock.now += 0.5
+        alarms += [alarm.message for alarm in reader.poll().alarms]
+    assert alarms == []
+    assert [[str(c) for c in hand] for hand in service.state.hands] == [["KS", "2H"], ["KS", "3C"]]
+
+    scan(reader, encode_payload(Card.parse("KS"), 2))  # the same sticker a second time
+    clock.now += 0.5
+    news = reader.poll()
+    assert [alarm.kind.value for alarm in news.alarms] == ["seen-before"]
+    assert "KS (deck 2) was already dealt" in news.alarms[0].message
+
+    service.execute_line("void deal")
+    service.execute_line("shuffle")  # a new shoe: the cards of the last one are back in it
+    service.execute_line("lock")
+    scan(reader, encode_payload(Card.parse("KS"), 2))
+    clock.now += 0.5
+    assert reader.poll().alarms == []
+    assert [[str(c) for c in hand] for hand in service.state.hands] == [["KS"], []]
+
+
+def test_a_shuffler_takes_a_coups_cards_back_and_the_shoe_reads_them_again(
+    tmp_path: Path,
+) -> None:
+    service, reader, clock = make(tmp_path, table=punto_banco(tmp_path, "shuffler"))
+    reader.poll()
+    service.execute_line("shuffle")
+    for coup in (1, 2):
+        service.execute_line("lock")
+        for card in ("KS", "2H", "9S", "3C"):  # the player's natural 9 ends the coup
+            scan(reader, encode_payload(Card.parse(card), 1))
+            clock.now += 0.5
+            assert reader.poll().alarms == []
+        assert service.state.coup == coup and service.state.coup_over
+
+
 def test_an_unplugged_scanner_is_an_alarm_and_is_reopened(tmp_path: Path) -> None:
     attempts: list[str] = []
 
@@ -108,6 +170,18 @@ def test_an_unplugged_scanner_is_an_alarm_and_is_reopened(tmp_path: Path) -> Non
     assert [str(c) for c in service.state.casekeep.dealt_cards()] == ["2H"]
     reader.close()
     assert reader.scanner is None
+
+
+def test_a_scanner_sending_line_after_line_is_read_a_few_lines_a_round(tmp_path: Path) -> None:
+    _, reader, clock = make(tmp_path)
+    reader.poll()
+    for number in range(12):
+        scan(reader, f"SHIP-{number}")  # a scanner left reading the parcel under it
+    rounds = []
+    for _ in range(4):
+        clock.now += 0.02
+        rounds.append(len(reader.poll().alarms))
+    assert rounds == [5, 5, 2, 0]
 
 
 class DealtVideo:
@@ -173,6 +247,30 @@ def test_a_barcode_camera_deals_the_stickers_it_reads(tmp_path: Path) -> None:
     assert service.state.splits == 1  # the two eights split turn 1
 
 
+def test_a_camera_that_falls_behind_reads_the_newest_frames(tmp_path: Path) -> None:
+    service, _, _ = make(tmp_path)
+    service.execute_line("shuffle")
+    order = [Card.parse(code) for code in ("3H", "8S", "KD", "2C", "9H", "AS", "5D", "JC")]
+    camera = CameraReader(StickerFrames(order, frames_each=1), None, service, backlog=3)
+    assert wait_until(lambda: camera.dropped == 5)  # eight frames in, while nothing is read
+    assert wait_until(lambda: camera.ended, step=camera.poll)
+    assert list(service.state.casekeep.dealt_cards()) == order[-3:]
+
+
+class LiveStickers(StickerFrames):
+    live = True  # a camera: it will not wait for the loop
+
+
+def test_a_live_camera_keeps_only_its_newest_frames_for_a_slow_loop(tmp_path: Path) -> None:
+    service, _, _ = make(tmp_path)
+    service.execute_line("shuffle")
+    order = [*STANDARD_52][:12]
+    camera = CameraReader(LiveStickers(order, frames_each=1), None, service)  # backlog 120
+    assert wait_until(lambda: camera.dropped == 4)
+    assert wait_until(lambda: camera.ended, step=camera.poll)
+    assert list(service.state.casekeep.dealt_cards()) == order[-8:]
+
+
 class ScriptedRecognizer:
     """Stands in for the recognizer's answers, frame by frame, to put a question to the
     dealer at a chosen moment (the recognizer itself is tested on real pixels elsewhere)."""
@@ -235,6 +333,328 @@ def test_the_dealer_answers_the_cameras_question_with_the_card_and_nothing_else_
     assert list(service.state.casekeep.dealt_cards()) == [*dealt_before, Card.parse("QS")]
     assert camera.filter.question is None
     assert answer_from_console(camera, "card 9H", 11.0) is None  # no question: not the reader's
+    camera.close()
+
+
+class FedCamera:
+    """A camera whose frames the test shows a few at a time: ``settle`` returns once the
+    reader has read all of them, so nothing waits on the clock."""
+
+    def __init__(self) -> None:
+        self.shown: queue.Queue[Image | None] = queue.Queue()
+
+    def show(self, *images: Image) -> None:
+        for image in images:
+            self.shown.put(image)
+
+    def end(self) -> None:
+        self.shown.put(None)
+
+    def __iter__(self) -> Iterator[Frame]:
+        index = 0
+        while True:
+            image = self.shown.get()
+            try:
+                if image is None:
+                    return
+                yield Frame(image, index / 30, index)
+                index += 1
+            finally:
+                self.shown.task_done()  # once the reader has the frame in its backlog
+
+    def close(self) -> None:
+        pass
+
+
+def settle(camera: CameraReader, fed: FedCamera) -> list[str]:
+    """Read every frame shown so far; what the reader said, alarms and refusals."""
+    fed.shown.join()
+    news = camera.poll(limit=10_000)
+    return [alarm.message for alarm in news.alarms] + [f"refused: {r}" for r in news.refused]
+
+
+@lru_cache(maxsize=64)
+def in_box(code: str | None) -> Image:
+    """The camera's picture of the box with ``code`` lying in it (None: the box empty)."""
+    design = DESIGNS[TEST_DESIGN]
+    if code is None:
+        return render_frame(FrameSpec(None, design, scene=Scene.EMPTY))
+    return render_card(Card.parse(code), design)
+
+
+def lying(code: str | None, frames: int = 4) -> list[Image]:
+    return [in_box(code)] * frames
+
+
+def watching(
+    tmp_path: Path, rules: str = "classic"
+) -> tuple[TableService, CameraReader, FedCamera]:
+    config = Config(
+        table=TableConfig(id="t", rules=rules, journal=str(tmp_path / "j.sqlite")),
+        reader=ReaderConfig(kind="camera"),
+    )
+    service = TableService(config, Journal(config.table.journal, "t"))
+    fed = FedCamera()
+    return service, CameraReader(fed, Recognizer(taught_profile()), service), fed
+
+
+def dealt(service: TableService) -> list[str]:
+    return [str(card) for card in service.faro.casekeep.dealt_cards()]
+
+
+def test_a_card_the_dealer_corrected_is_dealt_as_corrected_and_its_twin_later_too(
+    tmp_path: Path,
+) -> None:
+    service, camera, fed = watching(tmp_path)
+    service.execute_line("shuffle")
+    fed.show(*lying("5S"), *lying(None), *lying("9H"), *lying(None))
+    assert settle(camera, fed) == []
+    assert dealt(service) == ["5S", "9H"]
+    service.execute_line("correct 9D")  # the camera misread the 9D as the 9H
+    assert camera.filter.dealt == [Card.parse("5S"), Card.parse("9D")]
+    fed.show(*lying("KC"), *lying(None), *lying("9H"), *lying(None))  # the real 9H, later on
+    assert settle(camera, fed) == []
+    assert dealt(service) == ["5S", "9D", "KC", "9H"]
+    assert [str(card) for card in camera.filter.dealt] == dealt(service)
+    fed.end()
+    camera.close()
+
+
+def test_a_card_the_engine_refused_is_not_dealt_and_the_dealers_card_is(tmp_path: Path) -> None:
+    service, camera, fed = watching(tmp_path, rules="monte-bank")  # 40 cards: no 8, 9 or 10
+    service.execute_line("shuffle")
+    fed.show(*lying("5S"), *lying(None), *lying("9H"))  # a stray card from another deck
+    assert settle(camera, fed) == []
+    assert service.state.alarm is not None and "9H" in service.state.alarm.message
+    fed.show(*lying("KC"))
+    said = settle(camera, fed)
+    assert len(said) == 1 and said[0].startswith("refused: card KC: alarm 1 waits")
+    service.execute_line("void")  # the stray 9H
+    assert camera.filter.dealt == [Card.parse("5S")]
+    service.execute_line("card KC")  # the dealer gives the refused card by hand
+    assert camera.filter.dealt == [Card.parse("5S"), Card.parse("KC")]
+    fed.show(*lying("KC"), *lying(None), *lying("KC"))  # still lying in the box: not new
+    assert settle(camera, fed) == []
+    assert dealt(service) == ["5S", "KC"]
+    fed.end()
+    camera.close()
+
+
+def test_after_a_restart_the_card_lying_in_the_box_is_known_as_dealt(tmp_path: Path) -> None:
+    service, camera, fed = watching(tmp_path)
+    for line in ("shuffle", "card 5S", "card KD", "card 9C"):
+        service.execute_line(line)
+    fed.end()
+    camera.close()
+    service.journal.close()
+
+    service, camera, fed = watching(tmp_path)  # the same journal: it resumes mid-deal
+    assert service.resumed
+    fed.show(*lying("9C"), *lying(None), *lying("9C"))
+    assert settle(camera, fed) == []
+    assert service.state.alarm is None
+    assert dealt(service) == ["5S", "KD", "9C"]
+    fed.show(*lying("KD", 4))  # taken before the restart: a second sighting
+    assert [message.split(":")[0] for message in settle(camera, fed)] == [
+        "KD was already dealt as card 2 of this deal"
+    ]
+    fed.end()
+    camera.close()
+
+
+def test_the_last_decks_card_in_the_box_is_not_the_new_decks_until_the_box_is_emptied(
+    tmp_path: Path,
+) -> None:
+    service, camera, fed = watching(tmp_path)
+    order = [*STANDARD_52]
+    random.Random(3).shuffle(order)
+    hoc = order[-1].code
+    service.execute_line("shuffle")
+    for card in order:  # dealt by hand; the hoc stays lying in the box
+        service.execute_line(f"card {card.code}")
+    fed.show(*lying(hoc))
+    assert settle(camera, fed) == []
+    service.execute_line("shuffle")  # before the old deck is out of the box
+    fed.show(*lying(hoc, 10), *lying(None, 2), *lying(hoc, 10))  # a hand passes over it
+    assert settle(camera, fed) == []
+    assert dealt(service) == []
+    fed.show(*lying(None, 20), *lying(hoc))  # the new deck's soda is the old hoc's twin
+    assert settle(camera, fed) == []
+    assert dealt(service) == [hoc]
+
+    for card in order:
+        if card.code != hoc:
+            service.execute_line(f"card {card.code}")
+    fed.show(*lying(None, 20), *lying("5S"))  # the next deck goes in before the dealer says so
+    said = settle(camera, fed)
+    assert len(said) == 1 and said[0].startswith("5S was already dealt as card")
+    service.execute_line("shuffle")
+    fed.show(*lying("5S"))
+    assert settle(camera, fed) == []
+    assert dealt(service) == ["5S"]
+    fed.end()
+    camera.close()
+
+
+def scripted_camera(
+    service: TableService, readings: list[CardReading]
+) -> tuple[CameraReader, list[Any]]:
+    """A camera whose recognizer answers ``readings``, read to their end: the reader and the
+    questions it put."""
+    camera = CameraReader(
+        BlankFrames(len(readings)),
+        ScriptedRecognizer(readings),
+        service,  # type: ignore[arg-type]
+    )
+    questions: list[Any] = []
+    assert wait_until(lambda: camera.ended, step=lambda: questions.extend(camera.poll().questions))
+    return camera, questions
+
+
+def sure(code: str) -> CardReading:
+    card = Card.parse(code)
+    return CardReading(ReadingStatus.CARD, card, 0.99, guess=card)
+
+
+UNSURE_QH = CardReading(
+    ReadingStatus.UNCERTAIN, None, 0.5, runner_up=Card.parse("QS"), guess=Card.parse("QH")
+)
+EMPTY = CardReading(ReadingStatus.NO_CARD)
+
+
+def test_a_card_read_while_the_dealer_is_asked_goes_to_the_engine_after_the_answer(
+    tmp_path: Path,
+) -> None:
+    service, _, _ = make(tmp_path)
+    service.execute_line("shuffle")
+    readings = [*[sure("5S")] * 3, EMPTY, *[UNSURE_QH] * 8, EMPTY, *[sure("KD")] * 3, EMPTY]
+    camera, questions = scripted_camera(service, readings)
+    assert len(questions) == 1
+    assert dealt(service) == ["5S"]  # KD waits: the card asked about came out before it
+    assert answer_from_console(camera, "card QH", 10.0) == []
+    assert dealt(service) == ["5S", "QH", "KD"]
+    assert service.faro.last_turn == (Card.parse("QH"), Card.parse("KD"))
+    camera.close()
+
+
+def test_void_while_the_dealer_is_asked_dismisses_the_question_not_the_card_before(
+    tmp_path: Path,
+) -> None:
+    service, _, _ = make(tmp_path)
+    service.execute_line("shuffle")
+    readings = [*[sure("5S")] * 3, EMPTY, *[sure("KD")] * 3, EMPTY, *[UNSURE_QH] * 8]
+    camera, _ = scripted_camera(service, readings)
+    said = answer_from_console(camera, "void", 10.0)
+    assert said is not None and said[0].startswith("void: the reader's question (QH or QS?)")
+    assert camera.filter.question is None
+    assert dealt(service) == ["5S", "KD"]
+    assert answer_from_console(camera, "void", 11.0) is None  # no question: the engine's void
+    camera.close()
+
+
+def test_the_confirm_button_takes_the_readers_guess(tmp_path: Path) -> None:
+    service, _, _ = make(tmp_path)
+    service.execute_line("shuffle")
+    readings = [*[sure("5S")] * 3, EMPTY, *[UNSURE_QH] * 8, EMPTY, *[sure("KD")] * 3]
+    camera, questions = scripted_camera(service, readings)
+    assert [question.guess for question in questions] == [Card.parse("QH")]
+    assert camera.confirm_guess(10.0).refused == []
+    assert dealt(service) == ["5S", "QH", "KD"]
+    assert camera.confirm_guess(11.0).refused == []  # nothing asked: nothing happens
+    assert dealt(service) == ["5S", "QH", "KD"]
+    camera.close()
+
+
+class WatchedVideo(VideoCaptureSource):
+    """A video file that notes whether it was closed while a thread was reading it, and then
+    leaves it open: releasing it under the reading thread crashes or hangs OpenCV."""
+
+    reader: threading.Thread | None = None
+    closed_while_read = False
+
+    def __iter__(self) -> Iterator[Frame]:
+        self.reader = threading.current_thread()
+        return super().__iter__()
+
+    def close(self) -> None:
+        reading = self.reader is not None and self.reader.is_alive()
+        self.closed_while_read = reading and self.reader is not threading.current_thread()
+        if not self.closed_while_read:
+            super().close()
+
+
+def test_closing_a_camera_stops_its_capture_thread_before_the_camera_is_released(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "deal.avi"
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"MJPG"), 30.0, (640, 480))
+    for _ in range(300):  # a tenth of a second of reading: long enough to close mid-video
+        writer.write(in_box("QH"))
+    writer.release()
+    service, _, _ = make(tmp_path)
+    listeners = len(service.listeners)
+    video = WatchedVideo(path)
+    camera = CameraReader(video, None, service, backlog=5)
+    assert wait_until(lambda: not camera.frames.empty())
+    camera.close()
+    assert not video.closed_while_read
+    assert video.reader is not None and not video.reader.is_alive()
+    assert len(service.listeners) == listeners  # the camera no longer hears the table
+
+
+class StallingCamera:
+    """A Pi camera whose driver fails twice while dealing, with the plain RuntimeError
+    libcamera raises, before it deals on once reopened."""
+
+    def __init__(self) -> None:
+        self.shows = [lying("5S"), [], [*lying(None), *lying("KD")]]
+        self.opened = 1
+
+    def __iter__(self) -> Iterator[Frame]:
+        for index, image in enumerate(self.shows.pop(0)):
+            yield Frame(image, index / 30, index)
+        if self.shows:
+            raise RuntimeError("Camera frontend has timed out!")
+
+    def reopen(self) -> None:
+        self.opened += 1
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_failing_camera_is_an_alarm_with_its_reason_and_is_reopened_after_a_growing_pause(
+    tmp_path: Path,
+) -> None:
+    service, _, clock = make(tmp_path)
+    service.execute_line("shuffle")
+    source = StallingCamera()
+    camera = CameraReader(source, Recognizer(taught_profile()), service, clock=clock)
+    said: list[str] = []
+
+    def poll() -> None:
+        said.extend(alarm.message for alarm in camera.poll().alarms)
+
+    assert wait_until(lambda: bool(said), step=poll)
+    assert said == [
+        "the camera reader is lost: RuntimeError: Camera frontend has timed out!; it is "
+        "reopened in 0.5 s; deal from the console"
+    ]
+    assert dealt(service) == ["5S"]
+    clock.now += 0.4
+    poll()
+    assert source.opened == 1  # not before the pause is over
+    clock.now += 0.1
+    assert wait_until(lambda: len(said) == 2, step=poll)
+    assert source.opened == 2
+    assert said[1].endswith("it is reopened in 1 s; deal from the console")  # failed again
+    clock.now += 1.0
+    assert wait_until(lambda: camera.ended, step=poll)
+    assert source.opened == 3
+    assert dealt(service) == ["5S", "KD"]
+    assert said[2:] == [
+        "the camera reader is lost: no more frames from the camera; deal from the console"
+    ]
     camera.close()
 
 

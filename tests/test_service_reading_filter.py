@@ -108,6 +108,25 @@ def test_an_uncertain_card_asks_the_dealer_instead_of_guessing() -> None:
     assert f.question is None
 
 
+def test_cards_accepted_while_a_question_waits_follow_the_answer_in_order() -> None:
+    f = ReadingFilter(agree_frames=2, confirm_after_frames=4)
+    empty = status(ReadingStatus.NO_CARD)
+    asked = feed(f, *[unsure(TWO_D, QH)] * 4, empty, sure(KS), sure(KS), empty)
+    assert [type(o) for o in asked] == [ConfirmRequest]  # KS is held
+    assert feed(f, sure(KS), sure(KS)) == []  # still lying in the box
+    assert alarms(feed(f, sure(QH), sure(QH), empty, sure(KS), sure(KS))) == [AlarmKind.SEEN_BEFORE]
+    assert accepted(f.confirm(TWO_D, 1.0)) == [TWO_D, KS, QH]
+    assert f.dealt == [TWO_D, KS, QH]
+
+
+def test_a_dismissed_question_lets_the_cards_held_meanwhile_go_on() -> None:
+    f = ReadingFilter(agree_frames=2, confirm_after_frames=4)
+    feed(f, *[unsure(TWO_D, QH)] * 4, status(ReadingStatus.NO_CARD), sure(KS), sure(KS))
+    assert accepted(f.dismiss()) == [KS]
+    assert f.question is None
+    assert f.dealt == [KS]
+
+
 def test_uncertain_frames_between_sure_ones_do_not_make_a_run() -> None:
     f = ReadingFilter(agree_frames=3, confirm_after_frames=50)
     assert accepted(feed(f, sure(QH), sure(QH), unsure(QH, KS), sure(QH), sure(QH))) == []
@@ -177,6 +196,32 @@ def test_barcode_shoe_alone_accepts_each_code_and_alarms_on_repeats_and_garbage(
     assert alarms(lost) == [AlarmKind.READER_LOST]
 
 
+def test_a_shoe_of_several_decks_takes_each_card_as_often_as_it_has_copies() -> None:
+    f = ReadingFilter(agree_frames=2, decks=2)
+    empty = status(ReadingStatus.NO_CARD)
+    outputs = feed(f, sure(QH), sure(QH), sure(KS), sure(KS), sure(QH), sure(QH), empty)
+    assert accepted(outputs) == [QH, KS, QH]
+    assert alarms(outputs) == []
+    raised = feed(f, sure(KS), sure(KS), sure(QH), sure(QH))
+    assert accepted(raised) == [KS]
+    assert alarms(raised) == [AlarmKind.SEEN_BEFORE]
+    assert "QH was already dealt 2 times, every copy in this 2-deck shoe" in str(raised)
+    with pytest.raises(ValueError, match="decks must be at least 1"):
+        ReadingFilter(decks=0)
+
+
+def test_a_barcode_shoe_of_several_decks_tells_copies_apart_by_their_deck_number() -> None:
+    f = ReadingFilter(sources=frozenset({ReadingSource.BARCODE}), decks=6)
+    assert accepted(f.barcode(code(KS, 1), 0.0)) == [KS]
+    assert f.barcode(code(KS, 1), 0.1) == []  # the same sticker read twice in one slide
+    assert accepted(f.barcode(code(KS, 2), 0.5)) == [KS]  # another deck's KS, straight after
+    assert accepted(f.barcode(code(QH, 2), 1.0)) == [QH]
+    raised = f.barcode(code(KS, 1), 1.5)
+    assert alarms(raised) == [AlarmKind.SEEN_BEFORE]
+    assert "KS (deck 1) was already dealt in this shoe" in str(raised)
+    assert f.dealt == [KS, KS, QH]
+
+
 def test_camera_and_barcode_agreeing_accept_the_card_once() -> None:
     f = ReadingFilter(agree_frames=2, sources=frozenset(ReadingSource) - {ReadingSource.DEALER})
     assert accepted(feed(f, sure(QH), sure(QH))) == []  # waiting for the shoe
@@ -197,6 +242,22 @@ def test_camera_and_barcode_disagreeing_raise_a_conflict_that_asks_the_dealer() 
     assert question.choices == (QH, KS)
     assert "camera saw QH but the shoe read KS" in question.message
     assert accepted(f.confirm(KS, 1.0)) == [KS]
+
+
+def test_the_confirm_button_takes_the_cameras_guess_but_settles_no_conflict() -> None:
+    f = ReadingFilter(agree_frames=3, confirm_after_frames=4)
+    feed(f, *[unsure(TWO_D, QH)] * 4)
+    assert accepted(f.confirm_guess(1.0)) == [TWO_D]
+    assert f.question is None
+    assert f.confirm_guess(2.0) == []  # nothing asked
+    both = ReadingFilter(
+        agree_frames=2, sources=frozenset({ReadingSource.CAMERA, ReadingSource.BARCODE})
+    )
+    feed(both, sure(QH), sure(QH))
+    both.barcode(code(KS), 0.5)
+    assert both.question is not None and both.question.guess is None
+    assert both.confirm_guess(1.0) == []  # the dealer names the card
+    assert both.question is not None
 
 
 def test_a_reader_that_stays_silent_is_reported_after_the_timeout() -> None:

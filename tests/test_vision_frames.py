@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import cv2
@@ -63,6 +64,31 @@ def test_video_file_replays_its_frames_with_the_files_own_times(tmp_path: Path) 
     assert frames[0].image.shape == (480, 640, 3)
     assert [f.index for f in frames] == [0, 1, 2, 3, 4]
     assert frames[-1].timestamp > frames[0].timestamp
+
+
+class LiveReplay(VideoCaptureSource):
+    """A recording played as a live camera: running out of frames is losing the camera."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self._is_file = False
+
+
+def test_a_live_camera_that_gives_no_frame_is_an_error_and_reopens(tmp_path: Path) -> None:
+    path = tmp_path / "deal.avi"
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"MJPG"), 10.0, (640, 480))
+    for _ in range(3):
+        writer.write(render_card(Card.parse("QH"), DESIGNS["classic"]))
+    writer.release()
+    camera = LiveReplay(path)
+    frames = []
+    with pytest.raises(FrameSourceError, match="gave no frame: unplugged"):
+        frames.extend(camera)
+    assert len(frames) == 3
+    camera.reopen()  # plugged back in
+    assert len(list(itertools.islice(camera, 2))) == 2
+    camera.close()
+    assert list(camera) == []  # a closed camera ends, with no error
 
 
 def test_a_missing_video_file_is_refused_as_a_vision_error(tmp_path: Path) -> None:

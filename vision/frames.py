@@ -2,7 +2,10 @@
 
 Everything downstream sees one seam, :class:`FrameSource`: an iterable of
 :class:`Frame` (a BGR ``uint8`` image and the time it was taken, in seconds) that can
-be closed. Four sources stand behind it:
+be closed. A live camera says so (``live = True``: it will not wait for a slow reader,
+which then keeps only its newest frames); one that stops giving frames raises
+:class:`FrameSourceError` (a file or a folder that runs out simply ends), and offers
+``reopen()`` to be started again. Four sources stand behind it:
 
 * :class:`PiCameraSource`: the Raspberry Pi camera through picamera2, which comes from
   the OS packages (``python3-picamera2``) and is imported only when this source opens;
@@ -13,6 +16,7 @@ be closed. Four sources stand behind it:
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -85,7 +89,8 @@ class VideoCaptureSource(_Closing):
     """A USB camera (an ``int`` index) or a video file (a path) through ``cv2.VideoCapture``.
 
     A file's frames carry the file's own timestamps, so replaying a recording gives the
-    same times as when it was dealt; a live camera's frames carry ``clock()``.
+    same times as when it was dealt; a live camera's frames carry ``clock()``. A file ends
+    when its frames run out; a camera that gives no frame (unplugged) is an error.
     """
 
     def __init__(
@@ -96,22 +101,33 @@ class VideoCaptureSource(_Closing):
         height: int | None = None,
         clock: Clock = time.monotonic,
     ) -> None:
-        self._is_file = not isinstance(device, int)
-        if isinstance(device, int):
-            self._capture = cv2.VideoCapture(device)
-        elif Path(device).is_file():
-            self._capture = cv2.VideoCapture(str(device))
-        else:
+        self.live = isinstance(device, int)
+        self._is_file = not self.live
+        if not isinstance(device, int) and not Path(device).is_file():
             raise FrameSourceError(f"no such video file: {str(device)!r}")
-        if not self._capture.isOpened():
-            self._capture.release()
-            raise FrameSourceError(f"cannot open video source {device!r}")
-        if width is not None:
-            self._capture.set(cv2.CAP_PROP_FRAME_WIDTH, width)
-        if height is not None:
-            self._capture.set(cv2.CAP_PROP_FRAME_HEIGHT, height)
         self._device = device
+        self._size = (width, height)
         self._clock = clock
+        self._capture = self._open()
+        self._closed = False
+
+    def _open(self) -> cv2.VideoCapture:
+        device = self._device
+        capture = cv2.VideoCapture(device if isinstance(device, int) else str(device))
+        if not capture.isOpened():
+            capture.release()
+            raise FrameSourceError(f"cannot open video source {device!r}")
+        width, height = self._size
+        if width is not None:
+            capture.set(cv2.CAP_PROP_FRAME_WIDTH, width)
+        if height is not None:
+            capture.set(cv2.CAP_PROP_FRAME_HEIGHT, height)
+        return capture
+
+    def reopen(self) -> None:
+        """Open the device again, after it gave no frame (a camera plugged back in)."""
+        self._capture.release()
+        self._capture = self._open()
         self._closed = False
 
     def __iter__(self) -> Iterator[Frame]:
@@ -119,7 +135,12 @@ class VideoCaptureSource(_Closing):
         while not self._closed:
             ok, image = self._capture.read()
             if not ok or image is None:
-                return
+                if self._is_file or self._closed:
+                    return
+                raise FrameSourceError(
+                    f"camera {self._device!r} gave no frame: unplugged, or taken by another "
+                    "program?"
+                )
             if self._is_file:
                 timestamp = self._capture.get(cv2.CAP_PROP_POS_MSEC) / 1000.0
             else:
@@ -186,6 +207,8 @@ class PiCameraSource(_Closing):
     ``RGB888`` is libcamera's name for pixels stored B, G, R: exactly OpenCV's order.
     """
 
+    live = True
+
     def __init__(
         self,
         *,
@@ -194,6 +217,13 @@ class PiCameraSource(_Closing):
         camera_number: int = 0,
         clock: Clock = time.monotonic,
     ) -> None:
+        self._size = (width, height)
+        self._camera_number = camera_number
+        self._camera = self._start()
+        self._clock = clock
+        self._closed = False
+
+    def _start(self) -> Any:
         try:
             from picamera2 import Picamera2  # type: ignore[import-not-found]
         except ImportError as error:
@@ -203,15 +233,24 @@ class PiCameraSource(_Closing):
                 "--system-site-packages"
             ) from error
         try:
-            self._camera = Picamera2(camera_number)
-            config = self._camera.create_video_configuration(
-                main={"size": (width, height), "format": "RGB888"}
+            camera = Picamera2(self._camera_number)
+            config = camera.create_video_configuration(
+                main={"size": self._size, "format": "RGB888"}
             )
-            self._camera.configure(config)
-            self._camera.start()
+            camera.configure(config)
+            camera.start()
         except Exception as error:  # libcamera raises plain RuntimeErrors and IndexErrors
-            raise FrameSourceError(f"cannot start Pi camera {camera_number}: {error}") from error
-        self._clock = clock
+            raise FrameSourceError(
+                f"cannot start Pi camera {self._camera_number}: {error}"
+            ) from error
+        return camera
+
+    def reopen(self) -> None:
+        """Start the camera again, after its driver failed (libcamera timed out)."""
+        with contextlib.suppress(Exception):  # a failed camera may fail to stop too
+            self._camera.stop()
+            self._camera.close()
+        self._camera = self._start()
         self._closed = False
 
     def __iter__(self) -> Iterator[Frame]:

@@ -2,20 +2,35 @@
 into the engine, and the filter's alarms and questions to the dealer.
 
 Only cards the filter accepts reach the engine; a reader that goes away raises an alarm and is
-reopened with a growing pause, while the dealer deals on from the console.
+reopened with a growing pause, while the dealer deals on from the console. Each reader's filter
+follows the table: it counts as dealt the cards the engine took, from the reader or from the
+dealer, and the dealer's voids and corrections.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import queue
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from table.baccarat.engine import card_key
+from table.cards import Card
 from table.errors import TableError
-from table.events import DeckStarted, Event
-from table.language import CardCmd, CorrectCmd, parse_line
+from table.events import (
+    CardDealt,
+    CoupFinished,
+    DealerCorrection,
+    DealVoided,
+    DeckStarted,
+    Event,
+    ShoeStarted,
+)
+from table.faro.engine import FaroState
+from table.language import CardCmd, CorrectCmd, VoidCmd, parse_line
 from table.service.config import ReaderConfig
 from table.service.reading_filter import (
     CardAccepted,
@@ -49,12 +64,106 @@ class ReaderNews:
     refused: list[str] = field(default_factory=list)
 
 
-class CameraReader:
+class _TableReader:
+    """What both readers share: a reading filter that follows the table, and the way its
+    answers reach the engine."""
+
+    service: TableService
+    filter: ReadingFilter
+
+    def __init__(self, service: TableService) -> None:
+        self.service = service
+        self._sending: CardAccepted | None = None
+        self.filter = self._new_filter()
+        # Resumed mid-deal: the cards dealt before the restart are out, the last one perhaps
+        # still lying in the box.
+        for card in table_dealt_cards(service):
+            self.filter.placed(card)
+        service.listeners.append(self._changed)
+
+    def _new_filter(self) -> ReadingFilter:
+        raise NotImplementedError
+
+    def _changed(self, events: Sequence[Event]) -> None:
+        starts = [
+            i for i, event in enumerate(events) if isinstance(event, DeckStarted | ShoeStarted)
+        ]
+        if starts:
+            self.filter.new_deck(decks_in_play(self.service))  # every card unseen
+            events = events[starts[-1] + 1 :]
+        corrections = [event for event in events if isinstance(event, DealerCorrection)]
+        if corrections or any(isinstance(event, DealVoided | CoupFinished) for event in events):
+            # Cards taken back or taken again (a shuffler takes a coup's cards back): the
+            # engine's dealt cards are the truth.
+            in_box = corrections[-1].card if corrections else None
+            self.filter.follow(table_dealt_cards(self.service), in_box)
+            return
+        for event in events:
+            if isinstance(event, CardDealt):
+                sending = self._sending
+                deck = sending.deck if sending is not None and sending.card == event.card else None
+                self.filter.placed(event.card, deck)
+
+    def _route(self, outputs: Sequence[object], news: ReaderNews) -> None:
+        for output in outputs:
+            if isinstance(output, CardAccepted):
+                self._sending = output  # its sticker's deck number, for the filter to keep
+                try:
+                    self.service.card(output.card)
+                except TableError as refused:
+                    news.refused.append(str(refused))
+                finally:
+                    self._sending = None
+            elif isinstance(output, ReaderAlarm):
+                log.warning("reader alarm: %s", output.message)
+                news.alarms.append(output)
+            elif isinstance(output, ConfirmRequest):
+                news.questions.append(output)
+
+    # The dealer's answers to the filter's question, from the console or a button.
+
+    def answer(self, card: Card, timestamp: float) -> ReaderNews:
+        """The card in the box is ``card``; the cards held meanwhile follow it."""
+        news = ReaderNews()
+        self._route(self.filter.confirm(card, timestamp), news)
+        return news
+
+    def confirm_guess(self, timestamp: float) -> ReaderNews:
+        """The confirm button: the card is the one the reader guessed."""
+        news = ReaderNews()
+        self._route(self.filter.confirm_guess(timestamp), news)
+        return news
+
+    def dismiss_question(self) -> ReaderNews:
+        """No card to deal for the question; the cards held meanwhile go on."""
+        news = ReaderNews()
+        self._route(self.filter.dismiss(), news)
+        return news
+
+    def close(self) -> None:
+        if self._changed in self.service.listeners:
+            self.service.listeners.remove(self._changed)
+
+
+class CameraReader(_TableReader):
     """A camera over the open dealing box: frames read on their own thread (a camera will not
     wait), recognised and filtered in the main loop, so only agreed cards reach the engine.
 
     With a recognizer it reads the cards' corner indices; without one it reads the barcode
-    stickers on the cards (a barcode camera)."""
+    stickers on the cards (a barcode camera). A camera that fails (its driver raises, a USB
+    camera is unplugged) is an alarm with the reason, and is reopened after a pause that
+    grows while it keeps failing; a video or a folder that runs out is the end."""
+
+    # How long closing waits for the capture thread to come out of the camera driver: a frame
+    # takes a thirtieth of a second; a driver stuck longer is left to the operating system.
+    close_timeout = 2.0
+    # Frames read since the camera was (re)opened that show it works again: a driver that
+    # fails after a frame or two keeps its growing pause.
+    working_frames = 30
+    # The backlog of a live camera (one that says so): the newest quarter second at 30 frames
+    # a second, so that a loop slower than the camera reads the box as it is now. A recording
+    # can wait, and keeps the whole ``backlog``.
+    live_backlog = 8
 
     def __init__(
         self,
@@ -64,64 +173,157 @@ class CameraReader:
         *,
         agree_frames: int = 3,
         backlog: int = 120,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.source = source
+        self.clock = clock
         self.recognizer = recognizer
-        self.service = service
         self.agree_frames = agree_frames
         self.kind = ReadingSource.CAMERA if recognizer is not None else ReadingSource.BARCODE
-        self.filter = self._new_filter()
-        self.frames: queue.Queue[Frame | None] = queue.Queue(maxsize=backlog)
+        super().__init__(service)
+        if getattr(source, "live", False):
+            backlog = min(backlog, self.live_backlog)
+        self.frames: queue.Queue[Frame] = queue.Queue(maxsize=backlog)
         self.dropped = 0
         self.ended = False
-        service.listeners.append(self._changed)
-        self._thread = threading.Thread(target=self._capture, name="camera", daemon=True)
-        self._thread.start()
+        self._closing = threading.Event()
+        self._failure: str | None = None  # why the capture thread stopped, if it failed
+        self._reopen_at: float | None = None
+        self._backoff = 0.5
+        self._frames_since_open = 0
+        self._thread = self._start_capture()
+
+    def _start_capture(self) -> threading.Thread:
+        self._failure = None
+        self._frames_since_open = 0
+        thread = threading.Thread(target=self._capture, name="camera", daemon=True)
+        thread.start()
+        return thread
 
     def _new_filter(self) -> ReadingFilter:
-        return ReadingFilter(agree_frames=self.agree_frames, sources=frozenset({self.kind}))
-
-    def _changed(self, events: Sequence[Event]) -> None:
-        if any(isinstance(event, DeckStarted) for event in events):
-            self.filter = self._new_filter()
+        return ReadingFilter(
+            agree_frames=self.agree_frames,
+            sources=frozenset({self.kind}),
+            decks=decks_in_play(self.service),
+            follows_table=True,
+        )
 
     def _capture(self) -> None:
         try:
             for frame in self.source:
+                if self._closing.is_set():
+                    return  # close() releases the camera once this thread is out of it
                 try:
                     self.frames.put_nowait(frame)
                 except queue.Full:
-                    self.dropped += 1  # the loop fell behind: a camera keeps only the newest
-        except VisionError as error:
-            log.error("camera: %s", error)
-        finally:
-            self.frames.put(None)
+                    # The loop fell behind: the oldest frame goes, so that the loop reads
+                    # what the box shows now. This thread alone puts, so the room stays.
+                    with contextlib.suppress(queue.Empty):
+                        self.frames.get_nowait()
+                    self.dropped += 1
+                    self.frames.put_nowait(frame)
+        except Exception as error:  # libcamera raises plain RuntimeErrors: any is a lost camera
+            self._failure = _reason(error)
+            log.error("camera: %s", self._failure)
 
     def poll(self, limit: int = 30) -> ReaderNews:
         """Recognise the frames that have arrived (at most ``limit``) and act on the filter's
         answers; cards go to the engine."""
         news = ReaderNews()
+        due = self._reopen_at is not None and self.clock() >= self._reopen_at
+        if due and not self._closing.is_set():
+            self._reopen(news)
         for _ in range(limit):
             try:
                 frame = self.frames.get_nowait()
             except queue.Empty:
+                # Once the capture thread is done it puts no more frames: an empty backlog
+                # then is the end of the source, or its failure.
+                if self._reopen_at is None and not self.ended and self._capture_done():
+                    self._stopped(news)
                 break
-            if frame is None:
-                self.ended = True
-                lost = self.filter.reader_lost(self.kind, "no more frames from the camera", 0.0)
-                _route(self.service, lost, news)
-                break
+            self._frames_since_open += 1
+            if self._frames_since_open == self.working_frames:
+                self._backoff = 0.5
             if self.recognizer is not None:
                 reading = self.recognizer.read(frame.image)
-                _route(self.service, self.filter.camera(reading, frame.timestamp), news)
+                self._route(self.filter.camera(reading, frame.timestamp), news)
             else:
                 for code in read_frame_barcodes(frame.image):
-                    _route(self.service, self.filter.barcode(code, frame.timestamp), news)
-            _route(self.service, self.filter.tick(frame.timestamp), news)
+                    self._route(self.filter.barcode(code, frame.timestamp), news)
+            self._route(self.filter.tick(frame.timestamp), news)
         return news
 
+    def _capture_done(self) -> bool:
+        """The capture thread has ended and its last frame has been read."""
+        return not self._thread.is_alive() and self.frames.empty()
+
+    def _stopped(self, news: ReaderNews) -> None:
+        now = self.clock()
+        if self._failure is None:
+            self.ended = True
+            lost = self.filter.reader_lost(self.kind, "no more frames from the camera", now)
+            self._route(lost, news)
+            return
+        why = f"{self._failure}; it is reopened in {self._backoff:g} s"
+        self._route(self.filter.reader_lost(self.kind, why, now), news)
+        self._reopen_at = now + self._backoff
+        self._backoff = min(self._backoff * 2, 10.0)
+
+    def _reopen(self, news: ReaderNews) -> None:
+        self._reopen_at = None
+        reopen: Callable[[], None] | None = getattr(self.source, "reopen", None)
+        try:
+            if reopen is not None:
+                reopen()
+        except Exception as error:  # as in the capture thread: a failure, never a crash
+            self._failure = _reason(error)
+            self._stopped(news)
+            return
+        log.info("camera: reopened")
+        self._thread = self._start_capture()
+
     def close(self) -> None:
+        """Stop the capture thread, then release the camera: releasing it while the thread is
+        inside a read crashes or hangs the driver."""
+        super().close()
+        self._closing.set()
+        self._thread.join(self.close_timeout)
+        if self._thread.is_alive():
+            log.warning(
+                "camera: no frame came within %.0f s of closing; the camera is left open to "
+                "the operating system",
+                self.close_timeout,
+            )
+            return
         self.source.close()
+
+
+def _reason(error: Exception) -> str:
+    """Why a camera failed, in one line: our own errors say it; a driver's is named."""
+    return str(error) if isinstance(error, VisionError) else f"{type(error).__name__}: {error}"
+
+
+def decks_in_play(service: TableService) -> int:
+    """How many copies of each card the table's deck or shoe holds."""
+    state = service.state
+    return 1 if isinstance(state, FaroState) else state.rules.decks
+
+
+def table_dealt_cards(service: TableService) -> list[Card]:
+    """The cards the engine counts as out, in the order they were dealt: the deal's at Faro,
+    the shoe's at baccarat (since its last coup, where a shuffler takes the cards back)."""
+    state = service.state
+    if isinstance(state, FaroState):
+        return list(state.casekeep.dealt_cards())
+    dealt = [event.card for event in state.since_checkpoint if isinstance(event, CardDealt)]
+    left = {card: state.seen.get(card_key(card), 0) for card in dealt}
+    out: list[Card] = []
+    for card in reversed(dealt):  # the copies still out are the latest ones
+        if left[card] > 0:
+            left[card] -= 1
+            out.append(card)
+    return out[::-1]
 
 
 def answer_from_console(
@@ -129,51 +331,47 @@ def answer_from_console(
 ) -> list[str] | None:
     """A console line while ``reader`` waits for the dealer to say which card is in the box:
     ``card CARD`` answers it, through the reader's filter (which then knows the card was
-    placed and will not take the same card again when it reads it). ``correct`` would change
-    the card before the one asked about, so it is refused until the question is answered.
+    placed and will not take the same card again when it reads it); ``void`` dismisses it,
+    no card dealt (it would void the card before the one asked about). ``correct`` would
+    change the card before it too, so it is refused until the question is answered.
     Returns what to tell the dealer, or None when the line is not about the question."""
-    if reader.filter.question is None:
+    question = reader.filter.question
+    if question is None:
         return None
     try:
         command = parse_line(line)
     except TableError:
         return None
+    asked = " or ".join(card.code for card in question.choices)
     if isinstance(command, CorrectCmd):
         return [
             f"refused: correct {command.card}: the reader is asking which card is in the box "
             "now; answer with 'card CARD' first (correct changes the card before it)"
         ]
+    if isinstance(command, VoidCmd) and not command.deal:
+        news = reader.dismiss_question()
+        return [
+            f"void: the reader's question ({asked}?) is dismissed and no card is dealt for "
+            "it; 'void' again voids the last card dealt",
+            *_told(news),
+        ]
     if not isinstance(command, CardCmd):
         return None
-    question = reader.filter.question
     if command.card not in question.choices and command.card in reader.filter.dealt:
-        asked = " or ".join(card.code for card in question.choices)
         return [
             f"refused: card {command.card}: that card was already taken from the box; the "
             f"reader asks about the card there now ({asked}?): say which with 'card CARD'"
         ]
-    news = ReaderNews()
-    _route(reader.service, reader.filter.confirm(command.card, timestamp), news)
+    return _told(reader.answer(command.card, timestamp))
+
+
+def _told(news: ReaderNews) -> list[str]:
     return [f"reader alarm: {alarm.message}" for alarm in news.alarms] + [
         f"refused: {refused}" for refused in news.refused
     ]
 
 
-def _route(service: TableService, outputs: Sequence[object], news: ReaderNews) -> None:
-    for output in outputs:
-        if isinstance(output, CardAccepted):
-            try:
-                service.card(output.card)
-            except TableError as refused:
-                news.refused.append(str(refused))
-        elif isinstance(output, ReaderAlarm):
-            log.warning("reader alarm: %s", output.message)
-            news.alarms.append(output)
-        elif isinstance(output, ConfirmRequest):
-            news.questions.append(output)
-
-
-class BarcodeShoeReader:
+class BarcodeShoeReader(_TableReader):
     """A serial barcode scanner in the shoe: one line per card as it slides out."""
 
     def __init__(
@@ -184,21 +382,24 @@ class BarcodeShoeReader:
         opener: Callable[[str], SerialScanner] | None = None,
     ) -> None:
         self.url = url
-        self.service = service
         self.clock = clock
         self._open = opener or SerialScanner
-        self.filter = ReadingFilter(sources=frozenset({ReadingSource.BARCODE}))
+        super().__init__(service)
         self.scanner: SerialScanner | None = None
         self._retry_at = 0.0
         self._backoff = 0.5
-        service.listeners.append(self._changed)
 
-    def _changed(self, events: Sequence[Event]) -> None:
-        if any(isinstance(event, DeckStarted) for event in events):
-            self.filter = ReadingFilter(sources=self.filter.sources)  # a new deck: all unseen
+    def _new_filter(self) -> ReadingFilter:
+        return ReadingFilter(
+            sources=frozenset({ReadingSource.BARCODE}),
+            decks=decks_in_play(self.service),
+            follows_table=True,
+        )
 
-    def poll(self) -> ReaderNews:
-        """Read what has arrived; accepted cards go to the engine (and so to the journal)."""
+    def poll(self, limit: int = 5) -> ReaderNews:
+        """Read what has arrived, at most ``limit`` lines (a scanner left sending the same
+        sticker over and over must not hold up the loop; the rest waits for the next call);
+        accepted cards go to the engine (and so to the journal)."""
         news = ReaderNews()
         now = self.clock()
         if self.scanner is None:
@@ -211,25 +412,24 @@ class BarcodeShoeReader:
             except ScannerError as error:
                 self._retry_at = now + self._backoff
                 self._backoff = min(self._backoff * 2, 10.0)
-                _route(
-                    self.service,
-                    self.filter.reader_lost(ReadingSource.BARCODE, str(error), now),
-                    news,
-                )
+                self._route(self.filter.reader_lost(ReadingSource.BARCODE, str(error), now), news)
                 return news
-        outputs: list[object] = []
         try:
-            while (reading := self.scanner.read()) is not None:
-                outputs += self.filter.barcode(reading, now)
+            for _ in range(limit):
+                if (reading := self.scanner.read()) is None:
+                    break
+                # Each card to the engine before the next line is judged: the filter knows a
+                # card is dealt once the engine took it.
+                self._route(self.filter.barcode(reading, now), news)
         except ScannerError as error:
             self.scanner = None
             self._retry_at = now + self._backoff
-            outputs += self.filter.reader_lost(ReadingSource.BARCODE, str(error), now)
-        outputs += self.filter.tick(now)
-        _route(self.service, outputs, news)
+            self._route(self.filter.reader_lost(ReadingSource.BARCODE, str(error), now), news)
+        self._route(self.filter.tick(now), news)
         return news
 
     def close(self) -> None:
+        super().close()
         if self.scanner is not None:
             self.scanner.close()
             self.scanner = None

@@ -7,25 +7,37 @@ to put a card into the game. The filter's rules:
   it is not the card accepted last (still lying in the box after a hand passed over);
 * frames that are covered, in motion or spoiled are ignored: they neither count nor break
   a run;
-* a card accepted earlier that shows up again is an alarm, never a new card;
+* a card accepted earlier that shows up again is an alarm, never a new card; in a shoe of
+  several decks, once every copy of it is out (a barcode sticker names its deck, so the
+  same sticker twice is the alarm there);
 * a card read only uncertainly for a while becomes a question to the dealer
-  (:class:`ConfirmRequest`), never a guess;
+  (:class:`ConfirmRequest`), never a guess; the cards accepted while it waits are held, in
+  order, and go to the table after the card the dealer names, as they were dealt;
 * with both a camera and a barcode shoe, each card must be named alike by both; when they
   differ, a conflict alarm asks the dealer; when one stays silent, an alarm says which;
 * a card the camera cannot read at all (a joker, another deck's card), two cards in view,
   a foreign barcode and a lost reader each raise an alarm with a plain message;
 * a card that lay in the box unread until the next one was accepted raises an alarm: a
-  card may have been missed.
+  card may have been missed;
+* with a new deck or shoe, the last deal's card still lying in the box is not taken for the
+  new deal until the box is seen empty or another card is dealt.
 
 Outputs are small frozen dataclasses; the event vocabulary is wired to them in the loop.
 Time comes only from the timestamps passed in.
+
+Alone (a bench, a test) the filter counts the cards it accepts as dealt. Wired to the table
+(``follows_table``), it counts only the cards the table took (:meth:`ReadingFilter.placed`),
+whoever gave them, and follows the dealer's voids and corrections
+(:meth:`ReadingFilter.follow`): a card the engine refused is not dealt, and a corrected card is
+dealt as the dealer named it.
 """
 
 from __future__ import annotations
 
 import enum
 from collections import deque
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from table.cards import Card
 from vision.barcode import BarcodeReading
@@ -55,6 +67,7 @@ class CardAccepted:
     source: ReadingSource
     timestamp: float
     confidence: float
+    deck: int | None = None  # the deck number on its barcode sticker, when one was read
 
 
 @dataclass(frozen=True)
@@ -67,11 +80,14 @@ class ReaderAlarm:
 
 @dataclass(frozen=True)
 class ConfirmRequest:
-    """Ask the dealer which card this is; answer with :meth:`ReadingFilter.confirm`."""
+    """Ask the dealer which card this is; answer with :meth:`ReadingFilter.confirm` (a card
+    named), :meth:`ReadingFilter.confirm_guess` (the confirm button) or
+    :meth:`ReadingFilter.dismiss` (no card: the dealer voids the question)."""
 
     choices: tuple[Card, ...]
     message: str
     timestamp: float
+    guess: Card | None = None  # the reader's best guess; None when two readers disagree
 
 
 FilterOutput = CardAccepted | ReaderAlarm | ConfirmRequest
@@ -91,30 +107,45 @@ class _Run:
     done: bool = False  # accepted, asked about or alarmed: say nothing more about it
 
 
+@dataclass(frozen=True)
+class _Dealt:
+    card: Card
+    deck: int | None  # the deck number on its barcode sticker; None when no sticker was read
+
+
 @dataclass
 class _Pending:
     card: Card
     timestamp: float
     confidence: float
     reported: bool = False
+    deck: int | None = None
 
 
 @dataclass
 class ReadingFilter:
-    """Turns readings into accepted cards. ``sources`` says which readers run."""
+    """Turns readings into accepted cards. ``sources`` says which readers run; ``decks`` how
+    many copies of each card the shoe holds (one for a Faro deck); ``follows_table`` that the
+    table says which cards it took (see the module's docstring)."""
 
     agree_frames: int = 3
     confirm_after_frames: int = 8
     unreadable_frames: int = 10
     missed_frames: int = 6  # unread card frames between two accepted cards that mean a miss
+    # Frames showing no card (covered and spoiled ones aside) that mean the box is empty: more
+    # than a hand passing over it, which may read as no card for a few frames.
+    empty_frames: int = 15
     blind_frames: int = 90
     pair_timeout: float = 2.0
     sources: frozenset[ReadingSource] = frozenset({ReadingSource.CAMERA})
-    dealt: list[Card] = field(default_factory=list)
+    decks: int = 1
+    follows_table: bool = False
 
     def __post_init__(self) -> None:
         if self.agree_frames < 1:
             raise ValueError(f"agree_frames must be at least 1, got {self.agree_frames}")
+        if self.decks < 1:
+            raise ValueError(f"decks must be at least 1, got {self.decks}")
         if not self.sources or ReadingSource.DEALER in self.sources:
             raise ValueError("sources must name the camera, the barcode shoe or both")
         self._run = _Run()
@@ -125,15 +156,27 @@ class ReadingFilter:
         self._spoiled_frames = 0
         self._blind_reported = False
         self._question: ConfirmRequest | None = None
+        self._held: list[CardAccepted] = []  # accepted after the card asked about
         self._waiting: dict[ReadingSource, deque[_Pending]] = {
             ReadingSource.CAMERA: deque(),
             ReadingSource.BARCODE: deque(),
         }
-        self._codes_seen: set[tuple[Card, int]] = set()
+        self._dealt: list[_Dealt] = []
+        # The card the camera takes to be lying in the box, already dealt: a hand passing over
+        # it or a flicker does not make it a new card.
+        self._in_box: Card | None = None
+        self._in_box_from_last_deck = False
+        self._empty_frames = 0
+        self._box_emptied = False  # since the card in the box was dealt
 
     @property
     def both_readers(self) -> bool:
         return self.sources == {ReadingSource.CAMERA, ReadingSource.BARCODE}
+
+    @property
+    def dealt(self) -> list[Card]:
+        """The cards dealt so far, in order."""
+        return [dealt.card for dealt in self._dealt]
 
     @property
     def question(self) -> ConfirmRequest | None:
@@ -146,6 +189,8 @@ class ReadingFilter:
         if reading.status in _IGNORED:
             return self._spoiled(reading, timestamp)
         self._spoiled_frames = 0
+        if reading.status is not ReadingStatus.NO_CARD:
+            self._empty_frames = 0
         if reading.status in (ReadingStatus.CARD, ReadingStatus.UNCERTAIN):
             assert reading.guess is not None
             self._trouble_frames = 0
@@ -153,6 +198,11 @@ class ReadingFilter:
         self._end_run()
         if reading.status is ReadingStatus.NO_CARD:
             self._trouble_frames = 0
+            self._empty_frames += 1
+            if self._empty_frames >= self.empty_frames:
+                self._box_emptied = True
+                if self._in_box_from_last_deck:
+                    self._in_box = None  # the last deck is out of the box
             return []
         if reading.status is ReadingStatus.UNREADABLE:
             self._stray_frames += 1
@@ -237,12 +287,21 @@ class ReadingFilter:
                 + (f" or {run.runner_up.code}" if run.runner_up else "")
                 + "? Confirm on the console or with the button",
                 timestamp,
+                guess=card,
             )
             return [self._question]
         return []
 
     def _already_placed(self, card: Card) -> bool:
-        return bool(self.dealt) and self.dealt[-1] == card
+        """The camera sees the card dealt (or held) last, still lying in the box."""
+        return card == (self._held[-1].card if self._held else self._in_box)
+
+    def _out(self) -> list[_Dealt]:
+        """The cards dealt, then those held until the dealer answers the question."""
+        return self._dealt + [_Dealt(held.card, held.deck) for held in self._held]
+
+    def _copies_out(self, card: Card) -> int:
+        return sum(dealt.card == card for dealt in self._out())
 
     # --- the barcode shoe ------------------------------------------------------------
 
@@ -255,13 +314,13 @@ class ReadingFilter:
                     timestamp,
                 )
             ]
-        key = (reading.code.card, reading.code.deck_number)
-        if key in self._codes_seen and self.dealt and self.dealt[-1] == reading.code.card:
+        sticker = _Dealt(reading.code.card, reading.code.deck_number)
+        out = self._out()
+        if out and out[-1] == sticker:
             return []  # the same sticker scanned twice in one slide
-        if key in self._codes_seen:
-            return [self._seen_before(reading.code.card, timestamp, f" (deck {key[1]})")]
-        self._codes_seen.add(key)
-        return self._sighted(reading.code.card, ReadingSource.BARCODE, timestamp, 1.0)
+        if sticker in out or self._copies_out(sticker.card) >= self.decks:
+            return [self._seen_before(sticker.card, timestamp, f" (deck {sticker.deck})")]
+        return self._sighted(sticker.card, ReadingSource.BARCODE, timestamp, 1.0, deck=sticker.deck)
 
     def reader_lost(
         self, source: ReadingSource, message: str, timestamp: float
@@ -277,20 +336,33 @@ class ReadingFilter:
     # --- deciding ----------------------------------------------------------------------
 
     def _sighted(
-        self, card: Card, source: ReadingSource, timestamp: float, confidence: float
+        self,
+        card: Card,
+        source: ReadingSource,
+        timestamp: float,
+        confidence: float,
+        deck: int | None = None,
     ) -> list[FilterOutput]:
-        if not self.both_readers:
-            return self._accept(card, source, timestamp, confidence)
+        # A barcode is never the card still lying in the box: the shoe reads each slide once,
+        # and two copies of a card from different decks may well follow each other.
         if source is ReadingSource.CAMERA and self._already_placed(card):
             return []
+        if not self.both_readers:
+            return self._accept(card, source, timestamp, confidence, deck)
         other = ReadingSource.BARCODE if source is ReadingSource.CAMERA else ReadingSource.CAMERA
         waiting = self._waiting[other]
         if not waiting:
-            self._waiting[source].append(_Pending(card, timestamp, confidence))
+            self._waiting[source].append(_Pending(card, timestamp, confidence, deck=deck))
             return []
         partner = waiting.popleft()
         if partner.card == card:
-            return self._accept(card, source, timestamp, min(confidence, partner.confidence))
+            return self._accept(
+                card,
+                source,
+                timestamp,
+                min(confidence, partner.confidence),
+                deck if deck is not None else partner.deck,
+            )
         camera_card, barcode_card = (
             (card, partner.card) if source is ReadingSource.CAMERA else (partner.card, card)
         )
@@ -324,11 +396,14 @@ class ReadingFilter:
         return outputs
 
     def _accept(
-        self, card: Card, source: ReadingSource, timestamp: float, confidence: float
+        self,
+        card: Card,
+        source: ReadingSource,
+        timestamp: float,
+        confidence: float,
+        deck: int | None = None,
     ) -> list[FilterOutput]:
-        if self._already_placed(card):
-            return []
-        if card in self.dealt:
+        if self._copies_out(card) >= self.decks:
             return [self._seen_before(card, timestamp, "")]
         outputs: list[FilterOutput] = []
         if self._stray_frames >= self.missed_frames:
@@ -344,13 +419,25 @@ class ReadingFilter:
                 )
             )
         self._stray_frames = 0
-        self.dealt.append(card)
-        outputs.append(CardAccepted(card, source, timestamp, confidence))
+        accepted = CardAccepted(card, source, timestamp, confidence, deck)
+        if self._question is not None:
+            # The card asked about came out first: this one waits for the dealer's answer.
+            self._held.append(accepted)
+            return outputs
+        if not self.follows_table:
+            self.placed(card, deck)
+        outputs.append(accepted)
         return outputs
 
     def _seen_before(self, card: Card, timestamp: float, where: str) -> ReaderAlarm:
-        position = self.dealt.index(card) + 1 if card in self.dealt else 0
-        when = f" as card {position} of this deal" if position else ""
+        dealt = self.dealt
+        if self.decks > 1 and where:
+            when = " in this shoe"
+        elif self.decks > 1:
+            when = f" {dealt.count(card)} times, every copy in this {self.decks}-deck shoe"
+        else:
+            position = dealt.index(card) + 1 if card in dealt else 0
+            when = f" as card {position} of this deal" if position else ""
         return ReaderAlarm(
             AlarmKind.SEEN_BEFORE,
             f"{card.code}{where} was already dealt{when}: a second sighting is not a new "
@@ -359,20 +446,85 @@ class ReadingFilter:
             (card,),
         )
 
+    # --- the table ------------------------------------------------------------------------
+
+    def placed(self, card: Card, deck: int | None = None) -> None:
+        """The table took ``card`` (from this reader, the console or anywhere else): it is
+        dealt, and it is the card lying in the box now."""
+        self._dealt.append(_Dealt(card, deck))
+        self._in_box = card
+        self._in_box_from_last_deck = False
+        self._box_emptied = False
+        self._stray_frames = 0  # a card given by hand was the one the camera could not read
+
+    def new_deck(self, decks: int = 1) -> None:
+        """A new deck or shoe of ``decks`` decks: nothing of it is dealt yet. The card the
+        camera still sees in the box, if the table took it, is the last deck's: it is not taken
+        again until the box is seen empty or another card is dealt. A card in view that the
+        table never took (the new deck's first, put in before the dealer said so) is read
+        afresh."""
+        in_view = self._run.card
+        left = self._in_box
+        if self._box_emptied or in_view not in (None, left):
+            left = None
+        if left is None or in_view != left:
+            self._run = _Run()
+        self.decks = decks
+        self._dealt = []
+        self._in_box = left
+        self._in_box_from_last_deck = left is not None
+        self._stray_frames = 0
+        self._end_question()
+
+    def follow(self, cards: Sequence[Card], in_box: Card | None = None) -> None:
+        """The table's dealt cards after the dealer voided or corrected one, or voided the
+        deal. ``in_box`` is the card the dealer voided or corrected: the camera still reads it
+        so while it lies in the box, and it is not a new card."""
+        decks: dict[Card, deque[int | None]] = {}
+        for dealt in self._dealt:
+            decks.setdefault(dealt.card, deque()).append(dealt.deck)
+        self._dealt = [
+            _Dealt(card, decks[card].popleft() if decks.get(card) else None) for card in cards
+        ]
+        if in_box is not None:
+            self._in_box = in_box
+
     # --- the dealer's answers ---------------------------------------------------------------
 
     def confirm(self, card: Card, timestamp: float) -> list[FilterOutput]:
-        """The dealer names the card asked about (or any card: the dealer is believed)."""
-        self._question = None
-        for waiting in self._waiting.values():
-            waiting.clear()
-        if card in self.dealt and not self._already_placed(card):
-            return [self._seen_before(card, timestamp, "")]
-        return self._accept(card, ReadingSource.DEALER, timestamp, 1.0)
+        """The dealer names the card asked about (or any card: the dealer is believed); it
+        goes first, then the cards held while the question waited."""
+        held = self._end_question()
+        outputs = (
+            [] if card == self._in_box else self._accept(card, ReadingSource.DEALER, timestamp, 1.0)
+        )
+        return outputs + self._release(held)
 
-    def dismiss(self) -> None:
-        """The dealer cleared the question without naming a card (e.g. the box was empty)."""
+    def confirm_guess(self, timestamp: float) -> list[FilterOutput]:
+        """The confirm button: the card is the one the reader guessed. Nothing without a
+        question, or when two readers disagree (the dealer names the card then)."""
+        question = self._question
+        if question is None or question.guess is None:
+            return []
+        return self.confirm(question.guess, timestamp)
+
+    def dismiss(self) -> list[FilterOutput]:
+        """The dealer cleared the question without naming a card (e.g. the box was empty);
+        the cards held while it waited go on."""
+        held = self._end_question()
+        if not held:
+            self._run = _Run()  # the card asked about, if it is still there, is read afresh
+        return self._release(held)
+
+    def _end_question(self) -> list[CardAccepted]:
         self._question = None
         for waiting in self._waiting.values():
             waiting.clear()
-        self._run = _Run()
+        held, self._held = self._held, []
+        return held
+
+    def _release(self, held: list[CardAccepted]) -> list[FilterOutput]:
+        if not self.follows_table:
+            for accepted in held:
+                self.placed(accepted.card, accepted.deck)
+        return list(held)
