@@ -22,7 +22,7 @@ from hw.board import DEFAULT_BOARD
 from hw.errors import HardwareError
 from hw.simulated.microcontroller import SimulatedMicrocontroller
 from hw.simulated.shift_register import ShiftRegisterChain
-from table.cards import Rank
+from table.cards import Card, Rank
 from table.events import AlarmKind
 from table.faro.engine import Phase
 from table.service.config import Config, HardwareConfig, ReaderConfig, TableConfig
@@ -31,8 +31,9 @@ from table.service.journal import Journal
 from table.service.run import SimulatedTable
 from table.service.table_service import TableService
 from tests.mosquitto import wait_until
+from tests.test_service_readers import EMPTY, UNSURE_QH, dealt, scripted_camera, sure
 
-BOARD_BUTTONS = {"new_deck": 5, "lock_bets": 6, "void": 19}  # hw/board.toml
+BOARD_BUTTONS = {"new_deck": 5, "lock_bets": 6, "void": 19, "confirm": 13}  # hw/board.toml
 SHIPPED_BOARD = DEFAULT_BOARD.read_text()
 
 
@@ -223,3 +224,30 @@ def test_the_layout_goes_dark_when_the_service_stops(rig: Any) -> None:
     assert board.shown[13] == LINK_UP
     hardware.close()
     assert board.shown == [OFF] * 16
+
+
+def test_the_confirm_button_deals_the_readers_guess_and_void_dismisses_its_question(
+    rig: Any,
+) -> None:
+    """The camera asks which card lies in the box: the confirm button deals its guess; asked
+    again, the void button dismisses the question and voids nothing."""
+    service, hardware, factory, _chain, _board = rig
+    service.execute_line("shuffle")
+    readings = [*[sure("5S")] * 3, EMPTY, *[UNSURE_QH] * 8]
+    camera, questions = scripted_camera(service, readings)
+    hardware.answer_questions_of(camera, lambda: 10.0)
+    assert [question.guess for question in questions] == [Card.parse("QH")]
+    press(factory, BOARD_BUTTONS["confirm"])
+    assert hardware.poll() == []
+    assert dealt(service) == ["5S", "QH"] and camera.filter.question is None
+    camera.close()
+
+    readings = [EMPTY, *[sure("KD")] * 3, EMPTY, *[UNSURE_QH] * 8]
+    camera, questions = scripted_camera(service, readings)
+    hardware.answer_questions_of(camera, lambda: 11.0)
+    assert camera.filter.question is not None
+    press(factory, BOARD_BUTTONS["void"])
+    assert hardware.poll() == []  # not the engine's void: the question goes, KD stays
+    assert camera.filter.question is None
+    assert dealt(service) == ["5S", "QH", "KD"]
+    camera.close()

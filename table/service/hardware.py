@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from gpiozero import GPIOZeroError  # type: ignore[import-untyped]
 
@@ -27,9 +28,22 @@ from hw.errors import HardwareError
 from table.events import Event
 from table.language import Command, EmptyCmd, LockCmd, ShuffleCmd, VoidCmd
 from table.service.config import HardwareConfig
+from table.service.reading_filter import ReadingFilter
 from table.service.table_service import TableService
 
 log = logging.getLogger("dealtable.hardware")
+
+
+class AskingReader(Protocol):
+    """A reader that may ask the dealer which card lies in the box (a camera, a barcode
+    shoe): the confirm button takes its guess, the void button dismisses its question."""
+
+    filter: ReadingFilter
+
+    def confirm_guess(self, timestamp: float) -> Any: ...
+
+    def dismiss_question(self) -> Any: ...
+
 
 # How long a stopping service waits for the board to take the dark layout (seconds).
 LAYOUT_DARK_WITHIN = 0.5
@@ -63,6 +77,8 @@ class TableHardware:
         self.board: Board = load_board(board_file)
         self.clock = clock or SystemClock()
         self.pin_factory = pin_factory
+        self.reader: AskingReader | None = None
+        self.reader_clock: Callable[[], float] = time.time
         if pin_factory is None and (config.abacus or config.buttons):
             self.pin_factory = make_pin_factory(config.pin_factory or self.board.pin_factory)
         self.abacus: AbacusDriver | None = None
@@ -90,6 +106,11 @@ class TableHardware:
             self.close()
             raise
 
+    def answer_questions_of(self, reader: AskingReader, clock: Callable[[], float]) -> None:
+        """The buttons answer ``reader``'s questions; ``clock`` is the one its filter keeps."""
+        self.reader = reader
+        self.reader_clock = clock
+
     def attach(self, service: TableService) -> None:
         """Show the table as it is now, and after every change from here on."""
         self.service = service
@@ -98,6 +119,33 @@ class TableHardware:
 
     def _changed(self, events: Sequence[Event]) -> None:
         self.show()
+
+    def _question_waits(self) -> bool:
+        return self.reader is not None and self.reader.filter.question is not None
+
+    def _answer(self, action: DealerAction) -> None:
+        """The confirm button takes the reader's guess; void, while a question waits,
+        dismisses it and deals no card (it would void the card before the one asked about)."""
+        if self.reader is None or self.reader.filter.question is None:
+            log.info("button confirm: no card is in question")
+            return
+        question = self.reader.filter.question
+        asked = " or ".join(str(card) for card in question.choices)
+        if action is DealerAction.CONFIRM and question.guess is None:
+            log.info(
+                "button confirm: the readers disagree (%s?): give the card at the console", asked
+            )
+            return
+        if action is DealerAction.CONFIRM:
+            news = self.reader.confirm_guess(self.reader_clock())
+            log.info(
+                "button confirm: %s, the reader's guess (%s?), is dealt", question.guess, asked
+            )
+        else:
+            news = self.reader.dismiss_question()
+            log.info("button void: the reader's question (%s?) is dismissed, no card dealt", asked)
+        for refused in news.refused:
+            log.warning("refused from the table's devices: %s", refused)
 
     def show(self) -> None:
         state = self.service.faro
@@ -111,6 +159,11 @@ class TableHardware:
         commands: list[Command] = []
         if self.buttons is not None:
             for action in self.buttons.take():
+                if action is DealerAction.CONFIRM or (
+                    action is DealerAction.VOID and self._question_waits()
+                ):
+                    self._answer(action)
+                    continue
                 command = _BUTTON_COMMANDS.get(action)
                 if command is None:
                     log.info("button %s: give the card at the console", action.value)

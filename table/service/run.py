@@ -267,6 +267,8 @@ def run(
         from table.service.readers import CameraReader
 
         shoe_reader = CameraReader(*camera, service)
+    if hardware is not None and shoe_reader is not None:
+        hardware.answer_questions_of(shoe_reader, clock)
     status = 0
     pause = 1.0 / config.reader.cards_per_second if config.reader.cards_per_second > 0 else 0.0
     ended = _DealCounter()
