@@ -16,11 +16,14 @@ import pytest
 
 from display.narration import LANGUAGES, WORDS, Narrator
 from table.cards import STANDARD_52, Card, Rank
-from table.events import DealFinished
+from table.events import DealFinished, PunterSeated
+from table.faro.punters import DEMO_PUNTERS
 from table.faro.rules import RULE_SETS
+from table.language import LeaveCmd, PunterCmd
 from table.service.config import Config, ReaderConfig, TableConfig
 from table.service.exhibit import ExhibitStats, ExhibitVoice, run_exhibit
 from table.service.journal import Journal
+from table.service.run import SimulatedTable
 from table.service.table_service import TableService
 from tests.conftest import deal, open_table
 
@@ -452,3 +455,29 @@ def test_an_exhibit_started_again_mid_deal_still_knows_the_bets_on_the_layout(
     assert "The bank takes Anna's 3 chips on the 7." in said
     assert "Ben's coppered bet on the 7 wins 2 chips." in said
     assert "Dan's 4 chips on the king: caught in the split, the bank takes 2 chips." in said
+
+
+def test_broke_visitors_make_way_between_deals_at_a_table_run_all_day(tmp_path: Path) -> None:
+    """`dealtable run` deals all day: a punter who has gone broke leaves at the end of the
+    deal and a new visitor takes the seat with a fresh bankroll, at a simulated table and at
+    an exhibit around a real shoe, so that the afternoon's deals still have bets."""
+    broke = DEMO_PUNTERS[0]
+    for kind in ("simulated", "console"):
+        config = Config(
+            table=TableConfig(id=kind, journal=str(tmp_path / f"{kind}.sqlite")),
+            reader=ReaderConfig(kind=kind, seed=2, cards_per_second=0),
+        )
+        with Journal(config.table.journal, config.table.id) as journal:
+            service = TableService(config, journal)
+            simulated = SimulatedTable(service, seed=2)
+            service.execute_many([LeaveCmd(broke.name), PunterCmd(broke.name, 1)])
+            if kind == "simulated":
+                simulated.step()  # the dealer's new deck
+            else:
+                voice = ExhibitVoice(service, "en", io.StringIO(), punters=True)
+                service.execute_line("shuffle")
+                service.execute_line("card 5S")
+                voice.place_bets()
+            assert service.faro.bankrolls[broke.name] == broke.bankroll, kind
+            seated = [e for e in journal.events() if isinstance(e, PunterSeated)]
+            assert [(e.punter, e.bankroll) for e in seated][-1] == (broke.name, broke.bankroll)

@@ -18,9 +18,9 @@ from typing import TextIO
 from display.narration import Narrator, language_or_english
 from table.errors import TableError
 from table.events import DealFinished, Event, TurnClosed
-from table.faro.engine import FaroTable, Phase
+from table.faro.engine import FaroState, FaroTable, Phase
 from table.faro.punters import DEMO_PUNTERS, SimulatedPunter, round_of_bets, simulated_seats
-from table.language import PunterCmd
+from table.language import BankCmd, Command, LeaveCmd, PunterCmd
 from table.odds.advisor import advice_for
 from table.odds.json_fractions import percent_text
 from table.service.table_service import TableService
@@ -101,16 +101,27 @@ def narrate(narrator: Narrator, events: list[Event], out: TextIO, stats: Exhibit
     out.flush()
 
 
-def _keep_the_table_going(table: FaroTable, seats: Sequence[SimulatedPunter], now: float) -> None:
-    """Between deals: broke punters make way for new visitors; a house bank is topped up."""
-    state = table.state
-    if not state.rules.bank_passes and state.bank < BANK:
-        table.fund_bank(BANK - state.bank, at=now)
+def fresh_visitors(
+    state: FaroState, seats: Sequence[SimulatedPunter], house_bank: int
+) -> list[Command]:
+    """Between deals, so that a table dealing all day keeps its punters betting: broke ones
+    (no stake left on the layout) make way for new visitors in their seats, and a house bank
+    below ``house_bank`` is topped up to it; as commands, journaled like the dealer's."""
+    commands: list[Command] = []
+    if not state.rules.bank_passes and state.bank < house_bank:
+        commands.append(BankCmd(house_bank - state.bank))
     for punter in seats:
-        if punter.name in state.bankrolls and state.bankrolls[punter.name] < REFILL_BELOW:
-            table.leave(punter.name, at=now)
-        if punter.name not in state.bankrolls:
-            table.seat(punter.name, punter.bankroll, at=now)
+        name = punter.name
+        if name not in state.bankrolls:
+            commands.append(PunterCmd(name, punter.bankroll))
+        elif state.bankrolls[name] < REFILL_BELOW and not state.bets_of(name):
+            commands += [LeaveCmd(name), PunterCmd(name, punter.bankroll)]
+    return commands
+
+
+def _keep_the_table_going(table: FaroTable, seats: Sequence[SimulatedPunter], now: float) -> None:
+    for command in fresh_visitors(table.state, seats, BANK):
+        table.apply(command, at=now)
 
 
 class ExhibitVoice:
@@ -139,11 +150,14 @@ class ExhibitVoice:
         if not self.punters or not state.bets_open or window == self._betting_window:
             return
         self._betting_window = window
+        if state.turn == 0:  # a new deal: the soda is out, no bet is down yet
+            self.service.execute_many(
+                fresh_visitors(state, DEMO_PUNTERS, self.service.config.table.bank)
+            )
         rng = random.Random(f"{seed}:{state.deal}:{state.turn}")
-        commands = round_of_bets(state, DEMO_PUNTERS, rng)
         missing = [
             PunterCmd(punter.name, punter.bankroll)
             for punter in DEMO_PUNTERS
             if punter.name not in state.bankrolls
         ]
-        self.service.execute_many([*missing, *commands])
+        self.service.execute_many([*missing, *round_of_bets(state, DEMO_PUNTERS, rng)])

@@ -39,6 +39,7 @@ from table.faro.engine import FaroState, Phase
 from table.faro.punters import DEMO_PUNTERS, round_of_bets
 from table.language import Command, ShuffleCmd, parse_line, usage
 from table.service.config import Config, ConfigError
+from table.service.exhibit import fresh_visitors
 from table.service.journal import Journal, JournalDamagedError
 from table.service.table_service import TableService
 from table.shoe import Shoe
@@ -139,7 +140,8 @@ class SimulatedTable:
         if state.alarm is not None:
             return service.execute_line("void")
         if state.phase in (Phase.NO_DECK, Phase.FINISHED):
-            return service.execute(ShuffleCmd())
+            visitors = fresh_visitors(state, self.punters, service.config.table.bank)
+            return service.execute_many(visitors) + service.execute(ShuffleCmd())
         events: list[Event] = []
         if state.bets_open:
             rng = random.Random(f"{self.seed}:{state.deal}:{state.turn}")
