@@ -176,6 +176,12 @@ def test_the_advisor_puts_split_risk_and_edge_in_the_state_when_the_table_wants_
         assert "/" in entry["edge"] or entry["edge"] == "0"
 
 
+def open_deal(service: TableService) -> None:
+    """Anna seated with 100 chips, a deck in and its soda out: bets are open."""
+    for line in ("punter anna 100", "shuffle", "card 2C"):
+        service.execute_line(line)
+
+
 def _ask(watcher: Watcher, link: MqttLink, verb: str, payload: dict[str, Any]) -> dict[str, Any]:
     request = payload.get("request_id")
     before = len(watcher.on("/reply"))
@@ -190,9 +196,7 @@ def test_commands_are_judged_by_the_engine_and_bad_ones_change_nothing(
     table: tuple[TableService, MqttLink, Journal], watcher: Watcher
 ) -> None:
     service, link, journal = table
-    service.execute_line("punter anna 100")
-    service.execute_line("shuffle")
-    service.execute_line("card 2C")
+    open_deal(service)
 
     reply = _ask(
         watcher, link, "bet", {"request_id": "r1", "punter": "anna", "spot": "9", "amount": 4}
@@ -340,9 +344,7 @@ def test_a_malformed_or_outsized_command_is_answered_and_the_table_deals_on(
     thousands of digits) or that are far too long for a command: an error each, short,
     and the table goes on taking commands with nothing changed."""
     service, link, journal = table
-    service.execute_line("punter anna 100")
-    service.execute_line("shuffle")
-    service.execute_line("card 2C")
+    open_deal(service)
     last = journal.last_seq
     malformed = {
         b"[" * 100_000 + b"]" * 100_000: "too long for a command",
@@ -366,9 +368,7 @@ def test_a_misspelt_field_is_refused_not_ignored(
     table: tuple[TableService, MqttLink, Journal], watcher: Watcher
 ) -> None:
     service, link, journal = table
-    service.execute_line("punter anna 100")
-    service.execute_line("shuffle")
-    service.execute_line("card 2C")
+    open_deal(service)
     service.execute_line("bet anna 9 4")
     last = journal.last_seq
     for verb, payload, named in (
@@ -422,8 +422,7 @@ def test_a_command_the_service_had_not_carried_out_when_it_died_comes_again(
     service, link, journal = make_service(tmp_path, broker.port)
     link.start()
     assert wait_until(lambda: link.connected, step=link.pump)
-    for line in ("punter anna 100", "shuffle", "card 2C"):
-        service.execute_line(line)
+    open_deal(service)
     link.pump()
     watcher.publish(
         "dealtable/t1/cmd/bet",

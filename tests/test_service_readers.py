@@ -299,16 +299,7 @@ def test_the_dealer_answers_the_cameras_question_with_the_card_and_nothing_else_
 ) -> None:
     service, _, _ = make(tmp_path)
     service.execute_line("shuffle")
-
-    def sure(code: str) -> CardReading:
-        card = Card.parse(code)
-        return CardReading(ReadingStatus.CARD, card, 0.99, guess=card)
-
-    unsure = CardReading(
-        ReadingStatus.UNCERTAIN, None, 0.5, runner_up=Card.parse("QS"), guess=Card.parse("QH")
-    )
-    empty = CardReading(ReadingStatus.NO_CARD)
-    readings = [*[sure("2C")] * 3, empty, *[sure("KD")] * 3, empty, *[unsure] * 10]
+    readings = [*[sure("2C")] * 3, EMPTY, *[sure("KD")] * 3, EMPTY, *[UNSURE_QH] * 10]
     camera = CameraReader(
         BlankFrames(len(readings)),
         ScriptedRecognizer(readings),
