@@ -488,3 +488,36 @@ def test_events_the_broker_refuses_stay_in_the_outbox_and_the_refusal_is_logged(
     assert "refused event 1 on dealtable/faro-2/events (Not authorized)" in caplog.text
     link.stop()
     journal.close()
+
+
+def test_a_command_journaled_just_before_the_service_died_is_not_carried_out_again(
+    tmp_path: Path, broker: Broker, watcher: Watcher
+) -> None:
+    """The service journals the bet and dies before the broker hears it acknowledged: the
+    broker delivers it again to the restarted service, which knows its request id from the
+    same transaction as the bet's events, and places nothing twice."""
+    service, link, journal = make_service(tmp_path, broker.port)
+    link.start()
+    assert wait_until(lambda: link.connected, step=link.pump)
+    open_deal(service)
+    # The process dies right after the bet's events are written: nothing it would do next
+    # reaches the journal or the broker.
+    journal.remember_request = lambda request_id, seq: None  # type: ignore[method-assign]
+    link.client.ack = lambda mid, qos: mqtt.MQTT_ERR_SUCCESS
+    _ask(watcher, link, "bet", {"request_id": "once", "punter": "anna", "spot": "9", "amount": 4})
+    link.client.loop_stop()
+    socket = link.client.socket()
+    assert socket is not None
+    socket.close()
+    journal.close()
+
+    with Journal(str(tmp_path / "journal.sqlite"), "t1") as reopened:
+        assert reopened.request_seq("once") == reopened.last_seq
+    service, link, journal = make_service(tmp_path, broker.port)
+    link.start()
+    assert wait_until(lambda: len(watcher.on("/reply")) >= 2, step=link.pump, timeout=15)
+    again = json.loads(watcher.on("/reply")[-1])
+    assert again["request_id"] == "once" and "already used" in again["error"]
+    assert [bet.stake for bet in service.state.bets.values()] == [4]
+    link.stop()
+    journal.close()

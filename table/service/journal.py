@@ -424,9 +424,13 @@ class Journal:
 
     # --- writing --------------------------------------------------------------------------
 
-    def append(self, events: Sequence[Event]) -> None:
-        """Append the events of one command in one transaction: all of them or none."""
+    def append(self, events: Sequence[Event], request_id: str | None = None) -> None:
+        """Append the events of one command in one transaction: all of them or none. A
+        command sent with a request id keeps it in the same transaction, so a service that
+        dies just after cannot carry the command out again when it comes back."""
         if not events:
+            if request_id is not None:
+                self.remember_request(request_id, self.last_seq)
             return
         rows = []
         prev_hash = self._last_hash
@@ -449,6 +453,11 @@ class Journal:
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
                 rows,
             )
+            if request_id is not None:
+                self._db.execute(
+                    "INSERT OR IGNORE INTO requests (request_id, seq) VALUES (?, ?)",
+                    (request_id, expected - 1),
+                )
             self._db.execute("COMMIT")
         except sqlite3.DatabaseError as error:
             if self._db.in_transaction:

@@ -545,10 +545,9 @@ class MqttLink:
                     "nothing was done again"
                 )
             command = command_from_payload(verb, payload)
-            events = self.service.execute(command)
+            events = self.service.execute(command, request_id)
         except TableError as refused:
             self.last_refusal = str(refused)
             self._reply(request_id, {"ok": False, "error": str(refused)})
             return
-        self.journal.remember_request(request_id, self.journal.last_seq)
         self._reply(request_id, {"ok": True, "seqs": [event.seq for event in events]})

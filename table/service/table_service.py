@@ -144,8 +144,9 @@ class TableService:
             raise TableError(f"this is a {self.config.table.game} table, not a Faro table")
         return state
 
-    def execute(self, command: Command) -> list[Event]:
-        """Carry out one command; its events are journaled before anyone hears of them."""
+    def execute(self, command: Command, request_id: str | None = None) -> list[Event]:
+        """Carry out one command; its events are journaled before anyone hears of them, with
+        the ``request_id`` it came with (see :meth:`Journal.append`)."""
         at = self.clock()
         if self.rules_waiting and isinstance(command, ShuffleCmd):
             # The config's rules begin with the next deck, journaled with it: both or neither.
@@ -157,11 +158,11 @@ class TableService:
                     list(self.journal.events()), self.config.table.id
                 )
                 raise
-            self._record(events)
+            self._record(events, request_id)
             self.rules_waiting = False
             return events
         events = self.game.apply(command, at=at)
-        self._record(events)
+        self._record(events, request_id)
         if isinstance(command, RulesCmd):
             self.rules_waiting = False  # the dealer's rules are newer than the config's
         return events
@@ -187,9 +188,9 @@ class TableService:
     def card(self, card: Card) -> list[Event]:
         return self.execute(CardCmd(card))
 
-    def _record(self, events: list[Event]) -> None:
+    def _record(self, events: list[Event], request_id: str | None = None) -> None:
         try:
-            self.journal.append(events)
+            self.journal.append(events, request_id)
         except JournalError:
             # The engine moved on but the journal did not: go back to what the journal holds.
             self.game = self._engine_class().replay(
