@@ -665,3 +665,21 @@ def test_the_camera_reads_with_a_deck_given_by_name_or_by_file(
         )
         assert recognizer is not None and recognizer.profile.name == taught.name
         source.close()
+
+
+def test_voiding_the_deal_drops_the_readers_question_and_the_cards_held_with_it(
+    tmp_path: Path,
+) -> None:
+    """The dealer voids the deal while the camera asks which card lies in the box: nothing is
+    asked any more, and the card read meanwhile, of the voided deal, is not dealt later."""
+    service, _, _ = make(tmp_path)
+    service.execute_line("shuffle")
+    readings = [*[sure("5S")] * 3, EMPTY, *[UNSURE_QH] * 8, EMPTY, *[sure("KD")] * 3]
+    camera, questions = scripted_camera(service, readings)
+    assert len(questions) == 1 and dealt(service) == ["5S"]
+    service.execute_line("void deal")
+    assert camera.filter.question is None
+    assert answer_from_console(camera, "card QH", 10.0) is None  # no question left to answer
+    service.execute_line("shuffle")
+    assert dealt(service) == []
+    camera.close()

@@ -91,6 +91,8 @@ class _TableReader:
         if starts:
             self.filter.new_deck(decks_in_play(self.service))  # every card unseen
             events = events[starts[-1] + 1 :]
+        if any(isinstance(event, DealVoided) for event in events):
+            self.filter.abandon_question()
         corrections = [event for event in events if isinstance(event, DealerCorrection)]
         if corrections or any(isinstance(event, DealVoided | CoupFinished) for event in events):
             # Cards taken back or taken again (a shuffler takes a coup's cards back): the

@@ -516,6 +516,13 @@ class ReadingFilter:
             self._run = _Run()  # the card asked about, if it is still there, is read afresh
         return self._release(held)
 
+    def abandon_question(self) -> None:
+        """The deal (or coup) the question was about is voided: no card is dealt for it, and
+        the cards held while it waited were of the voided deal too."""
+        if self._question is not None:
+            self._end_question()
+            self._run = _Run()
+
     def _end_question(self) -> list[CardAccepted]:
         self._question = None
         for waiting in self._waiting.values():
