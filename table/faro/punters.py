@@ -15,7 +15,7 @@ from table.cards import Rank
 from table.faro.engine import FaroState
 from table.faro.layout import legal_groups
 from table.faro.rules import FaroRules
-from table.language import BetCmd, CallCmd, Command, WithdrawCmd
+from table.language import BankCmd, BetCmd, CallCmd, Command, LeaveCmd, PunterCmd, WithdrawCmd
 
 Style = Callable[[FaroState, str, random.Random, int], list[Command]]
 
@@ -187,3 +187,25 @@ def round_of_bets(
         if punter.name in state.bankrolls and punter.name != state.banker
         for command in punter.propose(state, rng)
     ]
+
+
+# A punter with fewer chips than this, and none on the layout, can no longer play a round.
+REFILL_BELOW = 4
+
+
+def fresh_visitors(
+    state: FaroState, seats: Sequence[SimulatedPunter], house_bank: int
+) -> list[Command]:
+    """Between deals, so that a table dealing all day keeps its punters betting: broke ones
+    (no stake left on the layout) make way for new visitors in their seats, and a house bank
+    below ``house_bank`` is topped up to it; as commands, journaled like the dealer's."""
+    commands: list[Command] = []
+    if not state.rules.bank_passes and state.bank < house_bank:
+        commands.append(BankCmd(house_bank - state.bank))
+    for punter in seats:
+        name = punter.name
+        if name not in state.bankrolls:
+            commands.append(PunterCmd(name, punter.bankroll))
+        elif state.bankrolls[name] < REFILL_BELOW and not state.bets_of(name):
+            commands += [LeaveCmd(name), PunterCmd(name, punter.bankroll)]
+    return commands

@@ -18,16 +18,21 @@ from typing import TextIO
 from display.narration import Narrator, language_or_english
 from table.errors import TableError
 from table.events import DealFinished, Event, TurnClosed
-from table.faro.engine import FaroState, FaroTable, Phase
-from table.faro.punters import DEMO_PUNTERS, SimulatedPunter, round_of_bets, simulated_seats
-from table.language import BankCmd, Command, LeaveCmd, PunterCmd
+from table.faro.engine import FaroTable, Phase
+from table.faro.punters import (
+    DEMO_PUNTERS,
+    SimulatedPunter,
+    fresh_visitors,
+    round_of_bets,
+    simulated_seats,
+)
+from table.language import PunterCmd
 from table.odds.advisor import advice_for
 from table.odds.json_fractions import percent_text
 from table.service.table_service import TableService
 from table.shoe import Shoe
 
 BANK = 2000
-REFILL_BELOW = 4
 
 
 @dataclass
@@ -99,24 +104,6 @@ def narrate(narrator: Narrator, events: list[Event], out: TextIO, stats: Exhibit
         stats.sentences += 1
     stats.turns += sum(isinstance(event, TurnClosed) for event in events)
     out.flush()
-
-
-def fresh_visitors(
-    state: FaroState, seats: Sequence[SimulatedPunter], house_bank: int
-) -> list[Command]:
-    """Between deals, so that a table dealing all day keeps its punters betting: broke ones
-    (no stake left on the layout) make way for new visitors in their seats, and a house bank
-    below ``house_bank`` is topped up to it; as commands, journaled like the dealer's."""
-    commands: list[Command] = []
-    if not state.rules.bank_passes and state.bank < house_bank:
-        commands.append(BankCmd(house_bank - state.bank))
-    for punter in seats:
-        name = punter.name
-        if name not in state.bankrolls:
-            commands.append(PunterCmd(name, punter.bankroll))
-        elif state.bankrolls[name] < REFILL_BELOW and not state.bets_of(name):
-            commands += [LeaveCmd(name), PunterCmd(name, punter.bankroll)]
-    return commands
 
 
 def _keep_the_table_going(table: FaroTable, seats: Sequence[SimulatedPunter], now: float) -> None:

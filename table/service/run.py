@@ -36,10 +36,9 @@ from table.events import (
     ShoeFinished,
 )
 from table.faro.engine import FaroState, Phase
-from table.faro.punters import DEMO_PUNTERS, round_of_bets
+from table.faro.punters import DEMO_PUNTERS, fresh_visitors, round_of_bets
 from table.language import Command, ShuffleCmd, parse_line, usage
 from table.service.config import Config, ConfigError
-from table.service.exhibit import fresh_visitors
 from table.service.journal import Journal, JournalDamagedError
 from table.service.table_service import TableService
 from table.shoe import Shoe
