@@ -130,7 +130,7 @@ class TableHardware:
             log.info("button confirm: no card is in question")
             return
         question = self.reader.filter.question
-        asked = " or ".join(str(card) for card in question.choices)
+        asked = question.asked
         if action is DealerAction.CONFIRM and question.guess is None:
             log.info(
                 "button confirm: the readers disagree (%s?): give the card at the console", asked

@@ -89,6 +89,11 @@ class ConfirmRequest:
     timestamp: float
     guess: Card | None = None  # the reader's best guess; None when two readers disagree
 
+    @property
+    def asked(self) -> str:
+        """The cards asked about, as the dealer is told them: ``QH or QS``."""
+        return " or ".join(card.code for card in self.choices)
+
 
 FilterOutput = CardAccepted | ReaderAlarm | ConfirmRequest
 
