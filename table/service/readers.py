@@ -91,10 +91,11 @@ class _TableReader:
         if starts:
             self.filter.new_deck(decks_in_play(self.service))  # every card unseen
             events = events[starts[-1] + 1 :]
-        if any(isinstance(event, DealVoided) for event in events):
+        voided = any(isinstance(event, DealVoided) for event in events)
+        if voided:
             self.filter.abandon_question()
         corrections = [event for event in events if isinstance(event, DealerCorrection)]
-        if corrections or any(isinstance(event, DealVoided | CoupFinished) for event in events):
+        if corrections or voided or any(isinstance(event, CoupFinished) for event in events):
             # Cards taken back or taken again (a shuffler takes a coup's cards back): the
             # engine's dealt cards are the truth.
             in_box = corrections[-1].card if corrections else None
@@ -344,7 +345,7 @@ def answer_from_console(
         command = parse_line(line)
     except TableError:
         return None
-    asked = " or ".join(card.code for card in question.choices)
+    asked = question.asked
     if isinstance(command, CorrectCmd):
         return [
             f"refused: correct {command.card}: the reader is asking which card is in the box "
