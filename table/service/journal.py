@@ -170,6 +170,10 @@ def _open_and_list_tables(uri: str, path: Path) -> tuple[sqlite3.Connection, set
         raise
 
 
+# A command's request id, kept with the last event it made; the first time counts.
+_REMEMBER_REQUEST = "INSERT OR IGNORE INTO requests (request_id, seq) VALUES (?, ?)"
+
+
 def record_hash(prev_hash: str, body: str) -> str:
     return hashlib.sha256(f"{prev_hash}\n{body}".encode()).hexdigest()
 
@@ -454,10 +458,7 @@ class Journal:
                 rows,
             )
             if request_id is not None:
-                self._db.execute(
-                    "INSERT OR IGNORE INTO requests (request_id, seq) VALUES (?, ?)",
-                    (request_id, expected - 1),
-                )
+                self._db.execute(_REMEMBER_REQUEST, (request_id, expected - 1))
             self._db.execute("COMMIT")
         except sqlite3.DatabaseError as error:
             if self._db.in_transaction:
@@ -504,9 +505,7 @@ class Journal:
     def remember_request(self, request_id: str, seq: int) -> None:
         """A command's request id, kept so that a replayed request is refused even after a
         restart."""
-        self._db.execute(
-            "INSERT OR IGNORE INTO requests (request_id, seq) VALUES (?, ?)", (request_id, seq)
-        )
+        self._db.execute(_REMEMBER_REQUEST, (request_id, seq))
 
     def request_seq(self, request_id: str) -> int | None:
         row = self._db.execute(
