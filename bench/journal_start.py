@@ -1,17 +1,23 @@
 """What a table's start costs on a long journal: the hash chain checked before it deals on,
-the full verify (every record decoded too), and the whole open and replay.
+the full verify (every record decoded too), and the whole start: from the checkpoint the
+last deck left, and, on a copy with its checkpoints dropped, replaying every event.
 
 Builds a journal of 100,000 events from the simulated Faro table, then times each step three
-times and prints the median. Run: ``make bench`` or ``.venv/bin/python bench/journal_start.py``.
+times and prints the median, with the most memory the two starts held (tracemalloc's peak,
+in a run of its own, as tracing slows the step). Run: ``make bench`` or
+``.venv/bin/python bench/journal_start.py``.
 """
 
 from __future__ import annotations
 
 import functools
+import shutil
+import sqlite3
 import statistics
 import sys
 import tempfile
 import time
+import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
@@ -61,17 +67,49 @@ def open_and_replay(path: Path) -> None:
     journal.close()
 
 
+def without_checkpoints(path: Path) -> Path:
+    """A copy of the journal as a dealtable that kept no checkpoints wrote it."""
+    copy = path.with_name("no-checkpoints.sqlite")
+    shutil.copy(path, copy)
+    with sqlite3.connect(copy) as db:
+        db.execute("DELETE FROM checkpoints")
+    db.close()
+    return copy
+
+
+def peak_memory(step: Callable[[], object]) -> float:
+    tracemalloc.start()
+    step()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak / 2**20
+
+
 def main() -> None:
     with tempfile.TemporaryDirectory() as directory:
         path = Path(directory) / "long.sqlite"
         events = build(path)
         print(f"journal of {events} events")
+        whole = without_checkpoints(path)
         for name, step in (
-            ("hash chain checked (run's start-up check)", check_chain),
-            ("verify: chain checked and every record decoded", verify),
-            ("run's start: lock, chain check and replay", open_and_replay),
+            ("hash chain checked (run's start-up check)", functools.partial(check_chain, path)),
+            ("verify: chain checked and every record decoded", functools.partial(verify, path)),
+            (
+                "run's start from the last deck's checkpoint: lock, chain check, the deal's events",
+                functools.partial(open_and_replay, path),
+            ),
+            (
+                "run's start with no checkpoint: lock, chain check, every event replayed",
+                functools.partial(open_and_replay, whole),
+            ),
         ):
-            print(f"  {name}: {median_of_three(functools.partial(step, path)):.2f} s")
+            print(f"  {name}: {median_of_three(step):.2f} s")
+        from_checkpoint = peak_memory(functools.partial(open_and_replay, path))
+        replaying = peak_memory(functools.partial(open_and_replay, whole))
+        print(
+            f"  most Python memory held by a start: {from_checkpoint:.1f} MB from the "
+            f"checkpoint, {replaying:.1f} MB replaying every event"
+        )
 
 
 if __name__ == "__main__":

@@ -221,6 +221,23 @@ class DealerDesk:
             table.state.apply(event)
         return table
 
+    @classmethod
+    def resume(cls, state: Any) -> Self:
+        """A table whose state is ``state``, the state a deck or shoe start leaves (see
+        :mod:`table.checkpoints`): it takes its checkpoint there, as that event's fold does."""
+        table = cls.__new__(cls)
+        table._at = 0.0
+        table.opening = []
+        state.checkpoint = None
+        state.since_checkpoint = []
+        state.checkpoint = state.copy()
+        table.state = state
+        table._follow_state()
+        return table
+
+    def _follow_state(self) -> None:
+        """What the table keeps of its state besides ``state`` itself, after a resume."""
+
     def _start_state(self, events: Sequence[Event], table_id: str) -> Any:
         """The empty state a replay of ``events`` folds them into."""
         raise NotImplementedError

@@ -610,6 +610,9 @@ class BaccaratTable(DealerDesk):
             raise IllegalCommandError(f"{what}: no card has been dealt")
         return self.state.since_checkpoint
 
+    def _follow_state(self) -> None:
+        self.game = self.state.game
+
     def _start_state(self, events: Sequence[Event], table_id: str) -> BaccaratState:
         first = next((e for e in events if isinstance(e, RulesChosen)), None)
         self.game = first.game if first else "punto-banco"

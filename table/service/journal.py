@@ -53,6 +53,11 @@ CREATE TABLE IF NOT EXISTS requests (
     request_id TEXT PRIMARY KEY,
     seq INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS checkpoints (
+    seq INTEGER PRIMARY KEY,
+    body TEXT NOT NULL,
+    hash TEXT NOT NULL
+);
 """
 
 
@@ -61,7 +66,9 @@ class JournalError(TableError):
 
 
 JOURNAL_TABLES = frozenset({"meta", "events"})
-_ALL_TABLES = frozenset({"meta", "events", "cursors", "requests"})
+_ALL_TABLES = frozenset({"meta", "events", "cursors", "requests", "checkpoints"})
+# Checkpoints kept: the newest resumes the table, one more in case it is found damaged.
+CHECKPOINTS_KEPT = 2
 _ENVELOPE = frozenset({"type", "seq", "table", "at", "deal"})
 
 
@@ -552,6 +559,49 @@ class Journal:
                     f"outbox had sent up to record {sent} (records were cut from its end)",
                 ),
             )
+
+    # --- checkpoints -----------------------------------------------------------------------
+
+    def save_checkpoint(self, seq: int, body: str) -> None:
+        """Keep the table's state after record ``seq`` (see :mod:`table.checkpoints`). It is
+        chained to that record's hash, so a checkpoint edited or set beside another record is
+        not read; older checkpoints than the last :data:`CHECKPOINTS_KEPT` are dropped."""
+        row = self._db.execute("SELECT hash FROM events WHERE seq = ?", (seq,)).fetchone()
+        if row is None:
+            raise JournalError(f"journal {self.path}: no record {seq} to keep a checkpoint of")
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.execute(
+                "INSERT OR REPLACE INTO checkpoints (seq, body, hash) VALUES (?, ?, ?)",
+                (seq, body, record_hash(str(row[0]), body)),
+            )
+            self._db.execute(
+                "DELETE FROM checkpoints WHERE seq NOT IN "
+                "(SELECT seq FROM checkpoints ORDER BY seq DESC LIMIT ?)",
+                (CHECKPOINTS_KEPT,),
+            )
+            self._db.execute("COMMIT")
+        except sqlite3.DatabaseError as error:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+            raise JournalError(f"journal {self.path}: cannot keep a checkpoint: {error}") from None
+
+    def checkpoints(self) -> list[tuple[int, str, bool]]:
+        """The checkpoints kept, newest first: ``(seq, body, sound)``, sound when the body is
+        as it was written after the record ``seq`` the chain holds now."""
+        try:
+            rows = self._db.execute(
+                "SELECT checkpoints.seq, checkpoints.body, checkpoints.hash, events.hash "
+                "FROM checkpoints LEFT JOIN events ON events.seq = checkpoints.seq "
+                "ORDER BY checkpoints.seq DESC"
+            ).fetchall()
+        except sqlite3.OperationalError:  # a journal written before checkpoints were kept
+            return []
+        return [
+            (int(seq), str(body), record_hash(str(event_hash), str(body)) == stored)
+            for seq, body, stored, event_hash in rows
+            if seq <= self.last_seq
+        ]
 
     def first_hash(self) -> str | None:
         """The hash of record 1: which journal this is, whatever its file is called."""

@@ -17,9 +17,10 @@ from table.baccarat.engine import Phase as BaccaratPhase
 from table.baccarat.rules import BaccaratRules
 from table.baccarat.rules import find_rules as find_baccarat_rules
 from table.cards import Card
+from table.checkpoints import CheckpointError, checkpoint_of, table_from_checkpoint
 from table.dealer import Alarm
 from table.errors import TableError
-from table.events import Event, RulesChosen, event_to_json
+from table.events import DeckStarted, Event, RulesChosen, ShoeStarted, event_to_json
 from table.faro.casekeep import Bead
 from table.faro.engine import FaroState, FaroTable, Phase
 from table.faro.rules import FaroRules, find_rules
@@ -40,17 +41,15 @@ class TableService:
         self.journal = journal
         self.clock = clock
         self.listeners: list[Listener] = []
-        stored = list(journal.events())
-        self.resumed = bool(stored)
+        self.resumed = journal.last_seq > 0
         table = config.table
         self.game: FaroTable | BaccaratTable
         # The config's rules when they differ from those of a deal still in progress: that deal
         # keeps the rules it began with, and the next one begins under the config's.
         self.rules_waiting = False
-        if stored:
-            self._check_game(stored)
-            self.game = self._engine_class().replay(stored, table.id)
-            self._follow_config_rules(stored)
+        if self.resumed:
+            self.game = self._resume()
+            self._follow_config_rules()
             return
         if table.game == "faro":
             self.game = FaroTable(table.id, table.rules, table.options or None, at=clock())
@@ -67,13 +66,42 @@ class TableService:
             events += self.game.seat(punter.name, punter.bankroll, at=clock())
         self.journal.append(events)
 
-    def _check_game(self, stored: Sequence[Event]) -> None:
-        """A journal is dealt with the game it began with; a config for another is refused."""
+    def _resume(self) -> FaroTable | BaccaratTable:
+        """The table the journal holds: its newest sound checkpoint with the events after it
+        folded in, or, with none, the fold of every event since the first."""
+        path = self.journal.path
+        for seq, body, sound in self.journal.checkpoints():
+            if not sound:
+                log.warning(
+                    "journal %s: the checkpoint after record %d does not match that record; "
+                    "it is not read",
+                    path,
+                    seq,
+                )
+                continue
+            try:
+                table = table_from_checkpoint(body)
+            except CheckpointError as unreadable:
+                log.info("journal %s: the checkpoint after record %d is not read: %s", path, seq,
+                         unreadable)  # fmt: skip
+                continue
+            self._check_game(table.game, table.state.rules.name)
+            fold = table.state.apply
+            for event in self.journal.events(after_seq=seq):
+                fold(event)
+            return table
+        stored = list(self.journal.events())
         chosen = last_rules(stored)
+        if chosen is not None:
+            self._check_game(chosen.game, chosen.rules)
+        return self._engine_class().replay(stored, self.config.table.id)
+
+    def _check_game(self, game: str, rules: str) -> None:
+        """A journal is dealt with the game it began with; a config for another is refused."""
         asked = self.config.table.game
-        if chosen is None or chosen.game == asked:
+        if game == asked:
             return
-        dealt = f"the journal {self.journal.path} deals {chosen.game} ({chosen.rules} rules)"
+        dealt = f"the journal {self.journal.path} deals {game} ({rules} rules)"
         if self.config.source == Config.source:
             raise ConfigError(
                 f"{dealt} but a run with no config deals {asked}: give it its table's --config"
@@ -82,6 +110,22 @@ class TableService:
             f"{self.config.source}: [table] game: {dealt} but the config asks for {asked}; "
             f"a {asked} table needs a journal of its own"
         )
+
+    def _keep_checkpoint(self, events: Sequence[Event]) -> None:
+        """After a deck or shoe start, keep the state it left, so that a start replays only
+        from there. A checkpoint saves time, nothing more: one not kept is only logged."""
+        starts = [event.seq for event in events if isinstance(event, DeckStarted | ShoeStarted)]
+        checkpoint = self.game.state.checkpoint
+        if not starts or checkpoint is None:
+            return
+        body = checkpoint_of(checkpoint, starts[-1])
+        if body is None:
+            log.debug("no checkpoint of the table after record %d", starts[-1])
+            return
+        try:
+            self.journal.save_checkpoint(starts[-1], body)
+        except JournalError as error:
+            log.warning("%s; the next start replays from the checkpoint before", error)
 
     def _config_rules(self) -> FaroRules | BaccaratRules:
         table = self.config.table
@@ -95,13 +139,13 @@ class TableService:
             return state.phase in (Phase.NO_DECK, Phase.FINISHED) and not state.bets
         return state.phase is BaccaratPhase.NO_SHOE and not state.bets
 
-    def _follow_config_rules(self, stored: Sequence[Event]) -> None:
+    def _follow_config_rules(self) -> None:
         """Rules changed in the config since the journal was written: journaled as a rules
         event between deals, at once or after the deal in progress."""
-        if self.game.state.rules == self._config_rules():
+        state = self.game.state
+        if state.rules == self._config_rules():
             return
-        chosen = last_rules(stored)
-        journal_rules = _rules_text(chosen.rules, chosen.options) if chosen else "?"
+        journal_rules = _rules_text(state.rules.name, state.rules_options)
         config_rules = _rules_text(self.config.table.rules, self.config.table.options)
         # Faro's rules change between deals, baccarat's between shoes.
         unit = "deal" if isinstance(self.game.state, FaroState) else "shoe"
@@ -154,9 +198,7 @@ class TableService:
             try:
                 events += self.game.apply(command, at=at)
             except TableError:
-                self.game = self._engine_class().replay(
-                    list(self.journal.events()), self.config.table.id
-                )
+                self.game = self._resume()
                 raise
             self._record(events, request_id)
             self.rules_waiting = False
@@ -193,10 +235,9 @@ class TableService:
             self.journal.append(events, request_id)
         except JournalError:
             # The engine moved on but the journal did not: go back to what the journal holds.
-            self.game = self._engine_class().replay(
-                list(self.journal.events()), self.config.table.id
-            )
+            self.game = self._resume()
             raise
+        self._keep_checkpoint(events)
         for listener in self.listeners:
             listener(events)
 

@@ -1,0 +1,278 @@
+"""A long journal resumes from the state its last deck or shoe began with, kept beside the
+events (a checkpoint), and reads only the events since: exactly the table a replay of every
+event gives, in a time and memory that do not grow with the journal."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import random
+import sqlite3
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+import table.service.journal as journal_module
+from table.baccarat import BaccaratTable
+from table.baccarat.engine import Phase as BaccaratPhase
+from table.baccarat.shoe import BaccaratShoe
+from table.checkpoints import checkpoint_of
+from table.errors import TableError
+from table.events import DeckStarted, Event, ShoeStarted
+from table.faro import FaroTable
+from table.service.config import Config, ConfigError, ReaderConfig, TableConfig
+from table.service.journal import CHECKPOINTS_KEPT, Journal
+from table.service.run import SimulatedTable
+from table.service.table_service import TableService
+from tests.conftest import punto_banco_config
+
+
+def faro_config(path: Path) -> Config:
+    return Config(table=TableConfig(journal=str(path)), reader=ReaderConfig(seed=3))
+
+
+def open_journal(path: Path, table_id: str = "table") -> Journal:
+    journal = Journal(path, table_id)
+    # What is checked here is the state, not the durability: fsync is left to the OS.
+    journal._db.execute("PRAGMA synchronous=OFF")
+    return journal
+
+
+def deal_faro(path: Path, steps: int) -> TableService:
+    """A simulated Faro table dealt ``steps`` steps (a new deck, or bets and a card), its
+    journal left closed."""
+    journal = open_journal(path)
+    service = TableService(faro_config(path), journal)
+    simulated = SimulatedTable(service, seed=3)
+    for _ in range(steps):
+        simulated.step()
+    journal.close()
+    return service
+
+
+def last_start(path: Path, kind: type[Event]) -> int:
+    with Journal(path, read_only=True) as journal:
+        return max(event.seq for event in journal.events() if isinstance(event, kind))
+
+
+class CountingDecodes:
+    """How many records a start decodes into events."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.count = 0
+        decode = journal_module.decode_record
+
+        def counted(path: Path, seq: int, body: str) -> Event:
+            self.count += 1
+            return decode(path, seq, body)
+
+        monkeypatch.setattr(journal_module, "decode_record", counted)
+
+
+def resume(path: Path, config: Config) -> tuple[TableService, Journal]:
+    journal = open_journal(path, config.table.id)
+    try:
+        return TableService(config, journal), journal
+    except BaseException:
+        journal.close()
+        raise
+
+
+@pytest.mark.parametrize("steps", [0, 1, 40, 53, 54, 160, 215])
+def test_a_faro_table_resumes_from_its_last_deck_as_a_replay_of_every_event_would(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, steps: int
+) -> None:
+    """Stopped before the first deck, mid-deal, just after a deck went in, between deals, on
+    the fourth deal: the resumed table is the live one and the full replay's, and its start
+    decoded only the events since the last deck went in."""
+    path = tmp_path / "faro.sqlite"
+    live = deal_faro(path, steps).state
+    decodes = CountingDecodes(monkeypatch)
+    service, journal = resume(path, faro_config(path))
+    with journal:
+        assert service.resumed
+        started = decodes.count
+        replayed = FaroTable.replay(list(journal.events()), "table").state
+        if journal.checkpoints():
+            assert started == journal.last_seq - last_start(path, DeckStarted)
+            assert started < journal.last_seq
+        else:
+            assert started == journal.last_seq  # before the first deck: every event
+    assert service.state == live == replayed
+    assert service.state.bankrolls == live.bankrolls
+
+
+def test_a_resumed_table_deals_on_and_its_next_start_resumes_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A table resumed from a checkpoint keeps its own when it deals the next deck, and what
+    it deals after a restart is what a table never stopped deals."""
+    stopped, never_stopped = tmp_path / "stopped.sqlite", tmp_path / "never.sqlite"
+    deal_faro(stopped, 80)
+    service, journal = resume(stopped, faro_config(stopped))
+    simulated = SimulatedTable(service, seed=3)
+    for _ in range(100):
+        simulated.step()
+    journal.close()
+    unbroken = deal_faro(never_stopped, 180).state
+    decodes = CountingDecodes(monkeypatch)
+    again, journal = resume(stopped, faro_config(stopped))
+    with journal:
+        assert decodes.count == journal.last_seq - last_start(stopped, DeckStarted)
+    assert again.state.bankrolls == unbroken.bankrolls
+    assert again.state.deal == unbroken.deal == 4
+    assert (again.state.phase, again.state.turn) == (unbroken.phase, unbroken.turn)
+    assert again.state.casekeep == unbroken.casekeep
+
+
+def deal_punto_banco(service: TableService, seed: int, stop_after: int) -> Iterator[None]:
+    """Shoes of a six-deck Punto Banco with bets on every coup, a step at a time."""
+    for shoe_number in range(stop_after):
+        shoe = BaccaratShoe(6, 16, random.Random(seed + shoe_number))
+        service.execute_line("shuffle")
+        yield
+        state = service.state
+        while state.phase is BaccaratPhase.BURNING:
+            service.card(shoe.draw())
+        coup = 0
+        while state.phase is BaccaratPhase.BETTING:
+            for number, punter in enumerate(("ana", "ben")):
+                side = ("player", "banker", "tie")[(coup + number) % 3]
+                with contextlib.suppress(TableError):  # a punter gone broke
+                    service.execute_line(f"bet {punter} {side} {5 + number}")
+            service.execute_line("lock")
+            while state.phase is BaccaratPhase.DEALING:
+                service.card(shoe.draw())
+                yield
+            coup += 1
+
+
+@pytest.mark.parametrize("cards", [0, 7, 90, 200])
+def test_a_punto_banco_table_resumes_from_its_last_shoe(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cards: int
+) -> None:
+    """Baccarat keeps a checkpoint where each shoe goes in, its commission boxes and the
+    last coup's result included."""
+    path = tmp_path / "pb.sqlite"
+    config = punto_banco_config(path)
+    journal = open_journal(path, "pb")
+    service = TableService(config, journal)
+    service.execute_line("punter ana 300")
+    service.execute_line("punter ben 300")
+    steps = deal_punto_banco(service, seed=11, stop_after=4)
+    for _ in range(cards + 1):
+        next(steps)
+    live = service.state
+    journal.close()
+    decodes = CountingDecodes(monkeypatch)
+    resumed, journal = resume(path, config)
+    with journal:
+        assert decodes.count == journal.last_seq - last_start(path, ShoeStarted)
+        replayed = BaccaratTable.replay(list(journal.events()), "pb").state
+    assert resumed.state == live == replayed
+    assert resumed.state.commission_box == live.commission_box
+    assert resumed.state.since_checkpoint == live.since_checkpoint
+
+
+def edit_checkpoint(path: Path, change: Callable[[dict[str, object]], None]) -> None:
+    with sqlite3.connect(path) as db:
+        seq, body = db.execute("SELECT seq, body FROM checkpoints ORDER BY seq DESC").fetchone()
+        data = json.loads(body)
+        change(data)
+        db.execute("UPDATE checkpoints SET body = ? WHERE seq = ?", (json.dumps(data), seq))
+    db.close()
+
+
+def test_an_edited_checkpoint_is_not_read_and_the_journal_is_replayed_instead(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A checkpoint is chained to its record: one edited (a bankroll raised) is named in the
+    log and set aside; the chips come from the events, which the chain vouches for."""
+    path = tmp_path / "faro.sqlite"
+    live = deal_faro(path, 130).state
+    with Journal(path, read_only=True) as journal:
+        assert len(journal.checkpoints()) == CHECKPOINTS_KEPT
+
+    def raise_a_bankroll(data: dict[str, object]) -> None:
+        bankrolls = data["bankrolls"]
+        assert isinstance(bankrolls, dict)
+        bankrolls[next(iter(bankrolls))] += 1_000
+
+    edit_checkpoint(path, raise_a_bankroll)
+    with caplog.at_level(logging.INFO, logger="dealtable"):
+        service, journal = resume(path, faro_config(path))
+    journal.close()
+    assert service.state == live
+    assert service.state.total_chips() == live.total_chips()
+    assert "does not match that record; it is not read" in caplog.text
+
+
+def test_a_checkpoint_of_another_state_is_not_read(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A checkpoint written by a dealtable whose table state had other fields is read by
+    none other: the journal is replayed from its last readable checkpoint or its start."""
+    path = tmp_path / "faro.sqlite"
+    live = deal_faro(path, 130).state
+    with sqlite3.connect(path) as db:
+        for seq, body in db.execute("SELECT seq, body FROM checkpoints").fetchall():
+            data = json.loads(body)
+            data["state_fields"].append("shuffle_tracking")
+            stored = db.execute("SELECT hash FROM events WHERE seq = ?", (seq,)).fetchone()[0]
+            text = json.dumps(data)
+            db.execute(
+                "UPDATE checkpoints SET body = ?, hash = ? WHERE seq = ?",
+                (text, journal_module.record_hash(stored, text), seq),
+            )
+    db.close()
+    with caplog.at_level(logging.INFO, logger="dealtable"):
+        service, journal = resume(path, faro_config(path))
+    journal.close()
+    assert service.state == live
+    assert "written for a table state with other fields" in caplog.text
+
+
+def test_a_journal_written_before_checkpoints_resumes_and_gets_them(tmp_path: Path) -> None:
+    """A journal with no checkpoints table (written by an earlier dealtable) is read by the
+    tools as it is, replayed whole at start, and keeps checkpoints from the next deck on."""
+    path = tmp_path / "faro.sqlite"
+    live = deal_faro(path, 70).state
+    with sqlite3.connect(path) as db:
+        db.execute("DROP TABLE checkpoints")
+    db.close()
+    with Journal(path, read_only=True) as journal:
+        assert journal.checkpoints() == []
+    service, journal = resume(path, faro_config(path))
+    assert service.state == live
+    simulated = SimulatedTable(service, seed=3)
+    while service.state.deal == live.deal:
+        simulated.step()
+    assert [seq for seq, _, sound in journal.checkpoints() if sound] == [
+        last_start(path, DeckStarted)
+    ]
+    journal.close()
+
+
+def test_a_config_for_another_game_is_refused_from_a_checkpoint_too(tmp_path: Path) -> None:
+    path = tmp_path / "faro.sqlite"
+    deal_faro(path, 70)
+    with pytest.raises(ConfigError, match=r"deals faro \(classic rules\) but .* deals punto-banco"):
+        resume(path, Config(table=TableConfig(journal=str(path), game="punto-banco")))
+
+
+def test_no_checkpoint_is_kept_of_a_state_it_would_not_give_back() -> None:
+    """An alarm waiting when the deck goes in is not kept: the start replays from the
+    checkpoint before, which holds none."""
+    table = FaroTable("t")
+    table.fund_bank(1000)
+    table.seat("anna", 100)
+    events = table.new_deck()
+    state = table.state
+    assert state.checkpoint is not None
+    assert checkpoint_of(state.checkpoint, events[-1].seq) is not None
+    table.deal("2H")
+    table.deal("2H")  # seen twice: an alarm waits
+    assert state.alarm is not None
+    assert checkpoint_of(state, state.last_seq) is None
