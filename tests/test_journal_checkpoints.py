@@ -25,7 +25,7 @@ from table.faro import FaroTable
 from table.service.config import Config, ConfigError, ReaderConfig, TableConfig
 from table.service.journal import CHECKPOINTS_KEPT, Journal
 from table.service.run import SimulatedTable
-from table.service.table_service import TableService
+from table.service.table_service import TableService, table_from_journal
 from tests.conftest import punto_banco_config
 
 
@@ -276,3 +276,18 @@ def test_no_checkpoint_is_kept_of_a_state_it_would_not_give_back() -> None:
     table.deal("2H")  # seen twice: an alarm waits
     assert state.alarm is not None
     assert checkpoint_of(state, state.last_seq) is None
+
+
+def test_the_table_at_any_record_is_read_from_the_checkpoint_before_it(tmp_path: Path) -> None:
+    """``dealtable snapshot --journal --seq N`` draws the table after record N: from the
+    newest checkpoint at or before N, or from the first event when N comes before them."""
+    path = tmp_path / "faro.sqlite"
+    deal_faro(path, 170)
+    with Journal(path, read_only=True) as journal:
+        events = list(journal.events())
+        kept = sorted(seq for seq, _, _ in journal.checkpoints())
+        for upto in (5, kept[0] - 1, kept[0], kept[0] + 9, kept[-1] + 1, journal.last_seq):
+            held = table_from_journal(journal, "table", upto=upto)
+            replayed = FaroTable.replay(events[:upto], "table")
+            assert held.state == replayed.state, upto
+            assert held.state.last_seq == upto

@@ -304,7 +304,6 @@ def _journal_problem(config: Config) -> str | None:
     """What ``run`` would refuse in the journal a config names, if it is there already: read
     only, nothing written."""
     from table.service.journal import Journal, JournalError
-    from table.service.table_service import last_rules
 
     path = Path(config.table.journal)
     if not path.exists():
@@ -312,10 +311,10 @@ def _journal_problem(config: Config) -> str | None:
     try:
         with Journal(path, config.table.id, read_only=True) as journal:
             journal.check_chain()
-            chosen = last_rules(list(journal.events()))
+            chosen = journal.last_event_of("rules_chosen")
     except JournalError as refused:
         return str(refused)
-    if chosen is not None and chosen.game != config.table.game:
+    if isinstance(chosen, RulesChosen) and chosen.game != config.table.game:
         return (
             f"the journal {path} deals {chosen.game} but the config asks for "
             f"{config.table.game}; a {config.table.game} table needs a journal of its own"
@@ -387,18 +386,18 @@ def _snapshot(args: argparse.Namespace) -> int:
 
     from table.faro.engine import FaroTable
     from table.faro.punters import DEMO_PUNTERS, round_of_bets, simulated_seats
+    from table.service.table_service import table_from_journal
     from table.shoe import Shoe
 
     if args.journal:
         with _open_journal(args.journal) as journal:
-            events = [e for e in journal.events() if args.seq is None or e.seq <= args.seq]
-        dealt = next((e for e in events if isinstance(e, RulesChosen)), None)
-        if dealt is not None and dealt.game != "faro":
+            held = table_from_journal(journal, journal.table_id or "table", upto=args.seq)
+        if not isinstance(held, FaroTable):
             raise TableError(
-                f"the journal {args.journal} deals {dealt.game} ({dealt.rules} rules); "
-                "a snapshot draws a Faro layout"
+                f"the journal {args.journal} deals {held.game} ({held.state.rules.name} "
+                "rules); a snapshot draws a Faro layout"
             )
-        table = FaroTable.replay(events)
+        table = held
     else:
         # A seeded simulated deal stopped after --cards cards, as the demo deals it.
         table = FaroTable("snapshot", args.rules)

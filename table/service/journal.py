@@ -476,9 +476,19 @@ class Journal:
 
     # --- reading --------------------------------------------------------------------------
 
-    def events(self, after_seq: int = 0, deal: int | None = None) -> Iterator[Event]:
-        """Events in seq order, after ``after_seq`` (and of one deal if given)."""
-        if deal is None:
+    def events(
+        self, after_seq: int = 0, deal: int | None = None, upto: int | None = None
+    ) -> Iterator[Event]:
+        """Events in seq order, after ``after_seq`` and up to ``upto`` (and of one deal if
+        given)."""
+        if upto is not None:
+            cursor = self._db.execute(
+                "SELECT seq, body FROM events WHERE seq > ? AND seq <= ? ORDER BY seq",
+                (after_seq, upto),
+            )
+            if deal is not None:
+                raise ValueError("events of one deal are read whole")
+        elif deal is None:
             cursor = self._db.execute(
                 "SELECT seq, body FROM events WHERE seq > ? ORDER BY seq", (after_seq,)
             )
@@ -602,6 +612,13 @@ class Journal:
             for seq, body, stored, event_hash in rows
             if seq <= self.last_seq
         ]
+
+    def last_event_of(self, type_name: str) -> Event | None:
+        """The newest event of one type (``rules_chosen``), read without the others."""
+        row = self._db.execute(
+            "SELECT seq, body FROM events WHERE type = ? ORDER BY seq DESC LIMIT 1", (type_name,)
+        ).fetchone()
+        return None if row is None else decode_record(self.path, int(row[0]), str(row[1]))
 
     def first_hash(self) -> str | None:
         """The hash of record 1: which journal this is, whatever its file is called."""

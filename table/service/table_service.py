@@ -67,34 +67,9 @@ class TableService:
         self.journal.append(events)
 
     def _resume(self) -> FaroTable | BaccaratTable:
-        """The table the journal holds: its newest sound checkpoint with the events after it
-        folded in, or, with none, the fold of every event since the first."""
-        path = self.journal.path
-        for seq, body, sound in self.journal.checkpoints():
-            if not sound:
-                log.warning(
-                    "journal %s: the checkpoint after record %d does not match that record; "
-                    "it is not read",
-                    path,
-                    seq,
-                )
-                continue
-            try:
-                table = table_from_checkpoint(body)
-            except CheckpointError as unreadable:
-                log.info("journal %s: the checkpoint after record %d is not read: %s", path, seq,
-                         unreadable)  # fmt: skip
-                continue
-            self._check_game(table.game, table.state.rules.name)
-            fold = table.state.apply
-            for event in self.journal.events(after_seq=seq):
-                fold(event)
-            return table
-        stored = list(self.journal.events())
-        chosen = last_rules(stored)
-        if chosen is not None:
-            self._check_game(chosen.game, chosen.rules)
-        return self._engine_class().replay(stored, self.config.table.id)
+        table = table_from_journal(self.journal, self.config.table.id, self.config.table.game)
+        self._check_game(table.game, table.state.rules.name)
+        return table
 
     def _check_game(self, game: str, rules: str) -> None:
         """A journal is dealt with the game it began with; a config for another is refused."""
@@ -240,6 +215,42 @@ class TableService:
         self._keep_checkpoint(events)
         for listener in self.listeners:
             listener(events)
+
+
+def table_from_journal(
+    journal: Journal, table_id: str, game: str = "faro", upto: int | None = None
+) -> FaroTable | BaccaratTable:
+    """The table a journal holds after record ``upto`` (its last if None): its newest sound
+    checkpoint at or before it with the events after folded in, or, with none, the fold of
+    every event since the first (dealt as ``game`` if the journal names none)."""
+    last = journal.last_seq if upto is None else upto
+    path = journal.path
+    for seq, body, sound in journal.checkpoints():
+        if seq > last:
+            continue
+        if not sound:
+            log.warning(
+                "journal %s: the checkpoint after record %d does not match that record; "
+                "it is not read",
+                path,
+                seq,
+            )
+            continue
+        try:
+            table = table_from_checkpoint(body)
+        except CheckpointError as unreadable:
+            log.info("journal %s: the checkpoint after record %d is not read: %s", path, seq,
+                     unreadable)  # fmt: skip
+            continue
+        fold = table.state.apply
+        for event in journal.events(after_seq=seq, upto=last):
+            fold(event)
+        return table
+    stored = list(journal.events(upto=last))
+    chosen = last_rules(stored)
+    dealt = game if chosen is None else chosen.game
+    engine = FaroTable if dealt == "faro" else BaccaratTable
+    return engine.replay(stored, table_id)
 
 
 def last_rules(events: Sequence[Event]) -> RulesChosen | None:

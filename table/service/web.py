@@ -102,8 +102,9 @@ class ServiceFeed:
     def __init__(self, service: TableService, view: LiveView) -> None:
         self.view = view
         self.service = service
-        # Only a baccarat table's roads need the past: its shoe's coup results.
-        past = () if isinstance(service.state, FaroState) else service.journal.events()
+        # Only a baccarat table's roads need the past: its shoe's coup results, which the
+        # state keeps since the shoe went in (for a void to go back to).
+        past = () if isinstance(service.state, FaroState) else service.state.since_checkpoint
         view.publish(service.state, past)
         service.listeners.append(self._changed)
 
