@@ -9,6 +9,8 @@ import json
 import logging
 import random
 import sqlite3
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -203,10 +205,24 @@ def test_an_edited_checkpoint_is_not_read_and_the_journal_is_replayed_instead(
     edit_checkpoint(path, raise_a_bankroll)
     with caplog.at_level(logging.INFO, logger="dealtable"):
         service, journal = resume(path, faro_config(path))
+    kept = sorted(seq for seq, _, _ in journal.checkpoints())
     journal.close()
     assert service.state == live
     assert service.state.total_chips() == live.total_chips()
     assert "does not match that record; it is not read" in caplog.text
+    verified = subprocess.run(
+        [sys.executable, "-m", "table.service.cli", "verify", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    older, newest = kept
+    assert verified.returncode == 0, verified.stderr  # the records, the truth, are intact
+    assert verified.stdout.splitlines()[1:] == [
+        f"  checkpoint after record {newest}: does not match that record; not read",
+        f"  checkpoint after record {older}: sound",
+    ]
 
 
 def test_a_checkpoint_of_another_state_is_not_read(
