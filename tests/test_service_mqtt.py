@@ -31,6 +31,7 @@ class Watcher:
 
     def __init__(self, port: int, topic: str, username: str = "", password: str = "") -> None:
         self.messages: list[tuple[str, bytes, bool]] = []
+        self.journals: list[str | None] = []  # the journal each message names
         self.lock = threading.Lock()
         self.connected = threading.Event()
         self.refused: str | None = None
@@ -58,8 +59,28 @@ class Watcher:
         self.connected.set()
 
     def _on_message(self, client: Any, userdata: Any, message: mqtt.MQTTMessage) -> None:
+        named = dict(getattr(message.properties, "UserProperty", []))
         with self.lock:
             self.messages.append((message.topic, message.payload, bool(message.retain)))
+            self.journals.append(named.get("journal"))
+
+    def journals_on(self, suffix: str) -> list[str | None]:
+        """The journal each message on a topic named."""
+        with self.lock:
+            return [
+                journal
+                for (topic, _, _), journal in zip(self.messages, self.journals, strict=True)
+                if topic.endswith(suffix)
+            ]
+
+    def journal_and_seq(self) -> list[tuple[str | None, int]]:
+        """Each event as a subscriber tells it from a repeat: its journal, then its seq."""
+        with self.lock:
+            return [
+                (journal, json.loads(payload)["seq"])
+                for (topic, payload, _), journal in zip(self.messages, self.journals, strict=True)
+                if topic.endswith("/events")
+            ]
 
     def on(self, suffix: str) -> list[bytes]:
         with self.lock:
@@ -271,6 +292,34 @@ def test_a_broker_outage_mid_deal_loses_nothing(
     ), f"missing after the outage from {outage_started}"
     link.stop()
     journal.close()
+
+
+def test_a_new_journal_for_the_table_is_told_apart_from_the_old_by_its_events(
+    tmp_path: Path, broker: Broker, watcher: Watcher
+) -> None:
+    """After damage the table starts a new journal, at seq 1 again: every event names its
+    journal, so a subscriber dropping repeats by journal and seq drops none of the new."""
+    named = []
+    for folder in ("first", "second"):
+        (tmp_path / folder).mkdir()
+        service, link, journal = make_service(tmp_path / folder, broker.port)
+        link.start()
+        assert wait_until(lambda: link.connected, step=link.pump)  # noqa: B023
+        simulated = SimulatedTable(service, seed=3)
+        for _ in range(5):
+            simulated.step()
+            link.pump()
+        assert link.flush(timeout=10)
+        named.append(((journal.first_hash() or "")[:16], journal.last_seq))
+        link.stop()
+        journal.close()
+    (first, first_count), (second, second_count) = named
+    assert first != second
+    wanted = {(first, seq) for seq in range(1, first_count + 1)}
+    wanted |= {(second, seq) for seq in range(1, second_count + 1)}
+    assert wait_until(lambda: set(watcher.journal_and_seq()) >= wanted)
+    assert set(watcher.journal_and_seq()) == wanted
+    assert wait_until(lambda: watcher.journals_on("/state")[-1:] == [second])
 
 
 def test_a_broker_out_of_reach_is_told_once_an_outage_and_the_outbox_waits(

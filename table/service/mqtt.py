@@ -7,7 +7,9 @@ Topics under ``<prefix>/<table-id>/``: ``events`` (every event, QoS 1, in seq or
 The journal is the outbox: events are published from it, and the last seq the broker
 acknowledged is kept in the journal, so after a broker outage or a restart publishing goes
 on from there. Nothing is lost and the order is kept; a subscriber may see an event twice
-after a reconnect and drops repeats by ``seq``.
+after a reconnect and drops repeats by ``seq`` within one journal: every ``events`` and
+``state`` message names its journal in the MQTT v5 user property ``journal`` (the start of
+the hash of its first record), as a new journal for the table begins again at seq 1.
 
 paho runs its network loop on its own thread; its callbacks only put what they were told on
 a queue, which the service's main loop drains in :meth:`MqttLink.pump`.
@@ -57,6 +59,9 @@ log = logging.getLogger("dealtable.mqtt")
 
 OUTBOX_CURSOR = "mqtt"
 WINDOW = 50  # events in flight before the broker acknowledges them
+# Hex digits of the first record's hash that name a journal on MQTT: 64 bits, enough to tell
+# one table's journals apart.
+JOURNAL_ID_DIGITS = 16
 # The longest command is a bet with a standing instruction, well under a kilobyte; anything
 # far larger is not a command, and parsing it would hold up the table's main loop.
 MAX_COMMAND_BYTES = 4096
@@ -246,6 +251,7 @@ class MqttLink:
         self._publish_refused = ""  # why the broker refused an event, until it reconnects
         self._acked_beyond: set[int] = set()
         self._state_seq = -1
+        self._journal_properties: Properties | None = None
         client = mqtt.Client(
             CallbackAPIVersion.VERSION2,
             client_id=config.client_id or f"dealtable-{table_id}",
@@ -480,12 +486,25 @@ class MqttLink:
             self._acked_upto = advanced
             self.journal.set_cursor(OUTBOX_CURSOR, advanced)
 
+    def _journal_named(self) -> Properties:
+        """The user property that tells this journal's events from another's with the same
+        seq (a new journal for the table, after damage, begins again at 1)."""
+        if self._journal_properties is not None:
+            return self._journal_properties
+        first = self.journal.first_hash()
+        properties = Properties(PacketTypes.PUBLISH)  # type: ignore[no-untyped-call]
+        properties.UserProperty = ("journal", (first or "")[:JOURNAL_ID_DIGITS])
+        if first is not None:  # an empty journal publishes nothing yet, and is named later
+            self._journal_properties = properties
+        return properties
+
     def _publish_outbox(self) -> None:
         room = WINDOW - len(self._in_flight)
         if room <= 0 or self._publish_refused:
             return
+        named = self._journal_named()
         for seq, body in self.journal.bodies(self._sent_upto, room):
-            info = self.client.publish(f"{self.prefix}/events", body, qos=1)
+            info = self.client.publish(f"{self.prefix}/events", body, qos=1, properties=named)
             if info.rc != mqtt.MQTT_ERR_SUCCESS:
                 log.warning("publish of event %d failed (%s); will retry", seq, info.rc)
                 return
@@ -502,7 +521,9 @@ class MqttLink:
             else baccarat_snapshot(state)
         )
         payload = json.dumps(snapshot, ensure_ascii=False, separators=(",", ":"))
-        info = self.client.publish(f"{self.prefix}/state", payload, qos=1, retain=True)
+        info = self.client.publish(
+            f"{self.prefix}/state", payload, qos=1, retain=True, properties=self._journal_named()
+        )
         if info.rc == mqtt.MQTT_ERR_SUCCESS:
             self._state_seq = state.last_seq
 
