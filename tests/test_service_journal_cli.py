@@ -168,8 +168,9 @@ def test_a_damaged_journal_is_refused_by_run_and_shown_by_no_command(tmp_path: P
             2,
             "",
             f"dealtable run: {damaged}dealtable deals on no damaged journal: keep the file as "
-            "it is for inspection and start a new journal (run --journal NEW.sqlite, or "
-            "journal in the config's [table])\n",
+            "it is for inspection; 'dealtable carry-on JOURNAL NEW.sqlite' copies its sound "
+            "records into a new journal to deal on from (run --journal NEW.sqlite, or journal "
+            "in the config's [table])\n",
         )
         reading = "dealtable reads nothing from a damaged journal: keep the file as it is"
         for command in (
@@ -345,3 +346,129 @@ def test_history_tells_a_baccarat_journal_in_coups_hands_and_results(tmp_path: P
     ]
     assert (listings[4].returncode, missing) == (1, "")
     assert listings[4].stderr == f"dealtable history: no coup 9 in {punto_banco}\n"
+
+
+def last_commit(journal: Path, upto: int) -> int:
+    """The last record at or before ``upto`` that ended a command's events."""
+    with closing(sqlite3.connect(journal)) as db:
+        return int(db.execute("SELECT MAX(seq) FROM commits WHERE seq <= ?", (upto,)).fetchone()[0])
+
+
+def test_a_damaged_journal_is_carried_on_from_its_last_sound_command(tmp_path: Path) -> None:
+    """Whatever the damage to record 20, carry-on copies the records before it into a new
+    journal, hashes and all, up to the end of the last whole command (a card dealt without
+    its settlements would be a table no dealer ever saw), leaving the damaged one untouched;
+    run on the new journal resumes the table as those records left it, and deals on."""
+    sound = tmp_path / "sound.sqlite"
+    made = dealtable("run", "--deals", "1", "--speed", "0", "--journal", str(sound))
+    assert made.returncode == 0, made.stderr
+    kept = last_commit(sound, 19)
+    with Journal(sound, read_only=True) as original:
+        records = original.records()
+        expected_state = FaroTable.replay(list(original.events(upto=kept)), "table").state
+    for how in ("delete", "garble", "edit"):
+        damaged, new = tmp_path / f"{how}.sqlite", tmp_path / f"{how}-new.sqlite"
+        shutil.copy(sound, damaged)
+        damage(damaged, how)
+        untouched = damaged.read_bytes()
+        done = dealtable("carry-on", str(damaged), str(new))
+        assert done.returncode == 0, done.stderr
+        left = len(records) - kept - (how == "delete")
+        said = [
+            f"  left out: {left} records from there on; {damaged} keeps them, untouched",
+            f"  deal on from record {kept}: dealtable run --journal {new}",
+        ]
+        if kept < 19:
+            said.insert(
+                0,
+                f"  records {kept + 1} to 19 began a command whose other events the damage "
+                "took: left out with it",
+            )
+        lines = done.stdout.splitlines()
+        assert lines[0].startswith(f"{new}: records 1 to {kept} of {damaged}, which is damaged")
+        assert lines[1:] == said
+        assert damaged.read_bytes() == untouched
+        with Journal(new, read_only=True) as carried:
+            assert carried.verify() is None
+            assert carried.records() == records[:kept]
+        config = Config(table=TableConfig(journal=str(new)), reader=ReaderConfig(seed=3))
+        with Journal(new, "table") as journal:
+            assert TableService(config, journal).state == expected_state
+    dealt_on = dealtable("run", "--deals", "2", "--speed", "0", "--journal", str(new))
+    assert dealt_on.returncode == 0, dealt_on.stderr
+    with Journal(new, read_only=True) as journal:
+        assert journal.verify() is None
+        assert journal.last_seq > len(records)
+
+
+def test_a_carried_on_journal_gets_a_name_of_its_own_where_events_past_the_damage_went_out(
+    tmp_path: Path,
+) -> None:
+    """Records cut from the end after the outbox had sent them: their seq numbers will be
+    used again, so the new journal names its MQTT events differently. Damage past what was
+    sent keeps the journal's name, and subscribers drop the records sent again as repeats."""
+    sound = tmp_path / "sound.sqlite"
+    made = dealtable("run", "--deals", "1", "--speed", "0", "--journal", str(sound))
+    assert made.returncode == 0, made.stderr
+    with Journal(sound, read_only=True) as journal:
+        name = journal.name()
+    cut, edited = tmp_path / "cut.sqlite", tmp_path / "edited.sqlite"
+    for copy, sent, sql in (
+        (cut, 60, "DELETE FROM events WHERE seq > 40"),
+        (edited, 30, "UPDATE events SET body = replace(body, ':', ': ') WHERE seq = 60"),
+    ):
+        shutil.copy(sound, copy)
+        with closing(sqlite3.connect(copy)) as db, db:
+            db.execute(sql)
+            db.execute("INSERT INTO cursors (name, seq) VALUES ('mqtt', ?)", (sent,))
+    kept = {cut: last_commit(cut, 40), edited: last_commit(edited, 59)}
+    assert kept[edited] >= 30
+    expected = {cut: f"{name}-after-{kept[cut]}", edited: name}
+    for damaged, new_name in expected.items():
+        new = damaged.with_name(f"{damaged.stem}-new.sqlite")
+        done = dealtable("carry-on", str(damaged), str(new))
+        assert done.returncode == 0, done.stderr
+        with Journal(new) as carried:  # opened for writing: its outbox is sound too
+            assert carried.name() == new_name
+            assert carried.last_seq == kept[damaged]
+            assert carried.cursor("mqtt") == min(60 if damaged == cut else 30, kept[damaged])
+        named = "events up to 60 had gone out on MQTT"
+        assert (named in done.stdout) == (damaged == cut)
+
+
+def test_carry_on_refuses_a_sound_journal_and_a_new_file_that_is_there(tmp_path: Path) -> None:
+    sound = tmp_path / "sound.sqlite"
+    journal_with_a_deal(sound)[0].close()
+    there = tmp_path / "there.sqlite"
+    there.write_text("notes")
+    new = tmp_path / "new.sqlite"
+    refused = dealtable_at_once(
+        [("carry-on", str(sound), str(new)), ("carry-on", str(sound), str(there))]
+    )
+    assert [(done.returncode, done.stderr) for done in refused] == [
+        (2, f"dealtable carry-on: journal {sound} is sound: deal on with it as it is\n"),
+        (2, f"dealtable carry-on: {there} is there already: carry a journal on into a new file\n"),
+    ]
+    assert not new.exists()
+    assert there.read_text() == "notes"
+
+
+def test_a_journal_from_before_commands_were_marked_is_carried_on_to_its_damage(
+    tmp_path: Path,
+) -> None:
+    """Written by a dealtable that did not mark where commands ended: every sound record is
+    carried on, and the dealer is told that the last card may lack its consequences."""
+    old = tmp_path / "old.sqlite"
+    journal_with_a_deal(old)[0].close()
+    with closing(sqlite3.connect(old)) as db, db:
+        db.execute("DROP TABLE commits")
+        db.execute("DELETE FROM meta WHERE key = 'commits_from'")
+    damage(old, "edit")
+    done = dealtable("carry-on", str(old), str(tmp_path / "new.sqlite"))
+    assert done.returncode == 0, done.stderr
+    assert f"records 1 to 19 of {old}" in done.stdout
+    assert "written before dealtable kept where each command ended" in done.stdout
+    with Journal(tmp_path / "new.sqlite") as carried:
+        assert carried.last_seq == 19
+        carried.append(FaroTable.replay(list(carried.events())).void_deal())
+        assert carried.verify() is None

@@ -175,6 +175,40 @@ def _verify(args: argparse.Namespace) -> int:
     return 0
 
 
+def _carry_on(args: argparse.Namespace) -> int:
+    from display.text import count
+    from table.service.journal import carry_on
+
+    recovered = carry_on(args.journal, args.new)
+    print(
+        f"{args.new}: records 1 to {recovered.sound_upto} of {args.journal}, which is damaged "
+        f"at {recovered.broken}"
+    )
+    damaged_at = recovered.broken.seq
+    if recovered.sound_upto < damaged_at - 1:
+        print(
+            f"  records {recovered.sound_upto + 1} to {damaged_at - 1} began a command whose "
+            "other events the damage took: left out with it"
+        )
+    if recovered.left_out:
+        print(
+            f"  left out: {count(recovered.left_out, 'record')} from there on; {args.journal} "
+            "keeps them, untouched"
+        )
+    if not recovered.whole_commands:
+        print(
+            "  written before dealtable kept where each command ended: if the table shows a "
+            "card without its consequences, void it"
+        )
+    if recovered.published_upto > recovered.sound_upto:
+        print(
+            f"  events up to {recovered.published_upto} had gone out on MQTT: the new "
+            f"journal's events are named {recovered.name} there, not taken for repeats"
+        )
+    print(f"  deal on from record {recovered.sound_upto}: dealtable run --journal {args.new}")
+    return 0
+
+
 def _checkpoint_report(journal: Journal) -> list[str]:
     """What a start would make of the journal's checkpoints. One it cannot read only costs
     time (the start replays from the one before, or the first event): the records are the
@@ -531,6 +565,13 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("journal")
     verify.set_defaults(handler=_verify)
 
+    carry = commands.add_parser(
+        "carry-on",
+        help="copy a damaged journal's sound records into a new journal, to deal on from them",
+    )
+    carry.add_argument("journal", help="the damaged journal (only read)")
+    carry.add_argument("new", help="the new journal to write (must not exist)")
+    carry.set_defaults(handler=_carry_on)
     history = commands.add_parser(
         "history", help="list the deals (baccarat: coups), or recall one event by event"
     )

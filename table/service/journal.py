@@ -58,7 +58,16 @@ CREATE TABLE IF NOT EXISTS checkpoints (
     body TEXT NOT NULL,
     hash TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS commits (
+    seq INTEGER PRIMARY KEY
+);
 """
+# Where the commits table begins to know which record ends each append: 1 in a new journal,
+# after the last record in a journal written before it was kept.
+_COMMITS_FROM = (
+    "INSERT OR IGNORE INTO meta (key, value) "
+    "SELECT 'commits_from', COALESCE(MAX(seq), 0) + 1 FROM events;"
+)
 
 
 class JournalError(TableError):
@@ -66,7 +75,10 @@ class JournalError(TableError):
 
 
 JOURNAL_TABLES = frozenset({"meta", "events"})
-_ALL_TABLES = frozenset({"meta", "events", "cursors", "requests", "checkpoints"})
+_ALL_TABLES = frozenset({"meta", "events", "cursors", "requests", "checkpoints", "commits"})
+# Hex digits of the first record's hash that name a journal: 64 bits, enough to tell one
+# table's journals apart.
+NAME_DIGITS = 16
 # Checkpoints kept: the newest resumes the table, one more in case it is found damaged.
 CHECKPOINTS_KEPT = 2
 _ENVELOPE = frozenset({"type", "seq", "table", "at", "deal"})
@@ -385,7 +397,7 @@ class Journal:
                 # One transaction, so that a reader sees either no journal or a whole one.
                 db.executescript(
                     f"BEGIN IMMEDIATE; {_SCHEMA} INSERT OR IGNORE INTO meta (key, value) "
-                    f"VALUES ('format', '{FORMAT_VERSION}'); COMMIT;"
+                    f"VALUES ('format', '{FORMAT_VERSION}'); {_COMMITS_FROM} COMMIT;"
                 )
         except sqlite3.DatabaseError as error:
             db.close()
@@ -466,6 +478,9 @@ class Journal:
             )
             if request_id is not None:
                 self._db.execute(_REMEMBER_REQUEST, (request_id, expected - 1))
+            # A command's events end here: a journal carried on from a damaged one ends where
+            # a command ended, never amid its consequences.
+            self._db.execute("INSERT INTO commits (seq) VALUES (?)", (expected - 1,))
             self._db.execute("COMMIT")
         except sqlite3.DatabaseError as error:
             if self._db.in_transaction:
@@ -619,6 +634,41 @@ class Journal:
             "SELECT seq, body FROM events WHERE type = ? ORDER BY seq DESC LIMIT 1", (type_name,)
         ).fetchone()
         return None if row is None else decode_record(self.path, int(row[0]), str(row[1]))
+
+    def name(self) -> str:
+        """What subscribers tell this journal's events by (its seq numbers begin at 1 like
+        any other journal's): the start of its first record's hash, or the name a journal
+        carried on from a damaged one was given."""
+        given = self._meta("name")
+        if given is not None:
+            return given
+        return (self.first_hash() or "")[:NAME_DIGITS]
+
+    def _sound_part(self) -> tuple[int, Broken | None]:
+        """The last record before the first damage (a record missing, edited or holding no
+        event, or records cut from the end), and that damage; None if all is sound."""
+        try:
+            self._follow_chain(decode=True)
+        except JournalDamagedError as damaged:
+            return damaged.broken.seq - 1, damaged.broken
+        return self.last_seq, None
+
+    def _last_commit(self, upto: int) -> tuple[int, bool]:
+        """The last record at or before ``upto`` that ends an append (a command's events),
+        and whether the journal knows: records written before it kept its commits do not
+        tell where their commands ended."""
+        commits_from = self._meta("commits_from")
+        if commits_from is None or upto < int(commits_from) - 1:
+            return upto, False
+        row = self._db.execute("SELECT MAX(seq) FROM commits WHERE seq <= ?", (upto,)).fetchone()
+        return max(int(commits_from) - 1, int(row[0] or 0)), True
+
+    def _optional_rows(self, sql: str, parameters: tuple[Any, ...]) -> list[Any]:
+        """Rows of a table an older journal may not have (its outbox, requests, checkpoints)."""
+        try:
+            return self._db.execute(sql, parameters).fetchall()
+        except sqlite3.OperationalError:
+            return []
 
     def first_hash(self) -> str | None:
         """The hash of record 1: which journal this is, whatever its file is called."""
@@ -806,3 +856,83 @@ class Journal:
 
     def _all_bodies(self) -> Iterable[tuple[int, str]]:
         return self._db.execute("SELECT seq, body FROM events ORDER BY seq")
+
+
+@dataclass(frozen=True)
+class Recovered:
+    """What :func:`carry_on` kept of a damaged journal."""
+
+    sound_upto: int  # records 1 to it, which end a command, are in the new journal
+    broken: Broken  # the first damage
+    left_out: int  # records after, which nothing can vouch for or which began a command
+    whole_commands: bool  # the journal knew where its commands ended (Journal._last_commit)
+    published_upto: int  # how far the damaged journal's outbox had sent events
+    name: str  # the new journal's name on MQTT
+
+
+def carry_on(damaged: str | Path, new: str | Path) -> Recovered:
+    """Copy the sound records of a damaged journal, the first to the last before the first
+    damage, into a new journal, byte for byte with their hashes, so a table run on it deals
+    on from there. The damaged file is only read.
+
+    Events the old outbox had sent past the damage are gone with it, and the new journal's
+    events will take their seq numbers: it is then given a name of its own, so subscribers
+    do not drop its events as repeats."""
+    new = Path(new)
+    if new.exists():
+        raise JournalError(f"{new} is there already: carry a journal on into a new file")
+    with Journal(damaged, read_only=True) as old:
+        sound, broken = old._sound_part()
+        if broken is None:
+            raise JournalError(f"journal {old.path} is sound: deal on with it as it is")
+        sound_upto, whole_commands = old._last_commit(sound)
+        rows = old._db.execute(
+            "SELECT seq, deal, type, at, body, prev_hash, hash FROM events WHERE seq <= ? "
+            "ORDER BY seq",
+            (sound_upto,),
+        ).fetchall()
+        after = old._db.execute("SELECT COUNT(*) FROM events WHERE seq > ?", (sound_upto,))
+        left_out = int(after.fetchone()[0])
+        cursors = old._optional_rows("SELECT name, MIN(seq, ?) FROM cursors", (sound_upto,))
+        published = max(
+            (int(seq) for (seq,) in old._optional_rows("SELECT seq FROM cursors", ())), default=0
+        )
+        requests = old._optional_rows(
+            "SELECT request_id, seq FROM requests WHERE seq <= ?", (sound_upto,)
+        )
+        checkpoints = old._optional_rows(
+            "SELECT seq, body, hash FROM checkpoints WHERE seq <= ?", (sound_upto,)
+        )
+        commits = old._optional_rows("SELECT seq FROM commits WHERE seq <= ?", (sound_upto,))
+        commits_from = old._meta("commits_from")
+        table_id = old.table_id
+        first = old.first_hash() or ""
+        name = old.name()
+    if published > sound_upto:
+        name = f"{first[:NAME_DIGITS]}-after-{sound_upto}"
+    fresh = Journal(new, table_id)
+    try:
+        db = fresh._db
+        db.execute("BEGIN IMMEDIATE")
+        db.executemany(
+            "INSERT INTO events (seq, deal, type, at, body, prev_hash, hash) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+        db.executemany("INSERT INTO cursors (name, seq) VALUES (?, ?)", cursors)
+        db.executemany("INSERT INTO requests (request_id, seq) VALUES (?, ?)", requests)
+        db.executemany("INSERT INTO checkpoints (seq, body, hash) VALUES (?, ?, ?)", checkpoints)
+        db.executemany("INSERT INTO commits (seq) VALUES (?)", commits)
+        # The new journal knows where commands ended from where the old one did.
+        fresh._set_meta("commits_from", commits_from or str(sound_upto + 1))
+        if name != first[:NAME_DIGITS]:
+            fresh._set_meta("name", name)
+        fresh._set_meta("carried_on_from", str(Path(damaged).resolve()))
+        db.execute("COMMIT")
+    except sqlite3.DatabaseError as error:
+        fresh.close()
+        for leftover in (new, lock_path(new), Path(f"{new}-wal"), Path(f"{new}-shm")):
+            leftover.unlink(missing_ok=True)
+        raise JournalError(f"journal {new}: cannot write: {error}") from None
+    fresh.close()
+    return Recovered(sound_upto, broken, left_out, whole_commands, published, name)

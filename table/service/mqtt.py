@@ -8,8 +8,8 @@ The journal is the outbox: events are published from it, and the last seq the br
 acknowledged is kept in the journal, so after a broker outage or a restart publishing goes
 on from there. Nothing is lost and the order is kept; a subscriber may see an event twice
 after a reconnect and drops repeats by ``seq`` within one journal: every ``events`` and
-``state`` message names its journal in the MQTT v5 user property ``journal`` (the start of
-the hash of its first record), as a new journal for the table begins again at seq 1.
+``state`` message names its journal (:meth:`Journal.name`) in the MQTT v5 user property
+``journal``, as a new journal for the table begins again at seq 1.
 
 paho runs its network loop on its own thread; its callbacks only put what they were told on
 a queue, which the service's main loop drains in :meth:`MqttLink.pump`.
@@ -59,9 +59,6 @@ log = logging.getLogger("dealtable.mqtt")
 
 OUTBOX_CURSOR = "mqtt"
 WINDOW = 50  # events in flight before the broker acknowledges them
-# Hex digits of the first record's hash that name a journal on MQTT: 64 bits, enough to tell
-# one table's journals apart.
-JOURNAL_ID_DIGITS = 16
 # The longest command is a bet with a standing instruction, well under a kilobyte; anything
 # far larger is not a command, and parsing it would hold up the table's main loop.
 MAX_COMMAND_BYTES = 4096
@@ -491,10 +488,9 @@ class MqttLink:
         seq (a new journal for the table, after damage, begins again at 1)."""
         if self._journal_properties is not None:
             return self._journal_properties
-        first = self.journal.first_hash()
         properties = Properties(PacketTypes.PUBLISH)  # type: ignore[no-untyped-call]
-        properties.UserProperty = ("journal", (first or "")[:JOURNAL_ID_DIGITS])
-        if first is not None:  # an empty journal publishes nothing yet, and is named later
+        properties.UserProperty = ("journal", self.journal.name())
+        if self.journal.last_seq:  # an empty journal publishes nothing yet, and is named later
             self._journal_properties = properties
         return properties
 

@@ -357,8 +357,9 @@ def run(
 
 
 DAMAGED_JOURNAL_ADVICE = (
-    "dealtable deals on no damaged journal: keep the file as it is for inspection and start "
-    "a new journal (run --journal NEW.sqlite, or journal in the config's [table])"
+    "dealtable deals on no damaged journal: keep the file as it is for inspection; "
+    "'dealtable carry-on JOURNAL NEW.sqlite' copies its sound records into a new journal to "
+    "deal on from (run --journal NEW.sqlite, or journal in the config's [table])"
 )
 
 

@@ -122,7 +122,7 @@ class JournalFollower:
         self.interval = interval
         self.table: FaroTable | BaccaratTable | None = None
         self._chain = ChainCheck(self.path)
-        self._first: str | None = None  # the hash of the followed journal's first record
+        self._name: str | None = None  # the followed journal's name (Journal.name)
         self._halted = False  # at a damaged record, until a new file takes the journal's place
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="journal-follower", daemon=True)
@@ -147,8 +147,8 @@ class JournalFollower:
         except NoJournalError:
             return  # not there yet, or being set up: try again next time round
         with journal:
-            first = journal.first_hash()
-            if self._first is not None and first != self._first:
+            name = journal.name()
+            if self._name and name != self._name:
                 # A new journal in the old one's place (as the advice on a damaged one says):
                 # another record, followed from its start.
                 log.info("journal %s is a new one: following it from its first record", self.path)
@@ -156,7 +156,7 @@ class JournalFollower:
                 self.table = None
                 self.view.results.clear()
                 self._halted = False
-            self._first = first
+            self._name = name
             if self._halted:
                 return
             records = journal.records(after_seq=self._chain.last_seq)
