@@ -146,7 +146,18 @@ class SimulatedTable:
             rng = random.Random(f"{self.seed}:{state.deal}:{state.turn}")
             events += service.execute_many(round_of_bets(state, self.punters, rng))
         dealt = set(state.casekeep.dealt_cards())
-        next_card = next(card for card in self.box_order(state.deal) if card not in dealt)
+        next_card = next((card for card in self.box_order(state.deal) if card not in dealt), None)
+        if next_card is None:
+            # The deal wants a card the box no longer holds: its record is not this box's (a
+            # journal carried on from a damaged one, cut after a card and before its
+            # settlements). A dealer would void such a deal, and so does this one.
+            log.warning(
+                "deal %d wants a card %s, and the simulated box is empty: the deal is voided, "
+                "every bet returned",
+                state.deal,
+                state.where(),
+            )
+            return events + service.execute_line("void deal")
         events += service.card(next_card)
         return events
 
