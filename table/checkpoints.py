@@ -2,7 +2,8 @@
 resumed from its last deck or shoe instead of replayed from its first event.
 
 It is the engine's own checkpoint (the state a void goes back to) kept in the journal, made
-only where a deck or shoe starts, where most of the state is empty: the rules, the bank, the
+where a deck or shoe starts (and as a continuous shuffler's coup locks), where most of the
+state is empty: the rules, the bank, the
 punters and their chips, the numbering. It names the state's fields, so a checkpoint written
 by a dealtable whose state had other fields is not read. :func:`checkpoint_of` refuses
 (returns None) a state it would not give back exactly, so a checkpoint, once written, is
@@ -19,7 +20,7 @@ from table.baccarat.engine import BaccaratState, BaccaratTable, Bet
 from table.baccarat.engine import Phase as BaccaratPhase
 from table.baccarat.rules import find_rules as find_baccarat_rules
 from table.baccarat.tableau import Draw, Verdict
-from table.cards import Rank
+from table.cards import Card, Rank
 from table.events import CoupResult, event_from_json, event_to_json
 from table.faro.engine import FaroState, FaroTable, Phase
 from table.faro.rules import find_rules
@@ -80,6 +81,7 @@ def _baccarat_checkpoint(state: BaccaratState) -> dict[str, Any]:
     data["phase"] = state.phase.value
     data["seen"] = {str(key): count for key, count in state.seen.items()}
     data["verdict"] = [state.verdict.draw.value, state.verdict.advice]
+    data["hands"] = [[str(card) for card in hand] for hand in state.hands]
     data["bets"] = [list(bet) for bet in state.bets.values()]
     data["stacks"] = [[punter, spot, bet_id] for (punter, spot), bet_id in state.stacks.items()]
     data["last_result"] = None if state.last_result is None else event_to_json(state.last_result)
@@ -145,6 +147,7 @@ def _baccarat_state(data: dict[str, Any]) -> BaccaratState:
     state.seen = {int(key): count for key, count in data["seen"].items()}
     draw, advice = data["verdict"]
     state.verdict = Verdict(Draw(draw), advice)
+    state.hands = [[Card.parse(card) for card in hand] for hand in data["hands"]]
     state.bets = {bet_id: Bet(bet_id, punter, spot, stake) for bet_id, punter, spot, stake in (
         data["bets"]
     )}  # fmt: skip

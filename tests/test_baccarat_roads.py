@@ -6,6 +6,7 @@ the seventh banker turns right along the bottom row (the dragon tail)."""
 from __future__ import annotations
 
 from table.baccarat.roads import (
+    COUPS_SHOWN,
     Coup,
     Scoreboard,
     bead_plate,
@@ -150,3 +151,7 @@ def test_the_scoreboards_follow_the_shoe_in_play_and_start_afresh_with_a_new_one
     assert [r.coup for r in results] == [1, 2, 3]
     follow_shoe(results, [result(4), new_shoe, result(5)])
     assert [r.coup for r in results] == [5]
+    # A continuous shuffler's shoe never ends: the boards show its newest coups only.
+    for coup in range(6, 1001):
+        follow_shoe(results, [result(coup)])
+    assert [r.coup for r in results] == list(range(1001 - COUPS_SHOWN, 1001))

@@ -20,6 +20,7 @@ import table.service.journal as journal_module
 from table.baccarat import BaccaratTable
 from table.baccarat.engine import Phase as BaccaratPhase
 from table.baccarat.shoe import BaccaratShoe
+from table.cards import Card, Rank, Suit
 from table.checkpoints import checkpoint_of
 from table.errors import TableError
 from table.events import DeckStarted, Event, ShoeStarted
@@ -248,6 +249,81 @@ def test_a_checkpoint_of_another_state_is_not_read(
     journal.close()
     assert service.state == live
     assert "written for a table state with other fields" in caplog.text
+
+
+def test_a_checkpoint_forged_with_its_hash_recomputed_is_found_by_verify(tmp_path: Path) -> None:
+    """Like the chain, a checkpoint's hash finds damage and a careless edit, not a forger who
+    recomputes it; verify folds the records and holds each checkpoint against them."""
+    path = tmp_path / "faro.sqlite"
+    deal_faro(path, 130)
+    with sqlite3.connect(path) as db:
+        seq, body = db.execute("SELECT seq, body FROM checkpoints ORDER BY seq DESC").fetchone()
+        data = json.loads(body)
+        data["bankrolls"][next(iter(data["bankrolls"]))] += 1_000
+        text = json.dumps(data)
+        stored = db.execute("SELECT hash FROM events WHERE seq = ?", (seq,)).fetchone()[0]
+        db.execute(
+            "UPDATE checkpoints SET body = ?, hash = ? WHERE seq = ?",
+            (text, journal_module.record_hash(stored, text), seq),
+        )
+    db.close()
+    verified = subprocess.run(
+        [sys.executable, "-m", "table.service.cli", "verify", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert verified.returncode == 1
+    lines = verified.stdout.splitlines()
+    assert lines[0] == (
+        f"{path}: BROKEN at the checkpoint after record {seq}: it contradicts the records, "
+        "which fold to another table"
+    )
+    assert f"  checkpoint after record {seq}: contradicts the records; a start would read it" in (
+        lines
+    )
+
+
+def test_a_continuous_shufflers_table_keeps_a_checkpoint_as_each_coup_locks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A shuffler's shoe never ends: the checkpoint a void goes back to, and the one the
+    journal keeps, come with each coup instead, so neither the log a void replays nor a
+    start grows with the day."""
+    path = tmp_path / "pb.sqlite"
+    config = Config(
+        table=TableConfig(id="pb", game="punto-banco", rules="shuffler", bank=100_000,
+                          journal=str(path)),
+        reader=ReaderConfig(kind="console"),
+    )  # fmt: skip
+    journal = open_journal(path, "pb")
+    service = TableService(config, journal)
+    service.execute_line("punter ana 5000")
+    service.execute_line("shuffle")
+    chance = random.Random(5)
+    cards = [Card(rank, suit) for rank in Rank for suit in Suit]
+    longest_log = 0
+    for coup in range(120):
+        with contextlib.suppress(TableError):
+            service.execute_line(f"bet ana {('player', 'banker')[coup % 2]} 5")
+        service.execute_line("lock")
+        while service.state.phase is BaccaratPhase.DEALING:
+            service.card(chance.choice(cards))  # the shuffler takes every coup's cards back
+        longest_log = max(longest_log, len(service.state.since_checkpoint))
+    assert longest_log < 20  # one coup's events, not the shoe's
+    live = service.state
+    journal.close()
+    decodes = CountingDecodes(monkeypatch)
+    resumed, journal = resume(path, config)
+    with journal:
+        assert decodes.count < 20
+        replayed = BaccaratTable.replay(list(journal.events()), "pb").state
+        assert resumed.state == live == replayed
+        assert resumed.state.since_checkpoint == live.since_checkpoint
+        resumed.execute_line("lock")
+        resumed.card(chance.choice(cards))
+        assert resumed.execute_line("void")  # the coup's first card, voided after the restart
 
 
 def test_a_journal_written_before_checkpoints_resumes_and_gets_them(tmp_path: Path) -> None:

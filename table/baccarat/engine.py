@@ -223,7 +223,8 @@ class BaccaratState(TableFolds):
     last_seq: int = 0
     # The shoe so far, for voiding a card: the state when it was loaded, then every event
     # since. A correction replays the shoe without the card (a few milliseconds); a
-    # checkpoint per coup would cost every coup a copy of the state instead.
+    # checkpoint per coup would cost every coup a copy of the state instead. A continuous
+    # shuffler's shoe never ends: there the checkpoint is taken as each coup's bets lock.
     checkpoint: BaccaratState | None = field(default=None, repr=False, compare=False)
     since_checkpoint: list[Event] = field(default_factory=list, repr=False, compare=False)
     geometry: Geometry = field(init=False, repr=False, compare=False)
@@ -388,10 +389,12 @@ class BaccaratState(TableFolds):
 
     # --- the fold -------------------------------------------------------------------------
 
-    def _take_checkpoint(self) -> None:
+    def _take_checkpoint(self, seq: int) -> None:
+        """The state after event ``seq``, which a void goes back to."""
         self.since_checkpoint = []
         self.checkpoint = None
         self.checkpoint = self.copy()
+        self.checkpoint.last_seq = seq
 
     def _fold_rules(self, event: RulesChosen) -> None:
         self.game = event.game
@@ -421,7 +424,7 @@ class BaccaratState(TableFolds):
         self.coup_over = False
         self.burn_left = {"value": -1, "one": 1, "none": 0}[event.burn]
         self.phase = Phase.BURNING if self.burn_left else Phase.BETTING
-        self._take_checkpoint()
+        self._take_checkpoint(event.seq)
 
     def _fold_cut(self, event: CutCardOut) -> None:
         self.cut_out = True
@@ -441,6 +444,9 @@ class BaccaratState(TableFolds):
         self.coup_over = False
         self.pending = self.geometry.plan[0]
         self.verdict = MUST_DRAW
+        if self.rules.shuffler:
+            # No card can be voided past a lock: the shoe's log would otherwise grow forever.
+            self._take_checkpoint(event.seq)
 
     def _fold_card(self, event: CardDealt) -> None:
         card = event.card

@@ -86,14 +86,21 @@ class Road:
         return lines
 
 
+# The coups the scoreboards show: a whole eight-deck shoe (about 80), and the newest of a
+# continuous shuffler's, whose shoe never ends.
+COUPS_SHOWN = 160
+
+
 def follow_shoe(results: list[CoupResult], events: Iterable[Event]) -> None:
-    """Keep ``results`` to the coups of the shoe in play as its events come: a new shoe
-    starts its scoreboards afresh."""
+    """Keep ``results`` to the coups of the shoe in play as its events come, the newest
+    :data:`COUPS_SHOWN` of them: a new shoe starts its scoreboards afresh."""
     for event in events:
         if isinstance(event, ShoeStarted):
             results.clear()
         elif isinstance(event, CoupResult):
             results.append(event)
+    if len(results) > COUPS_SHOWN:
+        del results[: len(results) - COUPS_SHOWN]
 
 
 def coups_of(results: Iterable[CoupResult]) -> list[Coup]:

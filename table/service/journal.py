@@ -591,10 +591,10 @@ class Journal:
         """Keep the table's state after record ``seq`` (see :mod:`table.checkpoints`). It is
         chained to that record's hash, so a checkpoint edited or set beside another record is
         not read; older checkpoints than the last :data:`CHECKPOINTS_KEPT` are dropped."""
-        row = self._db.execute("SELECT hash FROM events WHERE seq = ?", (seq,)).fetchone()
-        if row is None:
-            raise JournalError(f"journal {self.path}: no record {seq} to keep a checkpoint of")
         try:
+            row = self._db.execute("SELECT hash FROM events WHERE seq = ?", (seq,)).fetchone()
+            if row is None:
+                raise JournalError(f"journal {self.path}: no record {seq} to keep a checkpoint of")
             self._db.execute("BEGIN IMMEDIATE")
             self._db.execute(
                 "INSERT OR REPLACE INTO checkpoints (seq, body, hash) VALUES (?, ?, ?)",
@@ -630,10 +630,16 @@ class Journal:
 
     def last_event_of(self, type_name: str) -> Event | None:
         """The newest event of one type (``rules_chosen``), read without the others."""
-        row = self._db.execute(
-            "SELECT seq, body FROM events WHERE type = ? ORDER BY seq DESC LIMIT 1", (type_name,)
-        ).fetchone()
-        return None if row is None else decode_record(self.path, int(row[0]), str(row[1]))
+        newest = self.last_events_of(type_name, 1)
+        return newest[0] if newest else None
+
+    def last_events_of(self, type_name: str, limit: int, after_seq: int = 0) -> list[Event]:
+        """The newest ``limit`` events of one type after ``after_seq``, in seq order."""
+        rows = self._db.execute(
+            "SELECT seq, body FROM events WHERE type = ? AND seq > ? ORDER BY seq DESC LIMIT ?",
+            (type_name, after_seq, limit),
+        ).fetchall()
+        return [decode_record(self.path, int(seq), str(body)) for seq, body in reversed(rows)]
 
     def name(self) -> str:
         """What subscribers tell this journal's events by (its seq numbers begin at 1 like
@@ -877,7 +883,8 @@ def carry_on(damaged: str | Path, new: str | Path) -> Recovered:
 
     Events the old outbox had sent past the damage are gone with it, and the new journal's
     events will take their seq numbers: it is then given a name of its own, so subscribers
-    do not drop its events as repeats."""
+    do not drop its events as repeats. Checkpoints are not carried: a damaged file's are
+    not trusted, and the first start folds every record, once."""
     new = Path(new)
     if new.exists():
         raise JournalError(f"{new} is there already: carry a journal on into a new file")
@@ -900,9 +907,6 @@ def carry_on(damaged: str | Path, new: str | Path) -> Recovered:
         requests = old._optional_rows(
             "SELECT request_id, seq FROM requests WHERE seq <= ?", (sound_upto,)
         )
-        checkpoints = old._optional_rows(
-            "SELECT seq, body, hash FROM checkpoints WHERE seq <= ?", (sound_upto,)
-        )
         commits = old._optional_rows("SELECT seq FROM commits WHERE seq <= ?", (sound_upto,))
         commits_from = old._meta("commits_from")
         table_id = old.table_id
@@ -921,7 +925,6 @@ def carry_on(damaged: str | Path, new: str | Path) -> Recovered:
         )
         db.executemany("INSERT INTO cursors (name, seq) VALUES (?, ?)", cursors)
         db.executemany("INSERT INTO requests (request_id, seq) VALUES (?, ?)", requests)
-        db.executemany("INSERT INTO checkpoints (seq, body, hash) VALUES (?, ?, ?)", checkpoints)
         db.executemany("INSERT INTO commits (seq) VALUES (?)", commits)
         # The new journal knows where commands ended from where the old one did.
         fresh._set_meta("commits_from", commits_from or str(sound_upto + 1))

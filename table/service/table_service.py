@@ -20,7 +20,7 @@ from table.cards import Card
 from table.checkpoints import CheckpointError, checkpoint_of, table_from_checkpoint
 from table.dealer import Alarm
 from table.errors import TableError
-from table.events import DeckStarted, Event, RulesChosen, ShoeStarted, event_to_json
+from table.events import Event, RulesChosen, event_to_json
 from table.faro.casekeep import Bead
 from table.faro.engine import FaroState, FaroTable, Phase
 from table.faro.rules import FaroRules, find_rules
@@ -47,6 +47,7 @@ class TableService:
         # The config's rules when they differ from those of a deal still in progress: that deal
         # keeps the rules it began with, and the next one begins under the config's.
         self.rules_waiting = False
+        self._checkpoint_kept: object = None  # the engine's checkpoint the journal keeps
         if self.resumed:
             self.game = self._resume()
             self._follow_config_rules()
@@ -69,6 +70,7 @@ class TableService:
     def _resume(self) -> FaroTable | BaccaratTable:
         table = table_from_journal(self.journal, self.config.table.id, self.config.table.game)
         self._check_game(table.game, table.state.rules.name)
+        self._checkpoint_kept = table.state.checkpoint  # not written again
         return table
 
     def _check_game(self, game: str, rules: str) -> None:
@@ -86,19 +88,21 @@ class TableService:
             f"a {asked} table needs a journal of its own"
         )
 
-    def _keep_checkpoint(self, events: Sequence[Event]) -> None:
-        """After a deck or shoe start, keep the state it left, so that a start replays only
-        from there. A checkpoint saves time, nothing more: one not kept is only logged."""
-        starts = [event.seq for event in events if isinstance(event, DeckStarted | ShoeStarted)]
+    def _keep_checkpoint(self) -> None:
+        """When the engine takes a checkpoint (a deck or shoe starts, a continuous shuffler's
+        coup locks), keep it in the journal, so that a start replays only from there. It
+        saves time, nothing more: one not kept is only logged."""
         checkpoint = self.game.state.checkpoint
-        if not starts or checkpoint is None:
+        if checkpoint is None or checkpoint is self._checkpoint_kept:
             return
-        body = checkpoint_of(checkpoint, starts[-1])
+        self._checkpoint_kept = checkpoint
+        seq = checkpoint.last_seq
+        body = checkpoint_of(checkpoint, seq)
         if body is None:
-            log.debug("no checkpoint of the table after record %d", starts[-1])
+            log.debug("no checkpoint of the table after record %d", seq)
             return
         try:
-            self.journal.save_checkpoint(starts[-1], body)
+            self.journal.save_checkpoint(seq, body)
         except JournalError as error:
             log.warning("%s; the next start replays from the checkpoint before", error)
 
@@ -212,7 +216,7 @@ class TableService:
             # The engine moved on but the journal did not: go back to what the journal holds.
             self.game = self._resume()
             raise
-        self._keep_checkpoint(events)
+        self._keep_checkpoint()
         for listener in self.listeners:
             listener(events)
 

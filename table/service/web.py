@@ -33,7 +33,7 @@ from paho.mqtt.properties import Properties
 from display.baccarat_view import baccarat_view
 from display.frames import table_view
 from table.baccarat.engine import BaccaratState, BaccaratTable
-from table.baccarat.roads import follow_shoe
+from table.baccarat.roads import COUPS_SHOWN, follow_shoe
 from table.errors import TableError
 from table.events import CoupResult, Event, RulesChosen
 from table.faro.engine import FaroState, FaroTable
@@ -102,14 +102,20 @@ class ServiceFeed:
     def __init__(self, service: TableService, view: LiveView) -> None:
         self.view = view
         self.service = service
-        # Only a baccarat table's roads need the past: its shoe's coup results, which the
-        # state keeps since the shoe went in (for a void to go back to).
-        past = () if isinstance(service.state, FaroState) else service.state.since_checkpoint
-        view.publish(service.state, past)
+        view.publish(service.state, self._shoe_so_far())
         service.listeners.append(self._changed)
 
     def _changed(self, events: Sequence[Event]) -> None:
         self.view.publish(self.service.state, events)
+
+    def _shoe_so_far(self) -> list[Event]:
+        """What a baccarat table's roads show of the past: the shoe's newest coup results."""
+        if isinstance(self.service.state, FaroState):
+            return []
+        journal = self.service.journal
+        shoe = journal.last_event_of("shoe_started")
+        after = 0 if shoe is None else shoe.seq
+        return journal.last_events_of("coup_result", COUPS_SHOWN, after_seq=after)
 
 
 class JournalFollower:
