@@ -13,9 +13,12 @@ from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
 
+import pytest
+
+import table.service.journal as journal_module
 from table.faro import FaroTable
 from table.service.config import Config, ReaderConfig, TableConfig
-from table.service.journal import Journal
+from table.service.journal import Journal, carry_on, record_hash
 from table.service.table_service import TableService
 from tests.conftest import punto_banco_config
 from tests.mosquitto import free_port, wait_until
@@ -374,8 +377,12 @@ def test_a_damaged_journal_is_carried_on_from_its_last_sound_command(tmp_path: P
         done = dealtable("carry-on", str(damaged), str(new))
         assert done.returncode == 0, done.stderr
         left = len(records) - kept - (how == "delete")
+        with Journal(sound, read_only=True) as original:
+            name = original.name()
         said = [
             f"  left out: {left} records from there on; {damaged} keeps them, untouched",
+            f"  on MQTT its events after record {kept} are named {name}-after-{kept}: no "
+            "subscriber takes one for a repeat of an event lost with the damage",
             f"  deal on from record {kept}: dealtable run --journal {new}",
         ]
         if kept < 19:
@@ -401,39 +408,133 @@ def test_a_damaged_journal_is_carried_on_from_its_last_sound_command(tmp_path: P
         assert journal.last_seq > len(records)
 
 
-def test_a_carried_on_journal_gets_a_name_of_its_own_where_events_past_the_damage_went_out(
+def test_a_carried_on_journals_new_events_go_out_under_a_name_of_their_own(
     tmp_path: Path,
 ) -> None:
-    """Records cut from the end after the outbox had sent them: their seq numbers will be
-    used again, so the new journal names its MQTT events differently. Damage past what was
-    sent keeps the journal's name, and subscribers drop the records sent again as repeats."""
-    sound = tmp_path / "sound.sqlite"
-    made = dealtable("run", "--deals", "1", "--speed", "0", "--journal", str(sound))
+    """The records carried keep the name they went out under, so subscribers drop them as
+    repeats; the events dealt after take seq numbers the lost ones may have gone out with, so
+    they get a new name, and a journal carried on again gets yet another."""
+    first = tmp_path / "first.sqlite"
+    made = dealtable("run", "--deals", "1", "--speed", "0", "--journal", str(first))
     assert made.returncode == 0, made.stderr
-    with Journal(sound, read_only=True) as journal:
-        name = journal.name()
-    cut, edited = tmp_path / "cut.sqlite", tmp_path / "edited.sqlite"
-    for copy, sent, sql in (
-        (cut, 60, "DELETE FROM events WHERE seq > 40"),
-        (edited, 30, "UPDATE events SET body = replace(body, ':', ': ') WHERE seq = 60"),
-    ):
-        shutil.copy(sound, copy)
-        with closing(sqlite3.connect(copy)) as db, db:
-            db.execute(sql)
-            db.execute("INSERT INTO cursors (name, seq) VALUES ('mqtt', ?)", (sent,))
-    kept = {cut: last_commit(cut, 40), edited: last_commit(edited, 59)}
-    assert kept[edited] >= 30
-    expected = {cut: f"{name}-after-{kept[cut]}", edited: name}
-    for damaged, new_name in expected.items():
-        new = damaged.with_name(f"{damaged.stem}-new.sqlite")
-        done = dealtable("carry-on", str(damaged), str(new))
-        assert done.returncode == 0, done.stderr
-        with Journal(new) as carried:  # opened for writing: its outbox is sound too
-            assert carried.name() == new_name
-            assert carried.last_seq == kept[damaged]
-            assert carried.cursor("mqtt") == min(60 if damaged == cut else 30, kept[damaged])
-        named = "events up to 60 had gone out on MQTT"
-        assert (named in done.stdout) == (damaged == cut)
+    with Journal(first, read_only=True) as journal:
+        original = journal.name()
+    with closing(sqlite3.connect(first)) as db, db:
+        db.execute("INSERT INTO cursors (name, seq) VALUES ('mqtt', 150)")
+        db.execute("DELETE FROM events WHERE seq > 100")  # cut after the outbox sent them
+    second, third = tmp_path / "second.sqlite", tmp_path / "third.sqlite"
+    assert dealtable("carry-on", str(first), str(second)).returncode == 0
+    cut = last_commit(first, 100)
+    with Journal(second) as journal:  # opened for writing: its outbox is sound too
+        assert journal.cursor("mqtt") == cut
+        assert journal.names() == [(1, original), (cut + 1, f"{original}-after-{cut}")]
+        assert journal.name_for(cut) == original
+        assert journal.name() == f"{original}-after-{cut}"
+    dealt_on = dealtable("run", "--deals", "1", "--speed", "0", "--journal", str(second))
+    assert dealt_on.returncode == 0, dealt_on.stderr
+    damage(second, "garble")
+    assert dealtable("carry-on", str(second), str(third)).returncode == 0
+    with Journal(third, read_only=True) as journal:
+        again = last_commit(second, 19)
+        assert journal.names() == [(1, original), (again + 1, f"{original}-after-{again}")]
+    with Journal(second, read_only=True) as journal:
+        assert journal.name_for(cut + 1) == f"{original}-after-{cut}"
+
+
+def test_records_cut_from_the_end_are_found_by_the_appends_that_wrote_them(
+    tmp_path: Path,
+) -> None:
+    """No outbox had sent them, but each append marks where it ended: run refuses the cut
+    journal, naming the records missing, and carry-on carries it on."""
+    journal = tmp_path / "cut.sqlite"
+    made = dealtable("run", "--deals", "1", "--speed", "0", "--journal", str(journal))
+    assert made.returncode == 0, made.stderr
+    last = last_seq(journal)
+    with closing(sqlite3.connect(journal)) as db, db:
+        db.execute("DELETE FROM events WHERE seq > 100")
+    refused = dealtable("run", "--deals", "1", "--speed", "0", "--journal", str(journal))
+    assert refused.returncode == 2
+    assert (
+        f"damaged at record 101: missing: the journal ends at record 100, but its appends had "
+        f"reached record {last} (records were cut from its end)"
+    ) in refused.stderr
+    carried = dealtable("carry-on", str(journal), str(tmp_path / "new.sqlite"))
+    assert carried.returncode == 0, carried.stderr
+    assert f"records 1 to {last_commit(journal, 100)} of {journal}" in carried.stdout
+
+
+def test_a_damaged_journal_from_an_earlier_dealtable_is_refused_untouched(tmp_path: Path) -> None:
+    """A journal from before commits were marked gets its new tables only once found sound:
+    a refused run leaves a damaged one as it was, so carry-on still knows it cannot tell
+    where its commands ended."""
+    old = tmp_path / "old.sqlite"
+    made = dealtable("run", "--deals", "1", "--speed", "0", "--journal", str(old))
+    assert made.returncode == 0, made.stderr
+    with closing(sqlite3.connect(old)) as db, db:
+        db.execute("DROP TABLE commits")
+        db.execute("DELETE FROM meta WHERE key = 'commits_from'")
+    damage(old, "edit")
+    refused = dealtable("run", "--deals", "1", "--speed", "0", "--journal", str(old))
+    assert refused.returncode == 2
+    with closing(sqlite3.connect(old)) as db:
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
+        assert "commits" not in tables
+        assert db.execute("SELECT value FROM meta WHERE key = 'commits_from'").fetchone() is None
+
+
+def test_a_record_that_does_not_fold_is_named_by_verify(tmp_path: Path) -> None:
+    """A record rewritten with its chain recomputed (a settlement of a bet never placed):
+    the hashes hold, the fold does not, and verify names the record."""
+    journal = tmp_path / "forged.sqlite"
+    made = dealtable("run", "--deals", "1", "--speed", "0", "--journal", str(journal))
+    assert made.returncode == 0, made.stderr
+    with closing(sqlite3.connect(journal)) as db, db:
+        seq, body = db.execute(
+            "SELECT seq, body FROM events WHERE type = 'bet_settled' ORDER BY seq LIMIT 1"
+        ).fetchone()
+        db.execute(
+            "UPDATE events SET body = ? WHERE seq = ?",
+            (re.sub(r'"bet":\d+', '"bet":999', body), seq),
+        )
+        rows = db.execute("SELECT seq, body FROM events ORDER BY seq").fetchall()
+        chained = "0" * 64
+        for number, text in rows:
+            digest = record_hash(chained, text)
+            db.execute(
+                "UPDATE events SET prev_hash = ?, hash = ? WHERE seq = ?", (chained, digest, number)
+            )
+            chained = digest
+        db.execute("DELETE FROM checkpoints")
+    done = dealtable("verify", str(journal))
+    assert done.returncode == 1
+    assert done.stdout == (
+        f"{journal}: BROKEN at record {seq}: it does not fold into the table (KeyError(999))\n"
+    )
+
+
+def test_a_carry_on_that_fails_leaves_no_journal_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Cut short (here, the move into place fails), carry-on leaves nothing at the new path
+    nor beside it, so it can be run again; a journal there would start a table afresh."""
+    journal, _ = journal_with_a_deal(tmp_path / "j.sqlite")
+    journal.close()
+    damage(tmp_path / "j.sqlite", "edit")
+
+    def full_disk(source: object, target: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    def written() -> set[str]:
+        """What carry-on wrote: anything but the damaged journal and its SQLite files."""
+        return {path.name for path in tmp_path.iterdir() if not path.name.startswith("j.")}
+
+    monkeypatch.setattr(journal_module.os, "replace", full_disk)
+    with pytest.raises(OSError, match="No space left"):
+        carry_on(tmp_path / "j.sqlite", tmp_path / "new.sqlite")
+    assert written() == set()
+    monkeypatch.undo()
+    carry_on(tmp_path / "j.sqlite", tmp_path / "new.sqlite")
+    assert written() == {"new.sqlite"}
 
 
 def test_carry_on_refuses_a_sound_journal_and_a_new_file_that_is_there(tmp_path: Path) -> None:

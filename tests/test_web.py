@@ -23,7 +23,7 @@ from selenium.webdriver.common.by import By
 from display.frames import casekeep_frame
 from display.narration import russian_plural
 from table.service.config import Config, PunterConfig, ReaderConfig, TableConfig
-from table.service.journal import Journal
+from table.service.journal import Journal, carry_on
 from table.service.run import SimulatedTable
 from table.service.table_service import TableService
 from table.service.web import JournalFollower, LiveView, ServiceFeed, WebServer
@@ -273,6 +273,37 @@ def test_dealtable_web_follows_a_new_journal_put_in_the_old_ones_place(tmp_path:
             assert json.loads(follower.view.current()[1])["table"] == "again"
 
 
+def test_dealtable_web_follows_a_journal_carried_on_into_the_damaged_ones_place(
+    tmp_path: Path,
+) -> None:
+    """The page stops at a damaged record; the journal carried on from the sound records,
+    moved into its place, holds what the page shows, which follows it on from there."""
+    path = tmp_path / "j.sqlite"
+    with followed_table(path) as (service, simulated, follower, journal):
+        for _ in range(12):
+            simulated.step()
+        shown = service.state.last_seq
+        assert wait_until(lambda: follower.view.current()[0] == shown)
+        journal._db.execute(
+            "INSERT INTO events SELECT seq + 1, deal, type, at, body, prev_hash, hash "
+            "FROM events WHERE seq = ?",
+            (shown,),
+        )
+        assert wait_until(lambda: not follower.following)
+        journal.close()
+        carry_on(path, tmp_path / "carried.sqlite")
+        (tmp_path / "carried.sqlite").replace(path)
+        config = Config(table=TableConfig(id="followed", journal=str(path)))
+        with Journal(path, "followed") as carried:
+            dealt_on = TableService(config, carried)
+            assert dealt_on.state.last_seq == shown
+            SimulatedTable(dealt_on, seed=1).step()
+            assert wait_until(lambda: follower.view.current()[0] == dealt_on.state.last_seq)
+            assert follower.following
+            assert follower.table is not None
+            assert follower.table.state == dealt_on.state
+
+
 def test_dealtable_web_stops_following_at_a_record_out_of_the_chain(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -410,3 +441,20 @@ def test_dealtable_web_started_before_its_table_says_so_and_shows_it_once_it_dea
     finally:
         page.send_signal(signal.SIGTERM)
         assert page.wait(timeout=30) == 0
+
+
+def test_a_baccarat_page_started_after_a_correction_shows_the_coup_once(tmp_path: Path) -> None:
+    """The roads a page starts with come from the table's own log where a correction has
+    taken back the coup it undid, not from every coup result the journal holds."""
+    path = tmp_path / "pb.sqlite"
+    with Journal(path, "pb") as journal:
+        service = TableService(punto_banco_config(path), journal)
+        for line in ("shuffle", "card 7D", "lock", "card 2H", "card 3H", "card 4H", "card 5H"):
+            service.execute_line(line)
+        service.execute_line("correct 4D")
+        assert [e.type_name for e in journal.events()].count("coup_result") == 2
+        view = LiveView()
+        ServiceFeed(service, view)
+        board = json.loads(view.current()[1])
+    assert [result.coup for result in view.results] == [1]
+    assert board["last_result"]["totals"]["banker"] == 7

@@ -164,12 +164,18 @@ def _open_journal(path: str, *, check_chain: bool = True) -> Journal:
 
 
 def _verify(args: argparse.Namespace) -> int:
+    from table.service.journal import JournalDamagedError
+
     with _open_journal(args.journal, check_chain=False) as journal:
         broken = journal.verify()
         if broken is not None:
             print(f"{args.journal}: BROKEN at {broken}")
             return 1
-        report, contradicted = _checkpoint_report(journal)
+        try:
+            report, contradicted = _checkpoint_report(journal)
+        except JournalDamagedError as unfolded:
+            print(f"{args.journal}: BROKEN at {unfolded.broken}")
+            return 1
         if contradicted:
             print(f"{args.journal}: BROKEN at the checkpoint after record {contradicted[0]}: "
                   "it contradicts the records, which fold to another table")  # fmt: skip
@@ -205,11 +211,10 @@ def _carry_on(args: argparse.Namespace) -> int:
             "  written before dealtable kept where each command ended: if the table shows a "
             "card without its consequences, void it"
         )
-    if recovered.published_upto > recovered.sound_upto:
-        print(
-            f"  events up to {recovered.published_upto} had gone out on MQTT: the new "
-            f"journal's events are named {recovered.name} there, not taken for repeats"
-        )
+    print(
+        f"  on MQTT its events after record {recovered.sound_upto} are named {recovered.name}: "
+        "no subscriber takes one for a repeat of an event lost with the damage"
+    )
     print(f"  deal on from record {recovered.sound_upto}: dealtable run --journal {args.new}")
     return 0
 
@@ -243,22 +248,27 @@ def _checkpoint_report(journal: Journal) -> tuple[list[str], list[int]]:
 
 
 def _folded_at(journal: Journal, seqs: Sequence[int]) -> Iterator[tuple[int, object]]:
-    """The state the journal's records fold to after each of ``seqs``, in one pass."""
+    """The state the journal's records fold to after each of ``seqs``, in one pass over
+    every record: one that does not fold is damage, named by its seq."""
     from table.baccarat import BaccaratTable
     from table.faro.engine import FaroTable
+    from table.service.journal import Broken, JournalDamagedError
 
-    if not seqs:
-        return
     wanted = iter(seqs)
-    next_seq = next(wanted)
+    next_seq = next(wanted, -1)
     state: Any = None
-    for event in journal.events(upto=seqs[-1]):
-        if state is None:
-            game = event.game if isinstance(event, RulesChosen) else "faro"
-            engine = FaroTable if game == "faro" else BaccaratTable
-            state = engine.replay([event], journal.table_id).state
-        else:
-            state.apply(event)
+    for event in journal.events():
+        try:
+            if state is None:
+                game = event.game if isinstance(event, RulesChosen) else "faro"
+                engine = FaroTable if game == "faro" else BaccaratTable
+                state = engine.replay([event], journal.table_id).state
+            else:
+                state.apply(event)
+        except Exception as error:  # a record no table could have written: named, not raised
+            raise JournalDamagedError(
+                journal.path, Broken(event.seq, f"it does not fold into the table ({error!r})")
+            ) from None
         if event.seq == next_seq:
             yield next_seq, state
             next_seq = next(wanted, -1)

@@ -193,6 +193,20 @@ def _open_and_list_tables(uri: str, path: Path) -> tuple[sqlite3.Connection, set
 _REMEMBER_REQUEST = "INSERT OR IGNORE INTO requests (request_id, seq) VALUES (?, ?)"
 
 
+def _create_tables(db: sqlite3.Connection) -> None:
+    """The tables a journal lacks (all of them in a new file), in one transaction, so that a
+    reader sees either no journal or a whole one."""
+    try:
+        db.executescript(
+            f"BEGIN IMMEDIATE; {_SCHEMA} INSERT OR IGNORE INTO meta (key, value) "
+            f"VALUES ('format', '{FORMAT_VERSION}'); {_COMMITS_FROM} COMMIT;"
+        )
+    except sqlite3.DatabaseError:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+
+
 def record_hash(prev_hash: str, body: str) -> str:
     return hashlib.sha256(f"{prev_hash}\n{body}".encode()).hexdigest()
 
@@ -349,6 +363,8 @@ class Journal:
         self.path = Path(path)
         self.read_only = read_only
         self._lock: int | None = None
+        self._tables_missing = False
+        self._names: list[tuple[int, str]] | None = None
         if not read_only:
             _refuse_what_is_no_journal(self.path)  # before a lock file is made beside it
             # Taken before the journal is written: a second service on it never writes a byte.
@@ -363,6 +379,8 @@ class Journal:
             if not read_only:
                 # Before anything is written: a table never deals on from a damaged journal.
                 self.check_chain()
+                if self._tables_missing:
+                    _create_tables(self._db)
             stored_table = self._meta("table")
             if stored_table is None and table_id is not None and not read_only:
                 self._set_meta("table", table_id)
@@ -393,12 +411,11 @@ class Journal:
                 raise _not_a_journal(self.path, tables)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=FULL")
-            if not tables.issuperset(_ALL_TABLES):
-                # One transaction, so that a reader sees either no journal or a whole one.
-                db.executescript(
-                    f"BEGIN IMMEDIATE; {_SCHEMA} INSERT OR IGNORE INTO meta (key, value) "
-                    f"VALUES ('format', '{FORMAT_VERSION}'); {_COMMITS_FROM} COMMIT;"
-                )
+            # A journal written by an earlier dealtable gets its newer tables once its chain is
+            # found sound (:meth:`_add_missing_tables`): a damaged one is left as it was.
+            self._tables_missing = bool(tables) and not tables.issuperset(_ALL_TABLES)
+            if not tables:
+                _create_tables(db)
         except sqlite3.DatabaseError as error:
             db.close()
             raise JournalError(f"journal {self.path}: cannot open: {error}") from None
@@ -584,6 +601,16 @@ class Journal:
                     f"outbox had sent up to record {sent} (records were cut from its end)",
                 ),
             )
+        appended = self._optional_rows("SELECT MAX(seq) FROM commits", ())
+        if appended and appended[0][0] is not None and appended[0][0] > chain.last_seq:
+            raise JournalDamagedError(
+                self.path,
+                Broken(
+                    chain.last_seq + 1,
+                    f"missing: the journal ends at record {chain.last_seq}, but its appends "
+                    f"had reached record {appended[0][0]} (records were cut from its end)",
+                ),
+            )
 
     # --- checkpoints -----------------------------------------------------------------------
 
@@ -633,22 +660,38 @@ class Journal:
         newest = self.last_events_of(type_name, 1)
         return newest[0] if newest else None
 
-    def last_events_of(self, type_name: str, limit: int, after_seq: int = 0) -> list[Event]:
-        """The newest ``limit`` events of one type after ``after_seq``, in seq order."""
+    def last_events_of(
+        self, type_name: str, limit: int, after_seq: int = 0, upto: int | None = None
+    ) -> list[Event]:
+        """The newest ``limit`` events of one type after ``after_seq`` (and up to ``upto``),
+        in seq order."""
         rows = self._db.execute(
-            "SELECT seq, body FROM events WHERE type = ? AND seq > ? ORDER BY seq DESC LIMIT ?",
-            (type_name, after_seq, limit),
+            "SELECT seq, body FROM events WHERE type = ? AND seq > ? AND seq <= ? "
+            "ORDER BY seq DESC LIMIT ?",
+            (type_name, after_seq, self.last_seq if upto is None else upto, limit),
         ).fetchall()
         return [decode_record(self.path, int(seq), str(body)) for seq, body in reversed(rows)]
 
+    def names(self) -> list[tuple[int, str]]:
+        """What subscribers tell this journal's events by, as its seq numbers begin at 1 like
+        any other journal's: ``(first seq, name)``, the start of its first record's hash from
+        record 1, then a new name after each point it was carried on from (see
+        :func:`carry_on`), as the records after it take seq numbers of events lost there."""
+        if self._names is None:
+            first = self.first_hash()
+            given = json.loads(self._meta("names") or "[]")
+            if first is None:
+                return [(1, "")]  # nothing written, nothing published yet
+            self._names = [(1, first[:NAME_DIGITS])] + [(int(at), str(name)) for at, name in given]
+        return self._names
+
+    def name_for(self, seq: int) -> str:
+        """The name the event ``seq`` goes out under (see :meth:`names`)."""
+        return next(name for first, name in reversed(self.names()) if first <= seq)
+
     def name(self) -> str:
-        """What subscribers tell this journal's events by (its seq numbers begin at 1 like
-        any other journal's): the start of its first record's hash, or the name a journal
-        carried on from a damaged one was given."""
-        given = self._meta("name")
-        if given is not None:
-            return given
-        return (self.first_hash() or "")[:NAME_DIGITS]
+        """The name the journal's next events go out under."""
+        return self.name_for(self.last_seq + 1)
 
     def _sound_part(self) -> tuple[int, Broken | None]:
         """The last record before the first damage (a record missing, edited or holding no
@@ -675,6 +718,11 @@ class Journal:
             return self._db.execute(sql, parameters).fetchall()
         except sqlite3.OperationalError:
             return []
+
+    def hash_of(self, seq: int) -> str | None:
+        """The hash record ``seq`` carries, if there is one."""
+        row = self._db.execute("SELECT hash FROM events WHERE seq = ?", (seq,)).fetchone()
+        return None if row is None else str(row[0])
 
     def first_hash(self) -> str | None:
         """The hash of record 1: which journal this is, whatever its file is called."""
@@ -872,19 +920,19 @@ class Recovered:
     broken: Broken  # the first damage
     left_out: int  # records after, which nothing can vouch for or which began a command
     whole_commands: bool  # the journal knew where its commands ended (Journal._last_commit)
-    published_upto: int  # how far the damaged journal's outbox had sent events
-    name: str  # the new journal's name on MQTT
+    name: str  # what the new journal's events after ``sound_upto`` are named on MQTT
 
 
 def carry_on(damaged: str | Path, new: str | Path) -> Recovered:
     """Copy the sound records of a damaged journal, the first to the last before the first
-    damage, into a new journal, byte for byte with their hashes, so a table run on it deals
-    on from there. The damaged file is only read.
+    damage that ends a command, into a new journal, byte for byte with their hashes, so a
+    table run on it deals on from there. The damaged file is only read, and the new one
+    appears whole or not at all.
 
-    Events the old outbox had sent past the damage are gone with it, and the new journal's
-    events will take their seq numbers: it is then given a name of its own, so subscribers
-    do not drop its events as repeats. Checkpoints are not carried: a damaged file's are
-    not trusted, and the first start folds every record, once."""
+    The new journal's next events take the seq numbers of events lost with the damage, which
+    its outbox may have sent: they go out under a name of their own (:meth:`Journal.names`),
+    so subscribers take none of them for a repeat. Checkpoints are not carried: a damaged
+    file's are not trusted, and the first start folds every record, once."""
     new = Path(new)
     if new.exists():
         raise JournalError(f"{new} is there already: carry a journal on into a new file")
@@ -893,6 +941,11 @@ def carry_on(damaged: str | Path, new: str | Path) -> Recovered:
         if broken is None:
             raise JournalError(f"journal {old.path} is sound: deal on with it as it is")
         sound_upto, whole_commands = old._last_commit(sound)
+        if sound_upto == 0:
+            raise JournalError(
+                f"journal {old.path} is damaged at {broken}: no sound record before it to "
+                "carry on; start a new journal"
+            )
         rows = old._db.execute(
             "SELECT seq, deal, type, at, body, prev_hash, hash FROM events WHERE seq <= ? "
             "ORDER BY seq",
@@ -901,41 +954,44 @@ def carry_on(damaged: str | Path, new: str | Path) -> Recovered:
         after = old._db.execute("SELECT COUNT(*) FROM events WHERE seq > ?", (sound_upto,))
         left_out = int(after.fetchone()[0])
         cursors = old._optional_rows("SELECT name, MIN(seq, ?) FROM cursors", (sound_upto,))
-        published = max(
-            (int(seq) for (seq,) in old._optional_rows("SELECT seq FROM cursors", ())), default=0
-        )
         requests = old._optional_rows(
             "SELECT request_id, seq FROM requests WHERE seq <= ?", (sound_upto,)
         )
         commits = old._optional_rows("SELECT seq FROM commits WHERE seq <= ?", (sound_upto,))
         commits_from = old._meta("commits_from")
         table_id = old.table_id
-        first = old.first_hash() or ""
-        name = old.name()
-    if published > sound_upto:
-        name = f"{first[:NAME_DIGITS]}-after-{sound_upto}"
-    fresh = Journal(new, table_id)
+        names = [(first, name) for first, name in old.names() if first <= sound_upto]
+    name = f"{names[-1][1]}-after-{sound_upto}"
+    names.append((sound_upto + 1, name))
+    # Written beside, then moved into place: a copy cut short leaves no journal at ``new``.
+    beside = new.with_name(f".{new.name}.{os.getpid()}.carrying")
     try:
-        db = fresh._db
-        db.execute("BEGIN IMMEDIATE")
-        db.executemany(
-            "INSERT INTO events (seq, deal, type, at, body, prev_hash, hash) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            rows,
-        )
-        db.executemany("INSERT INTO cursors (name, seq) VALUES (?, ?)", cursors)
-        db.executemany("INSERT INTO requests (request_id, seq) VALUES (?, ?)", requests)
-        db.executemany("INSERT INTO commits (seq) VALUES (?)", commits)
-        # The new journal knows where commands ended from where the old one did.
-        fresh._set_meta("commits_from", commits_from or str(sound_upto + 1))
-        if name != first[:NAME_DIGITS]:
-            fresh._set_meta("name", name)
-        fresh._set_meta("carried_on_from", str(Path(damaged).resolve()))
-        db.execute("COMMIT")
+        with Journal(beside, table_id) as fresh:
+            db = fresh._db
+            db.execute("BEGIN IMMEDIATE")
+            db.executemany(
+                "INSERT INTO events (seq, deal, type, at, body, prev_hash, hash) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                rows,
+            )
+            db.executemany("INSERT INTO cursors (name, seq) VALUES (?, ?)", cursors)
+            db.executemany("INSERT INTO requests (request_id, seq) VALUES (?, ?)", requests)
+            db.executemany("INSERT INTO commits (seq) VALUES (?)", commits)
+            # The new journal knows where commands ended from where the old one did.
+            fresh._set_meta("commits_from", commits_from or str(sound_upto + 1))
+            fresh._set_meta("names", json.dumps([[at, given] for at, given in names[1:]]))
+            fresh._set_meta("carried_on_from", str(Path(damaged).resolve()))
+            db.execute("COMMIT")
+        if new.exists():
+            raise JournalError(f"{new} is there already: carry a journal on into a new file")
+        os.replace(beside, new)
     except sqlite3.DatabaseError as error:
-        fresh.close()
-        for leftover in (new, lock_path(new), Path(f"{new}-wal"), Path(f"{new}-shm")):
-            leftover.unlink(missing_ok=True)
         raise JournalError(f"journal {new}: cannot write: {error}") from None
-    fresh.close()
-    return Recovered(sound_upto, broken, left_out, whole_commands, published, name)
+    finally:
+        for leftover in (beside, lock_path(beside), *_sqlite_files(beside)):
+            leftover.unlink(missing_ok=True)
+    return Recovered(sound_upto, broken, left_out, whole_commands, name)
+
+
+def _sqlite_files(path: Path) -> tuple[Path, Path]:
+    return Path(f"{path}-wal"), Path(f"{path}-shm")

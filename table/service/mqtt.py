@@ -248,7 +248,7 @@ class MqttLink:
         self._publish_refused = ""  # why the broker refused an event, until it reconnects
         self._acked_beyond: set[int] = set()
         self._state_seq = -1
-        self._journal_properties: Properties | None = None
+        self._named: dict[str, Properties] = {}
         client = mqtt.Client(
             CallbackAPIVersion.VERSION2,
             client_id=config.client_id or f"dealtable-{table_id}",
@@ -483,24 +483,25 @@ class MqttLink:
             self._acked_upto = advanced
             self.journal.set_cursor(OUTBOX_CURSOR, advanced)
 
-    def _journal_named(self) -> Properties:
+    def _journal_named(self, name: str) -> Properties:
         """The user property that tells this journal's events from another's with the same
-        seq (a new journal for the table, after damage, begins again at 1)."""
-        if self._journal_properties is not None:
-            return self._journal_properties
-        properties = Properties(PacketTypes.PUBLISH)  # type: ignore[no-untyped-call]
-        properties.UserProperty = ("journal", self.journal.name())
-        if self.journal.last_seq:  # an empty journal publishes nothing yet, and is named later
-            self._journal_properties = properties
+        seq (a new journal for the table begins again at 1; see :meth:`Journal.names`)."""
+        properties = self._named.get(name)
+        if properties is None:
+            properties = Properties(PacketTypes.PUBLISH)  # type: ignore[no-untyped-call]
+            properties.UserProperty = ("journal", name)
+            self._named[name] = properties
         return properties
 
     def _publish_outbox(self) -> None:
         room = WINDOW - len(self._in_flight)
         if room <= 0 or self._publish_refused:
             return
-        named = self._journal_named()
+        name_for, named = self.journal.name_for, self._journal_named
         for seq, body in self.journal.bodies(self._sent_upto, room):
-            info = self.client.publish(f"{self.prefix}/events", body, qos=1, properties=named)
+            info = self.client.publish(
+                f"{self.prefix}/events", body, qos=1, properties=named(name_for(seq))
+            )
             if info.rc != mqtt.MQTT_ERR_SUCCESS:
                 log.warning("publish of event %d failed (%s); will retry", seq, info.rc)
                 return
@@ -518,7 +519,11 @@ class MqttLink:
         )
         payload = json.dumps(snapshot, ensure_ascii=False, separators=(",", ":"))
         info = self.client.publish(
-            f"{self.prefix}/state", payload, qos=1, retain=True, properties=self._journal_named()
+            f"{self.prefix}/state",
+            payload,
+            qos=1,
+            retain=True,
+            properties=self._journal_named(self.journal.name()),
         )
         if info.rc == mqtt.MQTT_ERR_SUCCESS:
             self._state_seq = state.last_seq

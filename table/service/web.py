@@ -14,6 +14,7 @@ import errno
 import json
 import logging
 import math
+import os
 import socket
 import threading
 import time
@@ -109,13 +110,22 @@ class ServiceFeed:
         self.view.publish(self.service.state, events)
 
     def _shoe_so_far(self) -> list[Event]:
-        """What a baccarat table's roads show of the past: the shoe's newest coup results."""
-        if isinstance(self.service.state, FaroState):
+        """What a baccarat table's roads show of the past: the shoe's newest coup results.
+        Those since the engine's checkpoint come from its log, where a void or a correction
+        has taken back what it undid; those before (a continuous shuffler's earlier coups,
+        past any void) from the journal."""
+        state = self.service.state
+        if isinstance(state, FaroState) or state.checkpoint is None:
             return []
         journal = self.service.journal
         shoe = journal.last_event_of("shoe_started")
-        after = 0 if shoe is None else shoe.seq
-        return journal.last_events_of("coup_result", COUPS_SHOWN, after_seq=after)
+        settled = journal.last_events_of(
+            "coup_result",
+            COUPS_SHOWN,
+            after_seq=0 if shoe is None else shoe.seq,
+            upto=state.checkpoint.last_seq,
+        )
+        return [*settled, *state.since_checkpoint]
 
 
 class JournalFollower:
@@ -128,7 +138,7 @@ class JournalFollower:
         self.interval = interval
         self.table: FaroTable | BaccaratTable | None = None
         self._chain = ChainCheck(self.path)
-        self._name: str | None = None  # the followed journal's name (Journal.name)
+        self._file: tuple[int, int] | None = None  # the followed file's device and inode
         self._halted = False  # at a damaged record, until a new file takes the journal's place
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="journal-follower", daemon=True)
@@ -153,16 +163,7 @@ class JournalFollower:
         except NoJournalError:
             return  # not there yet, or being set up: try again next time round
         with journal:
-            name = journal.name()
-            if self._name and name != self._name:
-                # A new journal in the old one's place (as the advice on a damaged one says):
-                # another record, followed from its start.
-                log.info("journal %s is a new one: following it from its first record", self.path)
-                self._chain = ChainCheck(self.path)
-                self.table = None
-                self.view.results.clear()
-                self._halted = False
-            self._name = name
+            self._follow_the_file(journal)
             if self._halted:
                 return
             records = journal.records(after_seq=self._chain.last_seq)
@@ -173,6 +174,24 @@ class JournalFollower:
                 events.append(decode_record(self.path, seq, body))
         finally:
             self._show(events)  # the sound records before any damage
+
+    def _follow_the_file(self, journal: Journal) -> None:
+        """Another file in the journal's place (as the advice on a damaged one says: a journal
+        carried on from it, or a new one): followed on if it holds the record shown last as
+        it was, else from its first record."""
+        stat = os.stat(self.path)
+        file, earlier = (stat.st_dev, stat.st_ino), self._file
+        self._file = file
+        shown = self._chain.last_seq
+        if shown and journal.hash_of(shown) != self._chain.last_hash:
+            log.info("journal %s is a new one: following it from its first record", self.path)
+            self._chain = ChainCheck(self.path)
+            self.table = None
+            self.view.results.clear()
+            self._halted = False
+        elif earlier is not None and file != earlier and self._halted:
+            log.info("journal %s is a new file: following it on from record %d", self.path, shown)
+            self._halted = False
 
     def _show(self, events: list[Event]) -> None:
         if not events:
