@@ -383,3 +383,29 @@ def test_the_table_at_any_record_is_read_from_the_checkpoint_before_it(tmp_path:
             replayed = FaroTable.replay(events[:upto], "table")
             assert held.state == replayed.state, upto
             assert held.state.last_seq == upto
+
+
+def test_a_checkpoint_that_cannot_be_made_keeps_no_event_unheard(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A checkpoint only saves time: if making one fails, the deck's events, journaled
+    already, still reach every listener, and the log says what failed."""
+    import table.service.table_service as service_module
+
+    def broken(state: object, seq: int) -> str:
+        raise TypeError("not JSON serializable")
+
+    monkeypatch.setattr(service_module, "checkpoint_of", broken)
+    path = tmp_path / "faro.sqlite"
+    with open_journal(path) as journal:
+        service = TableService(faro_config(path), journal)
+        heard: list[Event] = []
+        service.listeners.append(heard.extend)
+        events = service.execute_line("shuffle")
+        assert (
+            [event.type_name for event in heard]
+            == ["deck_started"]
+            == [event.type_name for event in events]
+        )
+        assert journal.checkpoints() == []
+    assert "no checkpoint of the table after record" in caplog.text

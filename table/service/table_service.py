@@ -97,7 +97,11 @@ class TableService:
             return
         self._checkpoint_kept = checkpoint
         seq = checkpoint.last_seq
-        body = checkpoint_of(checkpoint, seq)
+        try:
+            body = checkpoint_of(checkpoint, seq)
+        except Exception:  # the events are journaled: a checkpoint must not keep them unheard
+            log.exception("no checkpoint of the table after record %d", seq)
+            return
         if body is None:
             log.debug("no checkpoint of the table after record %d", seq)
             return
