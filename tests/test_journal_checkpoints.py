@@ -179,6 +179,17 @@ def test_a_punto_banco_table_resumes_from_its_last_shoe(
     assert resumed.state.since_checkpoint == live.since_checkpoint
 
 
+def verify(path: Path) -> subprocess.CompletedProcess[str]:
+    """``dealtable verify`` on a journal, as its keeper runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "table.service.cli", "verify", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
 def edit_checkpoint(path: Path, change: Callable[[dict[str, object]], None]) -> None:
     with sqlite3.connect(path) as db:
         seq, body = db.execute("SELECT seq, body FROM checkpoints ORDER BY seq DESC").fetchone()
@@ -211,13 +222,7 @@ def test_an_edited_checkpoint_is_not_read_and_the_journal_is_replayed_instead(
     assert service.state == live
     assert service.state.total_chips() == live.total_chips()
     assert "does not match that record; it is not read" in caplog.text
-    verified = subprocess.run(
-        [sys.executable, "-m", "table.service.cli", "verify", str(path)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    verified = verify(path)
     older, newest = kept
     assert verified.returncode == 0, verified.stderr  # the records, the truth, are intact
     assert verified.stdout.splitlines()[1:] == [
@@ -267,13 +272,7 @@ def test_a_checkpoint_forged_with_its_hash_recomputed_is_found_by_verify(tmp_pat
             (text, journal_module.record_hash(stored, text), seq),
         )
     db.close()
-    verified = subprocess.run(
-        [sys.executable, "-m", "table.service.cli", "verify", str(path)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    verified = verify(path)
     assert verified.returncode == 1
     lines = verified.stdout.splitlines()
     assert lines[0] == (
