@@ -277,6 +277,12 @@ class Output:
         return "".join(self.lines)
 
 
+def as_at_a_terminal() -> None:
+    """Ctrl-C reaches a command as it does at a terminal: a test suite started in the
+    background by a shell ignores SIGINT, and its children would inherit that."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_stops_a_command_quietly_with_status_130() -> None:
     following = subprocess.Popen(
         [sys.executable, "-m", "table.service.cli", "replay", "-", "--json"],
@@ -284,6 +290,7 @@ def test_ctrl_c_stops_a_command_quietly_with_status_130() -> None:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=as_at_a_terminal,
     )
     assert following.stdin and following.stdout and following.stderr
     out = Output(following.stdout)
@@ -302,6 +309,7 @@ def test_ctrl_c_stops_a_command_quietly_with_status_130() -> None:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=as_at_a_terminal,
     )  # fmt: skip
     assert simulating.stderr
     progress = Output(simulating.stderr)  # the bar's '\r' ends a line in text mode
