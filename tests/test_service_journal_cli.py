@@ -579,3 +579,27 @@ def test_a_journal_from_before_commands_were_marked_is_carried_on_to_its_damage(
     with Journal(new, read_only=True) as carried:
         assert carried.verify() is None
         assert [e.type_name for e in carried.events()].count("deal_finished") == 1
+
+
+def test_a_damaged_journal_not_in_wal_mode_is_refused_byte_for_byte_as_it_was(
+    tmp_path: Path,
+) -> None:
+    """A journal copied out of WAL mode (a backup tool's copy, say) is put back in it only
+    once its chain is found sound: a damaged one is refused with not a byte changed."""
+    journal = tmp_path / "copied.sqlite"
+    journal_with_a_deal(journal)[0].close()
+    with closing(sqlite3.connect(journal)) as db:
+        db.execute("PRAGMA journal_mode=DELETE")
+    damage(journal, "edit")
+    before = journal.read_bytes()
+    refused = dealtable("run", "--deals", "1", "--speed", "0", "--journal", str(journal))
+    assert refused.returncode == 2
+    assert "is damaged at record 20" in refused.stderr
+    assert journal.read_bytes() == before
+    sound = tmp_path / "sound.sqlite"
+    journal_with_a_deal(sound)[0].close()
+    with closing(sqlite3.connect(sound)) as db:
+        db.execute("PRAGMA journal_mode=DELETE")
+    with Journal(sound, "t1") as reopened:
+        mode = reopened._db.execute("PRAGMA journal_mode").fetchone()[0]
+    assert mode == "wal"

@@ -379,6 +379,7 @@ class Journal:
             if not read_only:
                 # Before anything is written: a table never deals on from a damaged journal.
                 self.check_chain()
+                self._db.execute("PRAGMA journal_mode=WAL")
                 if self._tables_missing:
                     _create_tables(self._db)
             stored_table = self._meta("table")
@@ -409,12 +410,13 @@ class Journal:
             tables = _tables(db, self.path)
             if tables and not tables.issuperset(JOURNAL_TABLES):
                 raise _not_a_journal(self.path, tables)
-            db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=FULL")
-            # A journal written by an earlier dealtable gets its newer tables once its chain is
-            # found sound (:meth:`_add_missing_tables`): a damaged one is left as it was.
+            # A journal there already is put in WAL mode, and given the tables a newer
+            # dealtable keeps, once its chain is found sound: a damaged one is left byte for
+            # byte as it was.
             self._tables_missing = bool(tables) and not tables.issuperset(_ALL_TABLES)
             if not tables:
+                db.execute("PRAGMA journal_mode=WAL")
                 _create_tables(db)
         except sqlite3.DatabaseError as error:
             db.close()
