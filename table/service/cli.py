@@ -606,7 +606,9 @@ def build_parser() -> argparse.ArgumentParser:
     snapshot.add_argument("--rules", default="classic", choices=sorted(RULE_SETS))
     snapshot.set_defaults(handler=_snapshot)
 
-    verify = commands.add_parser("verify", help="check the journal's hash chain")
+    verify = commands.add_parser(
+        "verify", help="check the journal's hash chain, that its records fold, and its checkpoints"
+    )
     verify.add_argument("journal")
     verify.set_defaults(handler=_verify)
 
