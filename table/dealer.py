@@ -69,6 +69,15 @@ class TableFolds:
     def copy(self) -> Self:
         raise NotImplementedError
 
+    def _take_checkpoint(self, seq: int) -> None:
+        """The state after event ``seq`` becomes the one a void goes back to, with an empty
+        log since."""
+        self.since_checkpoint = []
+        self.checkpoint = None
+        checkpoint = self.copy()
+        checkpoint.last_seq = seq
+        self.checkpoint = checkpoint
+
     def apply(self, event: Event) -> None:
         """Fold one event into the state."""
         handler = self.folds.get(type(event))
@@ -228,9 +237,7 @@ class DealerDesk:
         table = cls.__new__(cls)
         table._at = 0.0
         table.opening = []
-        state.checkpoint = None
-        state.since_checkpoint = []
-        state.checkpoint = state.copy()
+        state._take_checkpoint(state.last_seq)
         table.state = state
         table._follow_state()
         return table

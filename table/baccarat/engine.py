@@ -389,13 +389,6 @@ class BaccaratState(TableFolds):
 
     # --- the fold -------------------------------------------------------------------------
 
-    def _take_checkpoint(self, seq: int) -> None:
-        """The state after event ``seq``, which a void goes back to."""
-        self.since_checkpoint = []
-        self.checkpoint = None
-        self.checkpoint = self.copy()
-        self.checkpoint.last_seq = seq
-
     def _fold_rules(self, event: RulesChosen) -> None:
         self.game = event.game
         self.rules = find_rules(event.game, event.rules, event.options)

@@ -235,10 +235,7 @@ class FaroState(TableFolds):
         self.last_turn = None
         self.hoc = None
         self.splits = 0
-        self.since_checkpoint = []
-        self.checkpoint = None
-        self.last_seq = event.seq
-        self.checkpoint = self.copy()
+        self._take_checkpoint(event.seq)
 
     def _fold_card(self, event: CardDealt) -> None:
         card, role = event.card, event.role
