@@ -12,7 +12,7 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from table.errors import TableError
 from table.events import RulesChosen, event_to_json
@@ -250,21 +250,15 @@ def _checkpoint_report(journal: Journal) -> tuple[list[str], list[int]]:
 def _folded_at(journal: Journal, seqs: Sequence[int]) -> Iterator[tuple[int, object]]:
     """The state the journal's records fold to after each of ``seqs``, in one pass over
     every record: one that does not fold is damage, named by its seq."""
-    from table.baccarat import BaccaratTable
-    from table.faro.engine import FaroTable
     from table.service.journal import Broken, JournalDamagedError
+    from table.service.table_service import engine_for
 
     wanted = iter(seqs)
     next_seq = next(wanted, -1)
-    state: Any = None
+    state = engine_for(journal.game()).replay([], journal.table_id).state
     for event in journal.events():
         try:
-            if state is None:
-                game = event.game if isinstance(event, RulesChosen) else "faro"
-                engine = FaroTable if game == "faro" else BaccaratTable
-                state = engine.replay([event], journal.table_id).state
-            else:
-                state.apply(event)
+            state.apply(event)
         except Exception as error:  # a record no table could have written: named, not raised
             raise JournalDamagedError(
                 journal.path, Broken(event.seq, f"it does not fold into the table ({error!r})")

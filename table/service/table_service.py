@@ -157,7 +157,7 @@ class TableService:
         return self.game.choose_rules(table.rules, table.options or None, at=at)
 
     def _engine_class(self) -> type[FaroTable] | type[BaccaratTable]:
-        return FaroTable if self.config.table.game == "faro" else BaccaratTable
+        return engine_for(self.config.table.game)
 
     @property
     def state(self) -> FaroState | BaccaratState:
@@ -256,9 +256,12 @@ def table_from_journal(
         return table
     stored = list(journal.events(upto=last))
     chosen = last_rules(stored)
-    dealt = game if chosen is None else chosen.game
-    engine = FaroTable if dealt == "faro" else BaccaratTable
-    return engine.replay(stored, table_id)
+    return engine_for(game if chosen is None else chosen.game).replay(stored, table_id)
+
+
+def engine_for(game: str) -> type[FaroTable] | type[BaccaratTable]:
+    """The engine that deals ``game``: Faro's, or the baccarat family's."""
+    return FaroTable if game == "faro" else BaccaratTable
 
 
 def last_rules(events: Sequence[Event]) -> RulesChosen | None:

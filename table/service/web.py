@@ -47,7 +47,7 @@ from table.service.journal import (
     NoJournalError,
     decode_record,
 )
-from table.service.table_service import TableService
+from table.service.table_service import TableService, engine_for
 
 log = logging.getLogger("dealtable.web")
 
@@ -198,8 +198,7 @@ class JournalFollower:
             return
         if self.table is None:
             game = next((e.game for e in events if isinstance(e, RulesChosen)), "faro")
-            engine = FaroTable if game == "faro" else BaccaratTable
-            self.table = engine.replay(events)
+            self.table = engine_for(game).replay(events)
         else:
             for event in events:
                 self.table.state.apply(event)
