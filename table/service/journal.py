@@ -515,22 +515,15 @@ class Journal:
     ) -> Iterator[Event]:
         """Events in seq order, after ``after_seq`` and up to ``upto`` (and of one deal if
         given)."""
+        where, parameters = "seq > ?", [after_seq]
         if upto is not None:
-            cursor = self._db.execute(
-                "SELECT seq, body FROM events WHERE seq > ? AND seq <= ? ORDER BY seq",
-                (after_seq, upto),
-            )
-            if deal is not None:
-                raise ValueError("events of one deal are read whole")
-        elif deal is None:
-            cursor = self._db.execute(
-                "SELECT seq, body FROM events WHERE seq > ? ORDER BY seq", (after_seq,)
-            )
-        else:
-            cursor = self._db.execute(
-                "SELECT seq, body FROM events WHERE seq > ? AND deal = ? ORDER BY seq",
-                (after_seq, deal),
-            )
+            where, parameters = f"{where} AND seq <= ?", [*parameters, upto]
+        if deal is not None:
+            where, parameters = f"{where} AND deal = ?", [*parameters, deal]
+        cursor = self._db.execute(
+            f"SELECT seq, body FROM events WHERE {where} ORDER BY seq",
+            parameters,
+        )
         for seq, body in cursor:
             yield decode_record(self.path, seq, body)
 
@@ -586,31 +579,29 @@ class Journal:
             if decode:
                 decode_record(self.path, seq, body)
         # A chain cannot show records cut from its end; the outbox's cursors can, as they
-        # remember how far the journal was sent.
-        try:
-            ahead = self._db.execute(
-                "SELECT name, seq FROM cursors WHERE seq > ? ORDER BY seq DESC", (chain.last_seq,)
-            ).fetchone()
-        except sqlite3.OperationalError:  # a journal with no outbox yet
-            ahead = None
-        if ahead is not None:
-            name, sent = ahead
-            raise JournalDamagedError(
-                self.path,
-                Broken(
-                    chain.last_seq + 1,
-                    f"missing: the journal ends at record {chain.last_seq}, but its {name} "
-                    f"outbox had sent up to record {sent} (records were cut from its end)",
-                ),
+        # remember how far the journal was sent, and so can the appends that wrote them.
+        # (A journal from before either table was kept has neither.)
+        beyond = [
+            (f"its {name} outbox had sent up to", int(seq))
+            for name, seq in self._optional_rows(
+                "SELECT name, seq FROM cursors WHERE seq > ? ORDER BY seq DESC LIMIT 1",
+                (chain.last_seq,),
             )
-        appended = self._optional_rows("SELECT MAX(seq) FROM commits", ())
-        if appended and appended[0][0] is not None and appended[0][0] > chain.last_seq:
+        ] + [
+            ("its appends had reached", int(seq))
+            for (seq,) in self._optional_rows(
+                "SELECT seq FROM commits WHERE seq > ? ORDER BY seq DESC LIMIT 1",
+                (chain.last_seq,),
+            )
+        ]
+        if beyond:
+            reached, seq = beyond[0]
             raise JournalDamagedError(
                 self.path,
                 Broken(
                     chain.last_seq + 1,
-                    f"missing: the journal ends at record {chain.last_seq}, but its appends "
-                    f"had reached record {appended[0][0]} (records were cut from its end)",
+                    f"missing: the journal ends at record {chain.last_seq}, but {reached} "
+                    f"record {seq} (records were cut from its end)",
                 ),
             )
 
@@ -621,13 +612,13 @@ class Journal:
         chained to that record's hash, so a checkpoint edited or set beside another record is
         not read; older checkpoints than the last :data:`CHECKPOINTS_KEPT` are dropped."""
         try:
-            row = self._db.execute("SELECT hash FROM events WHERE seq = ?", (seq,)).fetchone()
-            if row is None:
+            record = self.hash_of(seq)
+            if record is None:
                 raise JournalError(f"journal {self.path}: no record {seq} to keep a checkpoint of")
             self._db.execute("BEGIN IMMEDIATE")
             self._db.execute(
                 "INSERT OR REPLACE INTO checkpoints (seq, body, hash) VALUES (?, ?, ?)",
-                (seq, body, record_hash(str(row[0]), body)),
+                (seq, body, record_hash(record, body)),
             )
             self._db.execute(
                 "DELETE FROM checkpoints WHERE seq NOT IN "
@@ -643,14 +634,12 @@ class Journal:
     def checkpoints(self) -> list[tuple[int, str, bool]]:
         """The checkpoints kept, newest first: ``(seq, body, sound)``, sound when the body is
         as it was written after the record ``seq`` the chain holds now."""
-        try:
-            rows = self._db.execute(
-                "SELECT checkpoints.seq, checkpoints.body, checkpoints.hash, events.hash "
-                "FROM checkpoints LEFT JOIN events ON events.seq = checkpoints.seq "
-                "ORDER BY checkpoints.seq DESC"
-            ).fetchall()
-        except sqlite3.OperationalError:  # a journal written before checkpoints were kept
-            return []
+        rows = self._optional_rows(
+            "SELECT checkpoints.seq, checkpoints.body, checkpoints.hash, events.hash "
+            "FROM checkpoints LEFT JOIN events ON events.seq = checkpoints.seq "
+            "ORDER BY checkpoints.seq DESC",
+            (),
+        )
         return [
             (int(seq), str(body), record_hash(str(event_hash), str(body)) == stored)
             for seq, body, stored, event_hash in rows
@@ -728,8 +717,7 @@ class Journal:
 
     def first_hash(self) -> str | None:
         """The hash of record 1: which journal this is, whatever its file is called."""
-        row = self._db.execute("SELECT hash FROM events WHERE seq = 1").fetchone()
-        return None if row is None else str(row[0])
+        return self.hash_of(1)
 
     def records(self, after_seq: int = 0) -> list[tuple[int, str, str, str]]:
         """The stored records after ``after_seq``: seq, body, the hash before, its hash."""
