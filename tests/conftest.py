@@ -128,13 +128,19 @@ def make_password_file(path: Path) -> None:
         subprocess.run([tool, "-b", str(path), user, password], check=True, capture_output=True)
 
 
-@pytest.fixture
-def secured_broker(tmp_path: Path) -> Iterator[Broker]:
+def broker_folder(tmp_path: Path) -> tuple[Path, Path]:
+    """A broker's folder with its password file holding every test account."""
     directory = tmp_path / "broker"
     directory.mkdir()
     passwords = directory / "passwd"
     passwords.touch()
     make_password_file(passwords)
+    return directory, passwords
+
+
+@pytest.fixture
+def secured_broker(tmp_path: Path) -> Iterator[Broker]:
+    directory, passwords = broker_folder(tmp_path)
     shutil.copy(HW / "acl", directory / "acl")
     broker = Broker(
         directory,

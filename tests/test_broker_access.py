@@ -23,7 +23,7 @@ from table.service.journal import Journal
 from table.service.mqtt import MqttLink
 from table.service.table_service import TableService
 from table.service.web import MqttCommandRelay
-from tests.conftest import ACCOUNTS, HW, ShippedBroker, make_password_file, relayed
+from tests.conftest import ACCOUNTS, HW, ShippedBroker, broker_folder, relayed
 from tests.mosquitto import Broker, free_port, wait_until
 
 
@@ -178,11 +178,7 @@ def test_the_table_talks_tls_with_the_example_certificates(tmp_path: Path) -> No
     subprocess.run(
         [str(HW / "make-certs.sh"), str(certs), "localhost"], check=True, capture_output=True
     )
-    directory = tmp_path / "broker"
-    directory.mkdir()
-    passwords = directory / "passwd"
-    passwords.touch()
-    make_password_file(passwords)
+    directory, passwords = broker_folder(tmp_path)
     tls_port = free_port()
     broker = Broker(
         directory,
@@ -310,11 +306,7 @@ def client_certificate(certs: Path, directory: Path) -> TlsConfig:
 @pytest.fixture
 def certificate_broker(tmp_path: Path, example_certs: Path) -> Iterator[Broker]:
     """A broker that asks every client for a certificate signed by the example CA."""
-    directory = tmp_path / "broker"
-    directory.mkdir()
-    passwords = directory / "passwd"
-    passwords.touch()
-    make_password_file(passwords)
+    directory, passwords = broker_folder(tmp_path)
     port = free_port()
     broker = Broker(
         directory,
