@@ -3,10 +3,10 @@ resumed from its last deck or shoe instead of replayed from its first event.
 
 It is the engine's own checkpoint (the state a void goes back to) kept in the journal, made
 where a deck or shoe starts (and as a continuous shuffler's coup locks), where most of the
-state is empty: the rules, the bank, the punters and their chips, the numbering. It names the state's fields, so a checkpoint written
-by a dealtable whose state had other fields is not read. :func:`checkpoint_of` refuses
-(returns None) a state it would not give back exactly, so a checkpoint, once written, is
-always the fold of the events up to its ``seq``.
+state is empty: the rules, the bank, the punters and their chips, the numbering. It names
+the state's fields, so a checkpoint written by a dealtable whose state had other fields is
+not read. :func:`checkpoint_of` refuses (returns None) a state it would not give back
+exactly, so a checkpoint, once written, is always the fold of the events up to its ``seq``.
 """
 
 from __future__ import annotations
