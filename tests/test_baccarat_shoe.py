@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from table.baccarat.shoe import BaccaratShoe, burn_count
+from table.baccarat.shoe import BaccaratShoe, ContinuousShuffler, burn_count
 from table.cards import STANDARD_52, Card
 
 
@@ -36,3 +36,19 @@ def test_the_cut_card_lies_its_count_from_the_end() -> None:
 )
 def test_the_first_card_burns_its_value_a_ten_or_court_card_ten(card: str, burned: int) -> None:
     assert burn_count(Card.parse(card)) == burned
+
+
+def test_a_continuous_shuffler_never_runs_out_and_deals_a_coups_cards_again() -> None:
+    """004: under a continuous shuffler each coup's cards go back in with the others."""
+    shuffler = ContinuousShuffler(1, random.Random(3))
+    first_coup = [shuffler.draw() for _ in range(6)]
+    shuffler.take_back()
+    assert Counter(shuffler.peek_remaining()) == Counter(STANDARD_52.cards)
+    dealt: list[Card] = []
+    for _ in range(100):  # 600 cards from one deck
+        coup = [shuffler.draw() for _ in range(6)]
+        assert len(set(coup)) == 6  # within a coup, every card is another
+        dealt += coup
+        shuffler.take_back()
+    assert set(first_coup) <= set(dealt)
+    assert Counter(shuffler.peek_remaining()) == Counter(STANDARD_52.cards)

@@ -135,6 +135,10 @@ def test_demo_deals_a_baccarat_shoe_with_its_roads() -> None:
     summary = chips[chips.index("Shoe over:") :]
     counted = re.findall(r"(?:bank|house|ana|ben|cy|dora|eli|fay) (\d+)", summary)
     assert "commission to the house" in summary and sum(map(int, counted)) == 23000
+    shuffler = run("demo", "--game", "punto-banco", "--rules", "shuffler")
+    assert shuffler.returncode == 0, shuffler.stderr
+    words = " ".join(shuffler.stdout.split())
+    assert "Shuffler stopped: 80 coups" in words and "chips on the table 23000" in words
     refused = run("demo", "--game", "macao", "--rules", "classic")
     assert refused.returncode == 2
     assert "unknown macao rules 'classic'" in refused.stderr

@@ -35,3 +35,27 @@ class BaccaratShoe(Shoe):
     def past_cut(self) -> bool:
         """The cut card has come out: the coup in play is the shoe's last."""
         return self._next >= self.cut_at
+
+
+class ContinuousShuffler(Shoe):
+    """004's continuous shuffler: ``decks`` decks in a machine that never runs out, since
+    each coup's cards go back in (:meth:`take_back`) and are shuffled in with the rest."""
+
+    def __init__(self, decks: int = 6, rng: random.Random | None = None):
+        super().__init__(STANDARD_52, decks, rng)
+        self._rng = rng or random.Random(0)
+        self._out: list[Card] = []
+
+    def draw(self) -> Card:
+        card = super().draw()
+        self._out.append(card)
+        return card
+
+    def take_back(self) -> None:
+        """The cards dealt since the last take-back go back in, anywhere among the others."""
+        remaining = self._cards[self._next :]
+        for card in self._out:
+            remaining.insert(self._rng.randint(0, len(remaining)), card)
+        self._cards = remaining
+        self._next = 0
+        self._out = []

@@ -17,12 +17,14 @@ from typing import TextIO
 from display.baccarat_terminal import describe, render_baccarat
 from display.text import wrap
 from table.baccarat import BaccaratState, BaccaratTable, Draw, Family, Phase
-from table.baccarat.shoe import BaccaratShoe
+from table.baccarat.shoe import BaccaratShoe, ContinuousShuffler
 from table.errors import TableError
 from table.events import BetSettled, CoupResult, Event
 
 CLEAR_SCREEN = "\x1b[H\x1b[2J"
 DEFAULT_COUPS_PER_SECOND = 1.0
+# A continuous shuffler's shoe never ends: the demo deals about as many coups as a shoe gives.
+SHUFFLER_COUPS = 80
 NAMES = ("ana", "ben", "cy", "dora", "eli", "fay")
 
 
@@ -132,7 +134,8 @@ def run_baccarat_demo(
     colour: bool | None = None,
     sleep: Callable[[float], None] = time.sleep,
 ) -> BaccaratDemoResult:
-    """Deal one full shoe; ``speed`` is coups per second (0 or None off a terminal: no pause)."""
+    """Deal one full shoe (under a continuous shuffler, :data:`SHUFFLER_COUPS` coups);
+    ``speed`` is coups per second (0 or None off a terminal: no pause)."""
     on_terminal = out.isatty()
     colour = on_terminal if colour is None else colour
     if speed is None:
@@ -148,13 +151,18 @@ def run_baccarat_demo(
     for name in seated:
         events += table.seat(name, 500)
     events += table.new_shoe()
-    shoe = BaccaratShoe(state.rules.decks, state.rules.cut_card, random.Random(seed))
+    shuffler = state.rules.shuffler
+    shoe: BaccaratShoe | ContinuousShuffler = (
+        ContinuousShuffler(state.rules.decks, random.Random(seed))
+        if shuffler
+        else BaccaratShoe(state.rules.decks, state.rules.cut_card, random.Random(seed))
+    )
     chips = state.total_chips()
     results: list[CoupResult] = []
     refusals: list[str] = []
     while state.phase is Phase.BURNING:
         events += table.deal(shoe.draw())
-    while state.phase is Phase.BETTING:
+    while state.phase is Phase.BETTING and not (shuffler and len(results) >= SHUFFLER_COUPS):
         if state.rules.house_banks:
             lines = _punto_banco_bets(table, rng, seated, events)
         else:
@@ -184,6 +192,8 @@ def run_baccarat_demo(
                 if (text := describe(event))
             ]
             results += [event for event in coup if isinstance(event, CoupResult)]
+        if isinstance(shoe, ContinuousShuffler):
+            shoe.take_back()
         frame = render_baccarat(state, results, lines[-8:], colour=colour)
         out.write(CLEAR_SCREEN + frame + "\n" if on_terminal else frame + "\n" + "-" * 78 + "\n")
         out.flush()
@@ -196,8 +206,9 @@ def run_baccarat_demo(
     bank = f"bank {state.bank}" if state.rules.house_banks else f"the bank with {state.banker}"
     if state.house:
         bank += f"; commission to the house {state.house}"
+    ended = "Shuffler stopped" if shuffler else "Shoe over"
     summary = (
-        f"Shoe over: {len(results)} coups, banker {wins['banker']}, player {wins['player']}, "
+        f"{ended}: {len(results)} coups, banker {wins['banker']}, player {wins['player']}, "
         f"tie {wins['tie']}; {bank}; "
         + ", ".join(f"{name} {state.bankrolls[name]}" for name in state.seats)
         + f"; chips on the table {state.total_chips()}"
