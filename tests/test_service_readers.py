@@ -13,6 +13,7 @@ from typing import Any
 import cv2
 import numpy as np
 import pytest
+import serial
 from vision_fixtures import TEST_DESIGN, taught_profile
 
 from table.cards import STANDARD_52, Card
@@ -50,7 +51,8 @@ def make(
     )
     service = TableService(config, Journal(config.table.journal, "t"))
     clock = Clock()
-    return service, BarcodeShoeReader("loop://", service, clock, opener=opener), clock
+    reader = BarcodeShoeReader("loop://", service, clock, opener=opener, monotonic=clock)
+    return service, reader, clock
 
 
 def scan(reader: BarcodeShoeReader, text: str) -> None:
@@ -170,6 +172,78 @@ def test_an_unplugged_scanner_is_an_alarm_and_is_reopened(tmp_path: Path) -> Non
     assert [str(c) for c in service.state.casekeep.dealt_cards()] == ["2H"]
     reader.close()
     assert reader.scanner is None
+
+
+class FailingPort:
+    """A port that opens but fails every read, as one another program reads too."""
+
+    def readline(self) -> bytes:
+        raise serial.SerialException("device reports readiness to read but returned no data")
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_scanner_that_opens_but_fails_every_read_is_retried_after_a_growing_pause(
+    tmp_path: Path,
+) -> None:
+    def opener(url: str) -> SerialScanner:
+        return SerialScanner(url, opener=lambda *args, **kwargs: FailingPort())
+
+    _, reader, clock = make(tmp_path, opener)
+    said = []
+    for _ in range(600):  # a minute, polled every 0.1 s
+        clock.now += 0.1
+        said += [alarm.message for alarm in reader.poll().alarms]
+    pauses = [message.split("reopened in ")[1].split(" s")[0] for message in said]
+    assert pauses[:6] == ["0.5", "1", "2", "4", "8", "10"]
+    assert len(said) < 12  # not one every half second
+
+
+def test_a_scanner_that_worked_a_while_is_reopened_soon_after_it_fails_again(
+    tmp_path: Path,
+) -> None:
+    plugged = [True]
+
+    def opener(url: str) -> SerialScanner:
+        if not plugged[0]:
+            raise ScannerError(f"cannot open barcode scanner {url!r}: no such device")
+        return SerialScanner(url)
+
+    _, reader, clock = make(tmp_path, opener)
+    plugged[0] = False
+    for _ in range(4):  # unplugged a while: the pause grew to 8 s
+        reader.poll()
+        clock.now += 10
+    plugged[0] = True
+    reader.poll()
+    assert reader.scanner is not None
+    clock.now += 60  # a quiet hour at the table, then unplugged again
+    reader.scanner.port.close()
+    lost = reader.poll().alarms
+    assert lost and lost[0].message.endswith("it is reopened in 0.5 s; deal from the console")
+
+
+def test_a_scanner_is_reopened_on_time_when_the_wall_clock_is_set_back(tmp_path: Path) -> None:
+    plugged = [False]
+    opened = []
+
+    def opener(url: str) -> SerialScanner:
+        opened.append(url)
+        if not plugged[0]:
+            raise ScannerError(f"cannot open barcode scanner {url!r}: no such device")
+        return SerialScanner(url)
+
+    service, _, monotonic = make(tmp_path)
+    wall = Clock()
+    reader = BarcodeShoeReader("loop://", service, wall, opener=opener, monotonic=monotonic)
+    reader.poll()
+    wall.now -= 3600  # NTP steps the wall clock back an hour
+    plugged[0] = True
+    monotonic.now += 0.6
+    wall.now += 0.6
+    reader.poll()
+    assert len(opened) == 2 and reader.scanner is not None
 
 
 def test_a_scanner_sending_line_after_line_is_read_a_few_lines_a_round(tmp_path: Path) -> None:

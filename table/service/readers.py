@@ -375,7 +375,16 @@ def _told(news: ReaderNews) -> list[str]:
 
 
 class BarcodeShoeReader(_TableReader):
-    """A serial barcode scanner in the shoe: one line per card as it slides out."""
+    """A serial barcode scanner in the shoe: one line per card as it slides out.
+
+    A scanner that goes away (unplugged, or a port that opens but fails every read, as when
+    another program reads it too) is an alarm and is reopened after a pause that grows while
+    it keeps failing; the pause starts short again once the scanner has read a code or stayed
+    open a while. The pause is timed on ``monotonic``, never on the wall clock: a clock set
+    back by NTP would otherwise leave the scanner closed until it caught up."""
+
+    # How long a reopened scanner must stay open, with no code read, to count as working.
+    steady_after = 10.0
 
     def __init__(
         self,
@@ -383,14 +392,17 @@ class BarcodeShoeReader(_TableReader):
         service: TableService,
         clock: Callable[[], float],
         opener: Callable[[str], SerialScanner] | None = None,
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self.url = url
         self.clock = clock
+        self.monotonic = monotonic
         self._open = opener or SerialScanner
         super().__init__(service)
         self.scanner: SerialScanner | None = None
         self._retry_at = 0.0
         self._backoff = 0.5
+        self._opened_at = 0.0
 
     def _new_filter(self) -> ReadingFilter:
         return ReadingFilter(
@@ -406,30 +418,36 @@ class BarcodeShoeReader(_TableReader):
         news = ReaderNews()
         now = self.clock()
         if self.scanner is None:
-            if now < self._retry_at:
+            if self.monotonic() < self._retry_at:
                 return news
             try:
                 self.scanner = self._open(self.url)
-                self._backoff = 0.5
+                self._opened_at = self.monotonic()
                 log.info("barcode scanner open at %s", self.url)
             except ScannerError as error:
-                self._retry_at = now + self._backoff
-                self._backoff = min(self._backoff * 2, 10.0)
-                self._route(self.filter.reader_lost(ReadingSource.BARCODE, str(error), now), news)
+                self._failed(error, now, news)
                 return news
         try:
             for _ in range(limit):
                 if (reading := self.scanner.read()) is None:
                     break
+                self._backoff = 0.5  # it reads: it works
                 # Each card to the engine before the next line is judged: the filter knows a
                 # card is dealt once the engine took it.
                 self._route(self.filter.barcode(reading, now), news)
         except ScannerError as error:
             self.scanner = None
-            self._retry_at = now + self._backoff
-            self._route(self.filter.reader_lost(ReadingSource.BARCODE, str(error), now), news)
+            if self.monotonic() - self._opened_at >= self.steady_after:
+                self._backoff = 0.5  # it worked a while: this is a new outage
+            self._failed(error, now, news)
         self._route(self.filter.tick(now), news)
         return news
+
+    def _failed(self, error: ScannerError, now: float, news: ReaderNews) -> None:
+        self._retry_at = self.monotonic() + self._backoff
+        why = f"{error}; it is reopened in {self._backoff:g} s"
+        self._backoff = min(self._backoff * 2, 10.0)
+        self._route(self.filter.reader_lost(ReadingSource.BARCODE, why, now), news)
 
     def close(self) -> None:
         super().close()
