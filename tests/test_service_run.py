@@ -903,3 +903,25 @@ def test_a_board_that_cannot_be_driven_refuses_the_start_in_one_line(tmp_path: P
         "(on a Pi: apt install python3-lgpio)\n"
     )
     assert not journal.exists()
+
+
+def test_a_second_service_refused_the_journal_never_touches_the_tables_devices(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Opening the casekeep latches it dark: a second ``run`` on a journal in use must be
+    refused before it opens a device, or the dealing table's lights would go out."""
+    from table.service import hardware
+    from table.service.config import HardwareConfig
+    from table.service.journal import JournalInUseError
+
+    opened: list[object] = []
+    monkeypatch.setattr(hardware.TableHardware, "__init__", lambda *args, **_: opened.append(args))
+    journal = tmp_path / "j.sqlite"
+    config = Config(
+        table=TableConfig(id="t1", journal=str(journal)),
+        reader=ReaderConfig(kind="simulated", cards_per_second=0),
+        hardware=HardwareConfig(pin_factory="mock", layout=False, buttons=False),
+    )
+    with Journal(journal, "t1"), pytest.raises(JournalInUseError, match="is in use by"):
+        run_table(config, deals=1, out=io.StringIO())
+    assert opened == []

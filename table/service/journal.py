@@ -146,6 +146,23 @@ def _lock_for_writing(path: Path) -> int:
     return descriptor
 
 
+class JournalLock:
+    """The lock a writing service holds on its journal, taken on its own: ``dealtable run``
+    takes it before it drives the table's devices, so that a second service refused the
+    journal never touches the lights of the one dealing. A :class:`Journal` adopts it."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        _refuse_what_is_no_journal(self.path)  # before a lock file is made beside it
+        self._descriptor: int | None = _lock_for_writing(self.path)
+
+    def release(self) -> None:
+        """Let the journal go (again and again: only the first call does anything)."""
+        if self._descriptor is not None:
+            os.close(self._descriptor)
+            self._descriptor = None
+
+
 def _connect_read_only(path: Path) -> sqlite3.Connection:
     """A read-only connection to a journal that must already be there."""
     if not path.exists():
@@ -358,17 +375,21 @@ class Journal:
     """
 
     def __init__(
-        self, path: str | Path, table_id: str | None = None, *, read_only: bool = False
+        self,
+        path: str | Path,
+        table_id: str | None = None,
+        *,
+        read_only: bool = False,
+        lock: JournalLock | None = None,
     ) -> None:
         self.path = Path(path)
         self.read_only = read_only
-        self._lock: int | None = None
+        self._lock: JournalLock | None = None
         self._tables_missing = False
         self._names: list[tuple[int, str]] | None = None
         if not read_only:
-            _refuse_what_is_no_journal(self.path)  # before a lock file is made beside it
             # Taken before the journal is written: a second service on it never writes a byte.
-            self._lock = _lock_for_writing(self.path)
+            self._lock = lock or JournalLock(self.path)
         try:
             self._db = _connect_read_only(self.path) if read_only else self._connect_for_writing()
         except BaseException:
@@ -455,7 +476,7 @@ class Journal:
 
     def _release_lock(self) -> None:
         if self._lock is not None:
-            os.close(self._lock)
+            self._lock.release()
             self._lock = None
 
     def __enter__(self) -> Journal:

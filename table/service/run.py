@@ -39,7 +39,7 @@ from table.faro.engine import FaroState, Phase
 from table.faro.punters import DEMO_PUNTERS, fresh_visitors, round_of_bets
 from table.language import Command, ShuffleCmd, parse_line, usage
 from table.service.config import Config, ConfigError
-from table.service.journal import Journal, JournalDamagedError
+from table.service.journal import Journal, JournalDamagedError, JournalLock
 from table.service.table_service import TableService
 from table.shoe import Shoe
 
@@ -226,13 +226,17 @@ def run(
         camera = _open_camera(config)
         if camera is not None:
             undo_if_refused.callback(camera[0].close)
+        # The journal's lock before the devices: a second service on a journal in use is
+        # refused before it can blank the lights of the one dealing.
+        lock = JournalLock(config.table.journal)
+        undo_if_refused.callback(lock.release)
         if hardware is None and config.hardware is not None:
             # Before the journal: a board that cannot be driven refuses the start.
             from table.service.hardware import TableHardware
 
             hardware = TableHardware(config.hardware)
             undo_if_refused.callback(hardware.close)
-        journal, service = open_table(config, clock)
+        journal, service = open_table(config, clock, lock)
         undo_if_refused.pop_all()
     if service.resumed:
         log.info(
@@ -375,11 +379,11 @@ DAMAGED_JOURNAL_ADVICE = (
 
 
 def open_table(
-    config: Config, clock: Callable[[], float] = time.time
+    config: Config, clock: Callable[[], float] = time.time, lock: JournalLock | None = None
 ) -> tuple[Journal, TableService]:
     """The table's journal, its chain checked, and the service resumed from it."""
     try:
-        journal = Journal(config.table.journal, config.table.id)
+        journal = Journal(config.table.journal, config.table.id, lock=lock)
     except JournalDamagedError as damaged:
         raise damaged.advised(DAMAGED_JOURNAL_ADVICE) from None
     try:
