@@ -7,6 +7,7 @@ import dataclasses
 import functools
 import importlib.util
 import io
+import itertools
 import json
 import os
 import random
@@ -925,3 +926,38 @@ def test_a_second_service_refused_the_journal_never_touches_the_tables_devices(
     with Journal(journal, "t1"), pytest.raises(JournalInUseError, match="is in use by"):
         run_table(config, deals=1, out=io.StringIO())
     assert opened == []
+
+
+def test_a_slow_simulated_shoe_serves_the_tables_devices_while_it_waits_for_a_card(
+    tmp_path: Path,
+) -> None:
+    """A card every two seconds: the devices (the layout's link, the dealer's buttons) are
+    polled all through the pause, never left a tenth of a second unheard, or the layout's
+    firmware would report the service gone and a button press would wait for the card."""
+    now = [0.0]
+    polled: list[float] = []
+
+    class Devices:
+        def attach(self, service: object) -> None:
+            pass
+
+        def poll(self) -> list[object]:
+            polled.append(now[0])
+            return []
+
+        def close(self) -> None:
+            pass
+
+    def sleep(seconds: float) -> None:
+        now[0] += seconds
+
+    config = Config(
+        table=TableConfig(id="t1", journal=str(tmp_path / "j.sqlite")),
+        reader=ReaderConfig(kind="simulated", seed=3, cards_per_second=0.5),
+    )
+    devices: Any = Devices()
+    clock = {"sleep": sleep, "monotonic": lambda: now[0]}
+    assert run_table(config, deals=1, out=io.StringIO(), hardware=devices, **clock) == 0
+    assert now[0] >= 2.0 * 52  # the pace was kept: 53 cards, two seconds apart
+    gaps = [later - earlier for earlier, later in itertools.pairwise(polled)]
+    assert max(gaps) <= 0.1

@@ -52,6 +52,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("dealtable")
 
+# The longest the loop leaves the broker, the table's devices and the watchdog unserved while
+# a simulated shoe waits for its next card (seconds).
+SERVED_EVERY = 0.05
+
 
 class SystemdNotifier:
     """``sd_notify`` in a few lines: READY=1 and WATCHDOG=1 as datagrams to $NOTIFY_SOCKET."""
@@ -213,9 +217,11 @@ def run(
     sleep: Callable[[float], None] = time.sleep,
     stop: threading.Event | None = None,
     hardware: TableHardware | None = None,
+    monotonic: Callable[[], float] = time.monotonic,
 ) -> int:
     """Run the table until ``deals`` more deals are finished (or deal ``until_deal`` is over),
-    the console closes, or a signal asks it to stop."""
+    the console closes, or a signal asks it to stop. A simulated shoe's pace is kept on
+    ``monotonic``, with ``sleep`` between."""
     stop = stop or threading.Event()
     # The page's port is taken before the journal is touched: a port in use refuses the
     # start and changes nothing.
@@ -287,6 +293,7 @@ def run(
         hardware.answer_questions_of(shoe_reader, clock)
     status = 0
     pause = 1.0 / config.reader.cards_per_second if config.reader.cards_per_second > 0 else 0.0
+    next_card_at = monotonic()
     ended = _DealCounter()
     service.listeners.append(ended.count)
     notifier.ready()
@@ -306,9 +313,15 @@ def run(
             if until_deal is not None and _deal_over(service, until_deal):
                 break
             if simulated is not None:
+                # The pause between cards is waited out in slices, with the broker, the
+                # devices and the watchdog served between them: a link left unheard would
+                # say the service is gone, and a bet would be answered only after the pause.
+                wait = next_card_at - monotonic()
+                if wait > 0:
+                    sleep(min(wait, SERVED_EVERY))
+                    continue
                 simulated.step()
-                if pause:
-                    sleep(pause)
+                next_card_at = monotonic() + pause
             elif reader is not None:
                 if voice is not None:
                     voice.place_bets(config.reader.seed)
