@@ -20,7 +20,7 @@ from display.hardware import LINK_UP, OFF, layout_pixels
 from firmware_bridge.clock import SystemClock
 from hw.board import DEFAULT_BOARD
 from hw.errors import HardwareError
-from hw.simulated.microcontroller import SimulatedMicrocontroller
+from hw.simulated.microcontroller import Faults, SimulatedMicrocontroller
 from hw.simulated.shift_register import ShiftRegisterChain
 from table.cards import Card, Rank
 from table.events import AlarmKind
@@ -251,3 +251,76 @@ def test_the_confirm_button_deals_the_readers_guess_and_void_dismisses_its_quest
     assert camera.filter.question is None
     assert dealt(service) == ["5S", "QH", "KD"]
     camera.close()
+
+
+class SteppedClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+def test_a_layout_board_never_reached_is_logged_once_with_why(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A wrong port, or no board plugged in: the table deals on, and the log says so once
+    with the reason, not never (the layout would stay dark with no word) nor every retry."""
+    clock = SteppedClock()
+    url = str(tmp_path / "ttyACM9")
+    config = HardwareConfig(microcontroller_url=url, abacus=False, buttons=False)
+    hardware = TableHardware(config, clock=clock)
+    try:
+        for _ in range(200):
+            clock.now += 0.5
+            hardware.poll()
+        assert hardware.link is not None and hardware.link.stats.open_failures > 10
+    finally:
+        hardware.close()
+    said = [record.getMessage() for record in caplog.records if "not reached" in record.message]
+    assert len(said) == 1
+    assert said[0].startswith(f"layout display at {url} not reached: open failed:")
+    assert "No such file or directory" in said[0]
+
+
+def test_the_boards_report_of_lost_events_is_logged_as_an_error(
+    rig: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The board's queue overflows while the service is not listening (it lost button
+    presses or the box-empty switch): the dealer is told to check the box."""
+    _service, hardware, _factory, _chain, board = rig
+    assert wait_until(lambda: hardware.link.is_up, timeout=10, step=hardware.poll)
+    for number in range(300):  # the service busy elsewhere: nothing is taken from the board
+        board.scan(f"SHIP-{number}")
+    assert wait_until(
+        lambda: any("lost events" in record.message for record in caplog.records),
+        timeout=10,
+        step=hardware.poll,
+    )
+    lost = next(record for record in caplog.records if "lost events" in record.message)
+    assert lost.levelname == "ERROR"
+    assert "check the box" in lost.getMessage()
+
+
+def test_damaged_frames_on_the_boards_line_are_logged_at_most_once_a_minute(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    board = SimulatedMicrocontroller(tmp_path, SystemClock(), faults=Faults(corrupt=0.3), seed=4)
+    board.start()
+    config = HardwareConfig(microcontroller_url=board.url, abacus=False, buttons=False)
+    hardware = TableHardware(config)
+    try:
+        for number in range(40):
+            board.scan(f"SHIP-{number}")  # traffic for the line to damage
+        assert wait_until(
+            lambda: any("damaged frames" in record.message for record in caplog.records),
+            timeout=10,
+            step=hardware.poll,
+        )
+        for _ in range(200):
+            hardware.poll()
+        said = [record.getMessage() for record in caplog.records if "damaged" in record.message]
+        assert len(said) == 1 and said[0].endswith("check the cable")
+    finally:
+        hardware.close()
+        board.close()

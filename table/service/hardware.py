@@ -19,8 +19,15 @@ from gpiozero import GPIOZeroError  # type: ignore[import-untyped]
 from display.frames import casekeep_frame, layout_frame
 from display.hardware import AbacusDriver, LayoutDriver
 from firmware_bridge.clock import Clock, SystemClock
-from firmware_bridge.link import LinkDown, LinkUp, SensorChanged, SerialLink
-from firmware_bridge.protocol import Sensor
+from firmware_bridge.link import (
+    DeviceReported,
+    FramesRefused,
+    LinkDown,
+    LinkUp,
+    SensorChanged,
+    SerialLink,
+)
+from firmware_bridge.protocol import DeviceErrorCode, Sensor
 from hw.board import DEFAULT_BOARD, Board, load_board, make_pin_factory
 from hw.buttons import DealerAction, DealerButtons
 from hw.casekeep import CasekeepAbacus
@@ -47,6 +54,9 @@ class AskingReader(Protocol):
 
 # How long a stopping service waits for the board to take the dark layout (seconds).
 LAYOUT_DARK_WITHIN = 0.5
+# Damaged frames on the line are logged at most this often (seconds): a noisy cable would
+# otherwise fill the log with a line per read.
+NOISE_LOGGED_EVERY = 60.0
 
 _BUTTON_COMMANDS: dict[DealerAction, Command] = {
     DealerAction.NEW_DECK: ShuffleCmd(),
@@ -85,6 +95,8 @@ class TableHardware:
         self.buttons: DealerButtons | None = None
         self.link: SerialLink | None = None
         self.layout: LayoutDriver | None = None
+        self._link_trouble = ""  # why the board cannot be reached, as last logged
+        self._noise_logged_at: float | None = None
         try:
             if config.abacus:
                 with _refused_in_one_line("the casekeep abacus", board_file):
@@ -178,10 +190,58 @@ class TableHardware:
                 ):
                     commands.append(EmptyCmd())
                 elif isinstance(event, LinkUp):
+                    self._link_trouble = ""
                     log.info("layout display up (firmware boot %d)", event.firmware_boot_id)
                 elif isinstance(event, LinkDown):
-                    log.warning("layout display down: %s", event)
+                    self._link_trouble = event.reason
+                    log.warning("layout display down: %s", event.reason)
+                elif isinstance(event, DeviceReported):
+                    self._device_reported(event)
+                elif isinstance(event, FramesRefused):
+                    self._noise(event)
+            self._unreached(self.link)
         return commands
+
+    def _unreached(self, link: SerialLink) -> None:
+        """A board never reached (a wrong port, no board plugged in, a port the service may
+        not open, firmware that does not answer) is logged once with why, and again only
+        when the reason changes: it retries quietly meanwhile."""
+        if link.is_up or not link.last_error or link.last_error == self._link_trouble:
+            return
+        self._link_trouble = link.last_error
+        log.warning(
+            "layout display at %s not reached: %s; the table deals on and the board is "
+            "tried again and again",
+            link.url,
+            link.last_error,
+        )
+
+    def _device_reported(self, report: DeviceReported) -> None:
+        if report.code == DeviceErrorCode.QUEUE_FULL:
+            log.error(
+                "the layout board lost events (%s): a button press or the box-empty switch "
+                "may have gone unheard; check the box",
+                report.detail,
+            )
+        else:
+            log.warning("the layout board reports: %s (code %d)", report.detail, report.code)
+
+    def _noise(self, refused: FramesRefused) -> None:
+        now = self.clock.monotonic()
+        if self._noise_logged_at is not None and now - self._noise_logged_at < NOISE_LOGGED_EVERY:
+            return
+        self._noise_logged_at = now
+        totals = ("frames", "bad_total")
+        reasons = ", ".join(
+            f"{reason} {count}" for reason, count in refused.counts.items() if reason not in totals
+        )
+        log.warning(
+            "%d damaged frames on the line to the layout board so far (%s), of %d good: "
+            "check the cable",
+            refused.counts.get("bad_total", 0),
+            reasons,
+            refused.counts.get("frames", 0),
+        )
 
     def close(self) -> None:
         if self.abacus is not None:
