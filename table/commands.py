@@ -24,6 +24,7 @@ from table.language import (
     LockCmd,
     PunterCmd,
     RulesCmd,
+    UnreadCmd,
     VoidCmd,
     line_word,
 )
@@ -37,6 +38,7 @@ class TableDesk(Protocol):
     def deal(self, card: Card | str, *, at: float | None = None) -> list[Event]: ...
     def lock(self, *, at: float | None = None) -> list[Event]: ...
     def void_card(self, *, at: float | None = None) -> list[Event]: ...
+    def unread(self, what: str = "", *, at: float | None = None) -> list[Event]: ...
     def correct(self, card: Card | str, *, at: float | None = None) -> list[Event]: ...
     def seat(self, punter: str, bankroll: int, *, at: float | None = None) -> list[Event]: ...
     def leave(self, punter: str, *, at: float | None = None) -> list[Event]: ...
@@ -58,6 +60,8 @@ def run_table_command(
             return table.lock(at=at)
         case VoidCmd(deal=False):
             return table.void_card(at=at)
+        case UnreadCmd(what=what):
+            return table.unread(what, at=at)
         case CorrectCmd(card=card):
             return table.correct(card, at=at)
         case PunterCmd():

@@ -282,8 +282,13 @@ class DealerDesk:
         if alarm is not None:
             raise IllegalCommandError(
                 f"{what}: alarm {alarm.alarm_id} waits for the dealer ({alarm.message}); "
-                f"void the card, correct it, or void the {self.state.unit} first"
+                + self._alarm_advice(alarm)
             )
+
+    def _alarm_advice(self, alarm: Alarm) -> str:
+        if alarm.kind is AlarmKind.UNREAD_CARD:
+            return "answer it first"
+        return f"void the card, correct it, or void the {self.state.unit} first"
 
     def _raise_alarm(
         self, out: list[Event], kind: AlarmKind, message: str, card: Card | None
@@ -297,18 +302,34 @@ class DealerDesk:
         nothing is settled from it until the dealer resolves the alarm."""
         card = Card.parse(card) if isinstance(card, str) else card
         alarm = self.state.alarm
-        if alarm is not None:
+        if alarm is not None and alarm.kind is not AlarmKind.UNREAD_CARD:
             raise CardRefusedError(
                 f"card {card}: alarm {alarm.alarm_id} waits for the dealer ({alarm.message})"
             )
         if at is not None:
             self._at = at
         out: list[Event] = []
+        if alarm is not None:
+            # The card a reader could not name, named by the dealer: it is dealt as it came.
+            self._emit(out, AlarmCleared, alarm=alarm.alarm_id, resolution=f"the card was {card}")
         problem = self._card_problem(card)
         if problem is not None:
             self._raise_alarm(out, problem[0], problem[1], card)
             return out
         self._take_card(out, card)
+        return out
+
+    def unread(self, what: str = "", *, at: float | None = None) -> list[Event]:
+        """A reader saw a card come out that it could not name: an alarm, and nothing more is
+        dealt until the dealer names the card or voids the alarm. ``what`` is the reader's
+        account, with its advice to the dealer."""
+        out = self._begin(at)
+        self._refuse_during_alarm("unread")
+        message = what or (
+            "a card came out of the box that the reader could not read: name the card with "
+            "'card CARD', or void this alarm if no card came out"
+        )
+        self._raise_alarm(out, AlarmKind.UNREAD_CARD, message, None)
         return out
 
     def void_card(self, *, at: float | None = None) -> list[Event]:

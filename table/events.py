@@ -54,6 +54,9 @@ class AlarmKind(enum.Enum):
     # Baccarat: a card while bets are still open; a third card the tableau forbids.
     EARLY_CARD = "early_card"
     FORBIDDEN_DRAW = "forbidden_draw"
+    # A reader saw a card come out that it could not name (a torn sticker, a foreign code, a
+    # card the camera cannot read, or one it is not sure of): the dealer names it.
+    UNREAD_CARD = "unread_card"
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -140,6 +140,14 @@ class EmptyCmd(Command):
 
 
 @dataclass(frozen=True)
+class UnreadCmd(Command):
+    """A card came out of the box that the reader could not name; the dealer names it with
+    ``card CARD``, or voids the alarm if none came out. ``what`` is the reader's own account."""
+
+    what: str = ""
+
+
+@dataclass(frozen=True)
 class VoidCmd(Command):
     """``void``: the last card; ``void deal``: the whole deal, bets returned."""
 
@@ -170,6 +178,7 @@ _USAGE = {
     "shuffle": "shuffle (also: newdeck, new deck)",
     "lock": "lock",
     "empty": "empty",
+    "unread": "unread",
     "void": "void  |  void deal",
     "correct": "correct CARD",
 }
@@ -194,6 +203,7 @@ _WORDS: dict[type[Command], str] = {
     ShuffleCmd: "shuffle",
     LockCmd: "lock",
     EmptyCmd: "empty",
+    UnreadCmd: "unread",
     VoidCmd: "void",
     CorrectCmd: "correct",
 }
@@ -337,6 +347,9 @@ def _parse_words(verb: str, words: list[str], where: dict[str, int]) -> Command:
     if verb == "empty":
         _expect(words, 0, 0)
         return EmptyCmd(**where)
+    if verb == "unread":
+        _expect(words, 0, 0)
+        return UnreadCmd(line_number=where["line_number"])
     if verb == "void":
         _expect(words, 0, 1)
         if len(words) == 2 and words[1].lower() != "deal":

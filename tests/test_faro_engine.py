@@ -10,6 +10,7 @@ from table.baccarat import BaccaratTable
 from table.cards import Card, Rank
 from table.errors import BetRefusedError, CardRefusedError, IllegalCommandError, TableError
 from table.events import (
+    AlarmCleared,
     AlarmKind,
     AlarmRaised,
     BankPassed,
@@ -730,6 +731,43 @@ def test_a_card_seen_twice_raises_an_alarm_and_nothing_settles_until_the_dealer_
     assert table.state.alarm is None
     assert table.state.casekeep == before.casekeep
     assert table.state.bets == before.bets
+
+
+def test_a_card_the_reader_could_not_name_waits_for_the_dealer_to_name_it() -> None:
+    """A torn sticker or a card the camera cannot read: nothing more is dealt or bet until
+    the dealer names the card, which is then dealt where it came, or says none came out."""
+    table = open_table()
+    table.bet("dan", "9", 4)
+    before = table.state.copy()
+    (alarm,) = table.unread()
+    assert isinstance(alarm, AlarmRaised) and alarm.kind is AlarmKind.UNREAD_CARD
+    assert alarm.message == (
+        "a card came out of the box that the reader could not read: name the card with "
+        "'card CARD', or void this alarm if no card came out"
+    )
+    with pytest.raises(IllegalCommandError, match=r"alarm 1 waits .*; answer it first"):
+        table.bet("anna", "3", 1)
+    with pytest.raises(IllegalCommandError, match="alarm 1 is not about a card"):
+        table.correct(Card.parse("9C"))
+    assert table.state.casekeep == before.casekeep and table.state.bets == before.bets
+    named = table.deal(Card.parse("9H"))
+    kinds = [event.type_name for event in named]
+    assert kinds[:3] == ["alarm_cleared", "bets_locked", "card_dealt"]
+    assert named[0].resolution == "the card was 9H"  # type: ignore[attr-defined]
+    assert settlements(deal(table, "KD")) == [("dan", "9", "lose", -4)]
+    table.unread()
+    (cleared,) = table.void_card()  # no card came out after all: nothing dealt
+    assert isinstance(cleared, AlarmCleared) and table.state.turn == 1
+    assert table.state.casekeep.left(Rank.THREE) == 4
+
+
+def test_a_card_named_for_the_reader_that_was_already_dealt_is_an_alarm_of_its_own() -> None:
+    table = open_table()
+    table.unread()
+    events = table.deal(Card.parse("2C"))  # the soda, named again
+    assert [event.type_name for event in events] == ["alarm_cleared", "alarm_raised"]
+    assert table.state.alarm is not None
+    assert table.state.alarm.kind is AlarmKind.DUPLICATE_CARD
 
 
 def test_a_53rd_card_is_an_alarm() -> None:
