@@ -16,7 +16,7 @@ from gpiozero import Button  # type: ignore[import-untyped]
 from wire_fixtures import mock_pins
 
 from display.frames import layout_frame
-from display.hardware import LINK_UP, OFF, layout_pixels
+from display.hardware import ALARM, LINK_UP, OFF, layout_pixels
 from firmware_bridge.clock import SystemClock
 from hw.board import DEFAULT_BOARD
 from hw.errors import HardwareError
@@ -231,15 +231,19 @@ def test_the_confirm_button_deals_the_readers_guess_and_void_dismisses_its_quest
 ) -> None:
     """The camera asks which card lies in the box: the confirm button deals its guess; asked
     again, the void button dismisses the question and voids nothing."""
-    service, hardware, factory, _chain, _board = rig
+    service, hardware, factory, _chain, board = rig
     service.execute_line("shuffle")
     readings = [*[sure("5S")] * 3, EMPTY, *[UNSURE_QH] * 8]
     camera, questions = scripted_camera(service, readings)
     hardware.answer_questions_of(camera, lambda: 10.0)
     assert [question.guess for question in questions] == [Card.parse("QH")]
+    # The layout's alarm lamp tells a dealer with no console that the reader asks.
+    assert layout_pixels(layout_frame(service.state))[15] == ALARM
+    assert wait_until(lambda: board.shown[15] == ALARM, timeout=10, step=hardware.poll)
     press(factory, BOARD_BUTTONS["confirm"])
     assert hardware.poll() == []
     assert dealt(service) == ["5S", "QH"] and camera.filter.question is None
+    assert layout_pixels(layout_frame(service.state))[15] == OFF
     camera.close()
 
     readings = [EMPTY, *[sure("KD")] * 3, EMPTY, *[UNSURE_QH] * 8]

@@ -17,6 +17,7 @@ import serial
 from vision_fixtures import TEST_DESIGN, taught_profile
 
 from table.cards import STANDARD_52, Card
+from table.events import AlarmKind as EngineAlarmKind
 from table.service.config import Config, ReaderConfig, TableConfig
 from table.service.journal import Journal
 from table.service.readers import (
@@ -72,24 +73,93 @@ def test_scanned_stickers_become_cards_in_the_engine(tmp_path: Path) -> None:
     assert service.state.last_turn == (Card.parse("KD"), Card.parse("9C"))
 
 
-def test_a_foreign_code_and_a_second_sighting_are_alarms_not_cards(tmp_path: Path) -> None:
+def dealt_codes(service: TableService) -> list[str]:
+    return [str(card) for card in service.faro.casekeep.dealt_cards()]
+
+
+def a_foreign_code_after_the_soda(tmp_path: Path) -> tuple[TableService, BarcodeShoeReader, Clock]:
+    """The soda 5S read, then a code that is no sticker of ours, then KD read."""
     service, reader, clock = make(tmp_path)
     reader.poll()
     service.execute_line("shuffle")
     scan(reader, encode_payload(Card.parse("5S"), 1))
     reader.poll()
-    scan(reader, "9781234567897")
+    scan(reader, "9781234567897")  # a torn sticker, or a parcel under the scanner
     clock.now += 0.5
     news = reader.poll()
     assert [alarm.kind.value for alarm in news.alarms] == ["foreign-code"]
+    assert [question.asked for question in news.questions] == ["which card"]
     scan(reader, encode_payload(Card.parse("KD"), 1))
     clock.now += 0.5
     reader.poll()
+    return service, reader, clock
+
+
+def test_a_foreign_code_stops_the_table_until_the_dealer_names_the_card_that_came_out(
+    tmp_path: Path,
+) -> None:
+    """A card whose sticker will not read must not be passed over: the next card would take
+    its place in the turn. The table raises an alarm (the lamp, MQTT, the journal show it)
+    and the cards read meanwhile wait for the dealer's answer."""
+    service, reader, clock = a_foreign_code_after_the_soda(tmp_path)
+    alarm = service.state.alarm
+    assert alarm is not None and alarm.kind is EngineAlarmKind.UNREAD_CARD
+    assert alarm.message == (
+        "the shoe read a code that is not one of our stickers: not a dealtable card code: "
+        "'9781234567897': name it with 'card CARD', or void if no card came out"
+    )
+    assert dealt_codes(service) == ["5S"]  # KD waits
+    assert answer_from_console(reader, "card 9C", clock.now) == []
+    assert dealt_codes(service) == ["5S", "9C", "KD"]
+    assert service.state.alarm is None
+    assert service.faro.last_turn == (Card.parse("9C"), Card.parse("KD"))
+    cleared = service.journal.last_event_of("alarm_cleared")
+    assert cleared is not None and cleared.resolution == "the card was 9C"  # type: ignore[attr-defined]
     scan(reader, encode_payload(Card.parse("5S"), 1))
     clock.now += 0.5
     news = reader.poll()
     assert [alarm.kind.value for alarm in news.alarms] == ["seen-before"]
-    assert [str(c) for c in service.state.casekeep.dealt_cards()] == ["5S", "KD"]
+    assert dealt_codes(service) == ["5S", "9C", "KD"]
+
+
+def test_void_says_no_card_came_out_for_a_foreign_code_and_the_held_card_is_dealt(
+    tmp_path: Path,
+) -> None:
+    service, reader, clock = a_foreign_code_after_the_soda(tmp_path)
+    said = answer_from_console(reader, "void", clock.now)
+    assert said is not None and said[0].startswith("void: the reader's question (which card?)")
+    assert dealt_codes(service) == ["5S", "KD"]
+    assert service.state.alarm is None and service.faro.pending_loser == Card.parse("KD")
+
+
+def test_the_alarm_voided_elsewhere_ends_the_readers_question(tmp_path: Path) -> None:
+    """The dealer voids the alarm over MQTT (or any way but the reader's): the reader lets
+    the cards it held go on."""
+    service, reader, _clock = a_foreign_code_after_the_soda(tmp_path)
+    service.execute_line("void")
+    assert dealt_codes(service) == ["5S"]
+    reader.poll()
+    assert dealt_codes(service) == ["5S", "KD"]
+    assert reader.filter.question is None and service.state.alarm is None
+
+
+def test_a_question_asked_before_a_restart_still_holds_the_cards_read_after(
+    tmp_path: Path,
+) -> None:
+    service, reader, clock = a_foreign_code_after_the_soda(tmp_path)
+    reader.close()
+    service.journal.close()
+    config = service.config
+    again = TableService(config, Journal(config.table.journal, "t"))
+    assert again.state.alarm is not None
+    reader = BarcodeShoeReader("loop://", again, clock, monotonic=clock)
+    reader.poll()
+    scan(reader, encode_payload(Card.parse("KD"), 1))  # read again after the restart
+    clock.now += 0.5
+    reader.poll()
+    assert dealt_codes(again) == ["5S"]
+    assert answer_from_console(reader, "card 9C", clock.now) == []
+    assert dealt_codes(again) == ["5S", "9C", "KD"]
 
 
 def punto_banco(tmp_path: Path, rules: str = "standard") -> TableConfig:

@@ -21,6 +21,9 @@ from table.baccarat.engine import card_key
 from table.cards import Card
 from table.errors import TableError
 from table.events import (
+    AlarmCleared,
+    AlarmKind,
+    AlarmRaised,
     CardDealt,
     CoupFinished,
     DealerCorrection,
@@ -30,11 +33,12 @@ from table.events import (
     ShoeStarted,
 )
 from table.faro.engine import FaroState
-from table.language import CardCmd, CorrectCmd, VoidCmd, parse_line
+from table.language import CardCmd, CorrectCmd, UnreadCmd, VoidCmd, parse_line
 from table.service.config import ReaderConfig
 from table.service.reading_filter import (
     CardAccepted,
     ConfirmRequest,
+    FilterOutput,
     ReaderAlarm,
     ReadingFilter,
     ReadingSource,
@@ -79,12 +83,26 @@ class _TableReader:
         # still lying in the box.
         for card in table_dealt_cards(service):
             self.filter.placed(card)
+        # The alarm this reader raised for its question, and whether someone else (a void
+        # over MQTT, say) has cleared it while the question still waits.
+        self._asking_alarm: int | None = None
+        self._cleared_elsewhere = False
+        alarm = service.state.alarm
+        if alarm is not None and alarm.kind is AlarmKind.UNREAD_CARD:
+            # Asked before a restart: the cards read now wait for the dealer's answer.
+            self.filter.ask_dealer(alarm.message, service.clock())
+            self._asking_alarm = alarm.alarm_id
         service.listeners.append(self._changed)
 
     def _new_filter(self) -> ReadingFilter:
         raise NotImplementedError
 
     def _changed(self, events: Sequence[Event]) -> None:
+        for event in events:
+            if isinstance(event, AlarmCleared) and event.alarm == self._asking_alarm:
+                self._asking_alarm = None
+                # Answered here, the question has ended already; else it ends at the next poll.
+                self._cleared_elsewhere = self.filter.question is not None
         starts = [
             i for i, event in enumerate(events) if isinstance(event, DeckStarted | ShoeStarted)
         ]
@@ -122,25 +140,61 @@ class _TableReader:
                 news.alarms.append(output)
             elif isinstance(output, ConfirmRequest):
                 news.questions.append(output)
+        self._ask_the_table(news)
+
+    def _ask_the_table(self, news: ReaderNews) -> None:
+        """A question waiting for the dealer is an alarm of the table's: the alarm lamp, MQTT,
+        the web page and the journal show it, and nothing more is dealt until it is answered.
+        While another alarm waits, it is raised once that one is resolved."""
+        question = self.filter.question
+        if question is None or self.service.state.alarm is not None:
+            return
+        try:
+            events = self.service.execute(UnreadCmd(question.message))
+        except TableError as refused:
+            news.refused.append(str(refused))
+            return
+        raised = [event for event in events if isinstance(event, AlarmRaised)]
+        self._asking_alarm = raised[-1].alarm if raised else None
+
+    def _catch_up(self, news: ReaderNews) -> None:
+        """Follow what the table did meanwhile: a question whose alarm the dealer voided
+        elsewhere is dismissed, the cards held for it go on; one left waiting is asked."""
+        if self._cleared_elsewhere:
+            self._cleared_elsewhere = False
+            if self.filter.question is not None:
+                self._route(self.filter.dismiss(), news)
+                return
+        self._ask_the_table(news)
+
+    def _end_the_tables_alarm(self) -> None:
+        """The dealer answered the question with no new card: its alarm is voided first, so
+        that the cards held for it are dealt as cards, not as the answer."""
+        alarm = self.service.state.alarm
+        if alarm is not None and alarm.alarm_id == self._asking_alarm:
+            self.service.execute(VoidCmd())
 
     # The dealer's answers to the filter's question, from the console or a button.
 
     def answer(self, card: Card, timestamp: float) -> ReaderNews:
         """The card in the box is ``card``; the cards held meanwhile follow it."""
-        news = ReaderNews()
-        self._route(self.filter.confirm(card, timestamp), news)
-        return news
+        return self._answered(self.filter.confirm(card, timestamp))
 
     def confirm_guess(self, timestamp: float) -> ReaderNews:
         """The confirm button: the card is the one the reader guessed."""
-        news = ReaderNews()
-        self._route(self.filter.confirm_guess(timestamp), news)
-        return news
+        return self._answered(self.filter.confirm_guess(timestamp))
 
     def dismiss_question(self) -> ReaderNews:
         """No card to deal for the question; the cards held meanwhile go on."""
+        return self._answered(self.filter.dismiss())
+
+    def _answered(self, outputs: list[FilterOutput]) -> ReaderNews:
+        """The filter's outputs for the dealer's answer: the card named, if it is a new one,
+        answers the table's alarm too (the engine deals it as the card asked about)."""
         news = ReaderNews()
-        self._route(self.filter.dismiss(), news)
+        if not (outputs and isinstance(outputs[0], CardAccepted)):
+            self._end_the_tables_alarm()
+        self._route(outputs, news)
         return news
 
     def close(self) -> None:
@@ -233,6 +287,7 @@ class CameraReader(_TableReader):
         """Recognise the frames that have arrived (at most ``limit``) and act on the filter's
         answers; cards go to the engine."""
         news = ReaderNews()
+        self._catch_up(news)
         due = self._reopen_at is not None and self.clock() >= self._reopen_at
         if due and not self._closing.is_set():
             self._reopen(news)
@@ -416,6 +471,7 @@ class BarcodeShoeReader(_TableReader):
         sticker over and over must not hold up the loop; the rest waits for the next call);
         accepted cards go to the engine (and so to the journal)."""
         news = ReaderNews()
+        self._catch_up(news)
         now = self.clock()
         if self.scanner is None:
             if self.monotonic() < self._retry_at:

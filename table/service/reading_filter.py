@@ -91,8 +91,9 @@ class ConfirmRequest:
 
     @property
     def asked(self) -> str:
-        """The cards asked about, as the dealer is told them: ``QH or QS``."""
-        return " or ".join(card.code for card in self.choices)
+        """The cards asked about, as the dealer is told them: ``QH or QS`` (``which card``
+        when the reader could name none)."""
+        return " or ".join(card.code for card in self.choices) or "which card"
 
 
 FilterOutput = CardAccepted | ReaderAlarm | ConfirmRequest
@@ -256,15 +257,33 @@ class ReadingFilter:
             and self._trouble_frames >= self.unreadable_frames
         ):
             self._trouble_reported = True
-            return [
-                ReaderAlarm(
-                    AlarmKind.UNREADABLE,
-                    "a card in the box matches no card of this deck (a joker, a card of "
-                    f"another deck?): {reading.detail}; enter it on the console",
-                    timestamp,
-                )
-            ]
+            what = (
+                "a card in the box matches no card of this deck (a joker, a card of "
+                f"another deck?): {reading.detail}"
+            )
+            return [ReaderAlarm(AlarmKind.UNREADABLE, what, timestamp), *self._ask(what, timestamp)]
         return []
+
+    def _ask(self, what: str, timestamp: float, card: Card | None = None) -> list[ConfirmRequest]:
+        """Ask the dealer which card came out (``card`` is the reader's guess, if it has
+        one); the cards read meanwhile wait for the answer. One question at a time: while
+        one waits, the dealer is already looking at the box."""
+        if self._question is not None:
+            return []
+        advice = (
+            "confirm it on the console or with the button"
+            if card is not None
+            else "name it with 'card CARD', or void if no card came out"
+        )
+        self._question = ConfirmRequest(
+            (card,) if card is not None else (), f"{what}: {advice}", timestamp, guess=card
+        )
+        return [self._question]
+
+    def ask_dealer(self, what: str, timestamp: float) -> None:
+        """Hold the cards read from now on until the dealer says which card came out: the
+        table waits for that answer (a question asked before the service restarted)."""
+        self._ask(what, timestamp)
 
     def _vote(self, reading: CardReading, card: Card, timestamp: float) -> list[FilterOutput]:
         if self._run.card != card:
@@ -312,12 +331,11 @@ class ReadingFilter:
 
     def barcode(self, reading: BarcodeReading, timestamp: float) -> list[FilterOutput]:
         if reading.code is None:
+            # A torn or smudged sticker reads as a foreign code too: a card may have come out.
+            what = f"the shoe read a code that is not one of our stickers: {reading.problem}"
             return [
-                ReaderAlarm(
-                    AlarmKind.FOREIGN_CODE,
-                    f"the shoe read a code that is not one of our stickers: {reading.problem}",
-                    timestamp,
-                )
+                ReaderAlarm(AlarmKind.FOREIGN_CODE, what, timestamp),
+                *self._ask(what, timestamp),
             ]
         sticker = _Dealt(reading.code.card, reading.code.deck_number)
         out = self._out()
@@ -373,7 +391,7 @@ class ReadingFilter:
         )
         message = (
             f"the camera saw {camera_card.code} but the shoe read {barcode_card.code}: "
-            "which card was dealt?"
+            "which card was dealt? Say which with 'card CARD'"
         )
         self._question = ConfirmRequest((camera_card, barcode_card), message, timestamp)
         return [
@@ -389,15 +407,13 @@ class ReadingFilter:
                 if not pending.reported and timestamp - pending.timestamp > self.pair_timeout:
                     pending.reported = True
                     silent = "shoe" if source is ReadingSource.CAMERA else "camera"
-                    outputs.append(
-                        ReaderAlarm(
-                            AlarmKind.READER_SILENT,
-                            f"the {source.value} read {pending.card.code} but the {silent} "
-                            "read nothing: confirm the card",
-                            timestamp,
-                            (pending.card,),
-                        )
+                    what = (
+                        f"the {source.value} read {pending.card.code} but the {silent} read nothing"
                     )
+                    outputs.append(
+                        ReaderAlarm(AlarmKind.READER_SILENT, what, timestamp, (pending.card,))
+                    )
+                    outputs += self._ask(what, timestamp, pending.card)
         return outputs
 
     def _accept(

@@ -332,7 +332,7 @@ def run(
                     for reason in news.refused:
                         out.write(f"refused: {reason}\n")
                     for question in news.questions:
-                        out.write(f"{question.message}: say which with 'card CARD'\n")
+                        out.write(f"{question.message}\n")
                 try:
                     line = reader.lines.get(timeout=0.02 if shoe_reader else 0.2)
                 except queue.Empty:
