@@ -414,12 +414,25 @@ def test_the_cut_card_ends_the_shoe_after_the_coup_in_play() -> None:
     assert finished[-2] < cut < finished[-1]
     assert shoe.past_cut and table.state.cards_out == shoe.cards_out
     assert table.state.cards_out >= 8 * 52 - 16
-    refused(table, lambda: table.bet("ana", "player", 5), "no shoe is in play")
+    refused(table, lambda: table.bet("ana", "player", 5), "shoe 1 is finished; shuffle first")
     alarm = table.deal(shoe.draw())[0]
     assert isinstance(alarm, AlarmRaised) and alarm.kind is AlarmKind.EXTRA_CARD
     table.void_card()
     table.new_shoe()
     assert table.state.shoe == 2 and table.state.bets_open
+
+
+def test_before_the_first_shoe_a_refusal_says_once_that_no_shoe_is_in_play() -> None:
+    table = BaccaratTable("t1", "punto-banco")
+    table.fund_bank(1000)
+    table.seat("ana", 100)
+    for action in (lambda: table.bet("ana", "player", 5), table.cut):
+        before = table.state.copy()
+        with pytest.raises(TableError) as refusal:
+            action()
+        assert "no shoe is in play yet" in str(refusal.value)
+        assert str(refusal.value).count("no shoe") == 1
+        assert table.state == before
 
 
 def test_002_the_same_banker_keeps_the_bank_across_the_reshuffle() -> None:

@@ -302,6 +302,10 @@ class BaccaratState(TableFolds):
             return ""
         return min(stakes, key=lambda bet: (-bet.stake, turn(bet.punter))).punter
 
+    def no_shoe(self) -> str:
+        """Why no shoe deals, for a refusal: none has gone in yet, or the last is finished."""
+        return "no shoe is in play yet" if self.shoe == 0 else f"shoe {self.shoe} is finished"
+
     def where(self) -> str:
         if self.phase is Phase.NO_SHOE:
             return "with no shoe in play" if self.shoe == 0 else f"after shoe {self.shoe}"
@@ -787,7 +791,7 @@ class BaccaratTable(DealerDesk):
         """The reader (or dealer) saw the cut card: this coup is the shoe's last."""
         state = self.state
         if state.phase is Phase.NO_SHOE:
-            raise IllegalCommandError(f"cut: no shoe is in play ({state.where()})")
+            raise IllegalCommandError(f"cut: {state.no_shoe()}; no cut card can come out")
         if state.cut_out:
             return []
         out = self._begin(at)
@@ -1008,7 +1012,7 @@ class BaccaratTable(DealerDesk):
             raise BetRefusedError(f"{what}: coup {state.coup} is closed; bets are locked")
         if state.phase is Phase.BURNING:
             raise BetRefusedError(f"{what}: bets open once the burn is done ({state.where()})")
-        raise BetRefusedError(f"{what}: no shoe is in play ({state.where()}); shuffle first")
+        raise BetRefusedError(f"{what}: {state.no_shoe()}; shuffle first")
 
     def _check_house_covers(self, what: str, side: str, amount: int) -> None:
         state = self.state
@@ -1121,8 +1125,10 @@ class BaccaratTable(DealerDesk):
         if type(card) is not Card:
             return AlarmKind.UNKNOWN_CARD, f"card {card!r} is not a card of a standard deck"
         if phase is Phase.NO_SHOE:
-            where = "no shoe is in play" if state.shoe == 0 else f"shoe {state.shoe} is finished"
-            return AlarmKind.EXTRA_CARD, f"card {card}: {where}; void it and shuffle a new shoe"
+            return (
+                AlarmKind.EXTRA_CARD,
+                f"card {card}: {state.no_shoe()}; void it and shuffle a new shoe",
+            )
         if state.seen.get(card_key(card), 0) >= rules.decks:
             return AlarmKind.DUPLICATE_CARD, (
                 f"card {card} has come out {rules.decks} times already in a {rules.decks}-deck shoe"
