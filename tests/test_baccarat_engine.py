@@ -551,6 +551,7 @@ def test_002_a_tie_moves_no_money_and_the_stakes_stay_for_the_next_coup() -> Non
     assert [bet.stake for bet in table.state.bets.values()] == [40]
     assert table.state.banker == "bea" and table.state.bank == 100
     refused(table, lambda: table.withdraw("ana", "player"), "the stakes of the tied coup stand")
+    refused(table, lambda: table.withdraw("ben", "player"), "ben has no stake on player")
     table.lock()
     events = deal(table, "9H 2C KD 5S")
     assert settlements(events) == [("ana", "player", "win", 40)]

@@ -979,11 +979,11 @@ class BaccaratTable(DealerDesk):
         side = "banco" if spot.lower() == "banco" else self._spot(what, spot)
         self._check_open(what)
         self._check_seated(punter, what)
-        if state.carried:
-            raise BetRefusedError(f"{what}: the stakes of the tied coup stand for this one (002)")
         bet_id = state.stacks.get((punter, side))
         if bet_id is None:
             raise BetRefusedError(f"{what}: {punter} has no stake on {side} ({state.where()})")
+        if state.carried:
+            raise BetRefusedError(f"{what}: the stakes of the tied coup stand for this one (002)")
         bet = state.bets[bet_id]
         taken = bet.stake if amount is None else amount
         check_amount(what, taken)
