@@ -339,6 +339,30 @@ def test_a_third_card_the_tableau_forbids_is_an_alarm() -> None:
     assert not [e for e in events if isinstance(e, BetSettled)]
 
 
+def test_002_a_card_after_hands_that_chose_to_stand_says_they_stood() -> None:
+    """002, Jugabilidad 1 and 4: the representative may stand on 5 and the banker may stand
+    against the table; a card after the coup then finds hands that stood, not a tableau
+    that barred them."""
+    table = open_chemin_de_fer()
+    table.bet("ana", "player", 30)
+    table.lock()
+    deal(table, "2H 2C 3D KS stand stand")  # player 5 stands; banker 2 stands against advice
+    alarm = table.deal("9S")[0]
+    assert isinstance(alarm, AlarmRaised)
+    assert alarm.message == (
+        "card 9S after coup 1 is over: the player stood on 5 and the banker stood on 2"
+    )
+    bound = open_chemin_de_fer(banker_discretion="false")
+    bound.bet("ana", "player", 30)
+    bound.lock()
+    deal(bound, "2D 7C 3H KC stand")  # player 5 stands by choice; the table stands banker 7
+    alarm = bound.deal("9H")[0]
+    assert isinstance(alarm, AlarmRaised)
+    assert alarm.message.endswith(
+        "the player stood on 5; the tableau gives no third card to banker on 7"
+    )
+
+
 def test_a_misread_last_card_is_corrected_and_the_coup_settles_on_the_true_card() -> None:
     """Misdeals: the dealer corrects a card; the settlement from the misread is undone."""
     table = open_punto_banco()

@@ -1151,14 +1151,25 @@ class BaccaratTable(DealerDesk):
         over = f"card {card} after coup {result.coup} is over"
         if self.state.rules.family is Family.MACAO or not short:
             return AlarmKind.EXTRA_CARD, f"{over}: no hand takes another card"
-        naturals = ", ".join(result.naturals)
-        why = (
-            f"a natural ({naturals}) ends the coup"
-            if result.naturals
-            else "the tableau gives no third card to "
-            + " or ".join(f"{hand} on {result.totals[hand]}" for hand in short)
-        )
-        return AlarmKind.FORBIDDEN_DRAW, f"{over}: {why}"
+        if result.naturals:
+            naturals = ", ".join(result.naturals)
+            return AlarmKind.FORBIDDEN_DRAW, f"{over}: a natural ({naturals}) ends the coup"
+        # A hand the tableau let choose, and that chose to stand, could have drawn: the
+        # dealer is told it stood, not that the tableau barred the card.
+        draws_chosen = self.state.choices
+        stood = [hand for hand in short if draws_chosen.get(hand) is False]
+        barred = [hand for hand in short if hand not in stood]
+        reasons = []
+        if stood:
+            reasons.append(
+                " and ".join(f"the {hand} stood on {result.totals[hand]}" for hand in stood)
+            )
+        if barred:
+            reasons.append(
+                "the tableau gives no third card to "
+                + " or ".join(f"{hand} on {result.totals[hand]}" for hand in barred)
+            )
+        return AlarmKind.FORBIDDEN_DRAW, f"{over}: {'; '.join(reasons)}"
 
     def _take_card(self, out: list[Event], card: Card) -> None:
         state = self.state
