@@ -614,6 +614,38 @@ def test_002_the_bankers_commission_box_is_settled_when_the_bank_passes() -> Non
     assert table.state.total_chips() == 2000
 
 
+def test_002_the_chip_that_settles_the_bankers_box_is_held_back_from_the_bank() -> None:
+    """002, Puntuación 3: the commission noted against a winning bank is paid even when
+    the bank is then lost: the chip that will settle the box cannot be faded, and the
+    house takes it, rounded up, as the bank passes."""
+    seats = {"bea": 100, "ana": 300, "ben": 300}
+    table = open_chemin_de_fer(rules="casino", bank=100, seats=seats)
+    table.bet("ana", "player", 10)
+    table.lock()
+    deal(table, "2H 9C 4D KS")  # the bank's natural 9 wins 10: 0.50 noted against bea
+    assert table.state.bank == 110 and table.state.commission_box == {"bea": 50}
+    table.bet("ana", "player", 60)
+    refused(
+        table,
+        lambda: table.bet("ben", "player", 50),
+        "the bank holds 110, 1 of it held back for bea's commission box, and 60 is already "
+        "staked; at most 49 more",
+    )
+    called = table.banco("ben")
+    assert [(e.type_name, e.amount) for e in called] == [  # type: ignore[attr-defined]
+        ("bet_withdrawn", 60),
+        ("bet_placed", 109),
+    ]
+    table.lock()
+    events = deal(table, "9H 2C KD 3S")  # a natural 9 against 5: ben takes all 109
+    assert settlements(events) == [("ben", "banco", "win", 109)]
+    assert commissions(events) == [("bea", 0, 1, 0)]
+    passed = [e for e in events if isinstance(e, BankPassed)]
+    assert [(e.from_banker, e.to_banker) for e in passed] == [("bea", "ana")]
+    assert table.state.bankrolls == {"bea": 0, "ana": 290, "ben": 409}
+    assert table.state.house == 1 and table.state.total_chips() == 700
+
+
 def test_002_the_banker_withdraws_after_a_win_and_the_bank_passes() -> None:
     """002, Jugabilidad 6: the banker may withdraw after any coup won."""
     table = open_chemin_de_fer()

@@ -255,6 +255,15 @@ class BaccaratState(TableFolds):
                 return bet.punter
         return None
 
+    @property
+    def bank_at_risk(self) -> int:
+        """What the punters may fade: the bank, less the chip that will settle the commission
+        noted against its banker. The box is paid from the bank when it passes or the shoe
+        ends, so that chip is never lost to a punter and the house always gets its due."""
+        if self.bank and self.banker in self.commission_box:
+            return self.bank - 1
+        return self.bank
+
     def available(self, punter: str) -> int:
         """Chips a punter may stake: not on the layout, and not the chip that will settle
         the commission noted against them."""
@@ -943,11 +952,12 @@ class BaccaratTable(DealerDesk):
         if state.banco is not None:
             raise BetRefusedError(f"{what}: {state.banco} has already called banco")
         covers = state.bankrolls[punter]
-        if covers < state.bank:
+        bank = state.bank_at_risk
+        if covers < bank:
             raise BetRefusedError(
-                f"{what}: {punter} has {covers} chips and cannot cover the bank of {state.bank}"
+                f"{what}: {punter} has {covers} chips and cannot cover the bank of {bank}"
             )
-        self._check_limits(what, state.bank)
+        self._check_limits(what, bank)
         out = self._begin(at)
         for bet_id in sorted(state.bets):
             bet = state.bets[bet_id]
@@ -966,8 +976,8 @@ class BaccaratTable(DealerDesk):
             bet=state.next_bet_id,
             punter=punter,
             spot="banco",
-            amount=state.bank,
-            stake=state.bank,
+            amount=bank,
+            stake=bank,
         )
         return out
 
@@ -1053,10 +1063,16 @@ class BaccaratTable(DealerDesk):
         if state.banco is not None:
             raise BetRefusedError(f"{what}: {state.banco} called banco and is the sole opponent")
         staked = state.staked
-        if staked + amount > state.bank:
+        bank = state.bank_at_risk
+        if staked + amount > bank:
+            held = (
+                f", 1 of it held back for {state.banker}'s commission box,"
+                if bank < state.bank
+                else ""
+            )
             raise BetRefusedError(
-                f"{what}: the bank holds {state.bank} and {staked} is already staked; "
-                f"at most {state.bank - staked} more (the bank can lose only what is in it)"
+                f"{what}: the bank holds {state.bank}{held} and {staked} is already staked; "
+                f"at most {max(0, bank - staked)} more (the bank can lose only what is in it)"
             )
 
     def lock(self, *, at: float | None = None) -> list[Event]:
@@ -1388,7 +1404,7 @@ class BaccaratTable(DealerDesk):
         state = self.state
         if state.rules.family is Family.BANQUE:
             # 002: the Banque bank is kept until it is exhausted.
-            passes = state.bank < state.rules.min_bet
+            passes = state.bank_at_risk < state.rules.min_bet
         else:
             passes = winners["player"] == "player"
         if passes:

@@ -11,8 +11,9 @@ seguimiento"): a winning Banca bet is paid even money, and ``commission`` per ce
 hundredths of a chip. Whole chips go to the house as they fall due; the fraction left
 waits in the box and is taken, rounded up to a chip in the house's favour, when the shoe
 ends, its punter leaves or the bank passes from its banker. So two 10-chip Banca wins cost
-exactly one chip, and the chip that will settle a fraction is held back from staking. The
-no-commission table's Banca win with 6 pays half the stake rounded down.
+exactly one chip, and the chip that will settle a fraction is held back from staking (a
+banker's, from the bank the punters may fade). The no-commission table's Banca win with 6
+pays half the stake rounded down.
 """
 
 from __future__ import annotations

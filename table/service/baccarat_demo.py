@@ -86,10 +86,10 @@ def _bank_game_bets(
         state.family is not Family.BANQUE
         and not state.bets
         and rng.random() < 0.15
-        and state.bankrolls[in_turn[0]] >= state.bank
+        and state.bankrolls[in_turn[0]] >= state.bank_at_risk
     ):
         events += table.banco(in_turn[0])
-        return [*lines, f"{in_turn[0]} calls banco for {state.bank}"]
+        return [*lines, f"{in_turn[0]} calls banco for {state.staked}"]
     wishes = [
         (name, rng.choice(sides), rng.choice((10, 20, 30)))
         for name in in_turn
@@ -106,7 +106,7 @@ def _place(
         state = table.state
         room = state.available(name)
         if not state.rules.house_banks:
-            room = min(room, state.bank - state.staked)
+            room = min(room, state.bank_at_risk - state.staked)
         amount = min(amount, room)
         if amount <= 0:
             continue
