@@ -646,6 +646,29 @@ def test_002_the_chip_that_settles_the_bankers_box_is_held_back_from_the_bank() 
     assert table.state.house == 1 and table.state.total_chips() == 700
 
 
+def test_002_a_bank_given_to_another_banker_passes_and_its_box_is_settled() -> None:
+    """002, Jugabilidad 6 and Puntuación 3: a banker gives up a bank only by passing it;
+    naming another banker while a bank is held is that pass, and the commission noted
+    against the bank is taken as it goes."""
+    table = open_chemin_de_fer(rules="casino")
+    table.bet("ana", "player", 10)
+    table.lock()
+    deal(table, "2H 9C 4D KS")  # the bank's natural 9 wins 10: 0.50 noted against bea
+    refused(table, lambda: table.choose_banker("bea"), "bea is the banker already")
+    events = table.choose_banker("ben")
+    assert commissions(events) == [("bea", 0, 1, 0)]
+    assert [(e.from_banker, e.to_banker) for e in events if isinstance(e, BankPassed)] == [
+        ("bea", "ben")
+    ]
+    assert table.state.banker == "ben" and table.state.bank == 0
+    assert table.state.bankrolls["bea"] == 500 + 10 - 1 and table.state.house == 1
+    events = table.choose_banker("cy")  # ben declines the bank before announcing one
+    assert not [e for e in events if isinstance(e, BankPassed)]
+    table.announce_bank(100)
+    table.bet("bea", "player", 100)
+    assert table.state.total_chips() == 2000
+
+
 def test_002_the_banker_withdraws_after_a_win_and_the_bank_passes() -> None:
     """002, Jugabilidad 6: the banker may withdraw after any coup won."""
     table = open_chemin_de_fer()

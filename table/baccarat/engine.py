@@ -736,8 +736,15 @@ class BaccaratTable(DealerDesk):
         self._between_coups(what)
         if state.bets:
             raise IllegalCommandError(f"{what}: stakes are still on the layout")
+        if banker == state.banker:
+            raise IllegalCommandError(f"{what}: {banker} is the banker already")
         out = self._begin(at)
-        self._emit(out, BankerChosen, banker=banker)
+        if state.bank:
+            # A bank held is given up only as 002 passes it, whoever takes it next: its
+            # holder's commission box is settled and the pass is journaled.
+            self._pass_bank(out, to_banker=banker)
+        else:
+            self._emit(out, BankerChosen, banker=banker)
         return out
 
     def pass_bank(self, *, at: float | None = None) -> list[Event]:
@@ -754,11 +761,12 @@ class BaccaratTable(DealerDesk):
         self._pass_bank(out)
         return out
 
-    def _pass_bank(self, out: list[Event]) -> None:
+    def _pass_bank(self, out: list[Event], to_banker: str | None = None) -> None:
+        """The bank passes to ``to_banker``, or counter-clockwise to the next seat (002)."""
         state = self.state
         banker = state.banker
         assert banker is not None
-        following = state.seats[(state.seats.index(banker) + 1) % len(state.seats)]
+        following = to_banker or state.seats[(state.seats.index(banker) + 1) % len(state.seats)]
         for bet_id in sorted(state.bets):
             self._return(out, state.bets[bet_id], "the bank passed")
         self._settle_box(out, banker)
