@@ -695,6 +695,28 @@ def test_002_three_to_twelve_seats() -> None:
     refused(table, lambda: table.seat("late", 100), "all 12 seats")
 
 
+def test_002_a_punter_may_leave_below_three_seated_and_play_waits_for_another() -> None:
+    """002, Jugadores: 'El número mínimo de jugadores es 3 (un banquero y dos
+    representantes)'. Nobody is held at a table: the leave is taken, and the next coup
+    waits, its bets and lock refused, until a third player sits down."""
+    table = open_chemin_de_fer(seats={"bea": 500, "ana": 500, "ben": 500})
+    table.bet("ana", "player", 40)
+    table.lock()
+    deal(table, "2H 2C 5D 5S stand")  # 7 against 7: a tie, ana's 40 stays
+    table.leave("ben")
+    short = "needs at least 3 seated.*; 2 seated, so play waits until another punter sits down"
+    refused(table, table.lock, short)
+    refused(table, lambda: table.bet("ana", "player", 10), short)
+    refused(table, lambda: table.banco("ana"), short)
+    # The tied coup cannot be played short-handed: its stake may come back.
+    table.withdraw("ana", "player")
+    table.seat("cy", 500)
+    table.bet("ana", "player", 40)
+    table.lock()
+    events = deal(table, "9H 2C KD 5S")
+    assert settlements(events) == [("ana", "player", "win", 40)]
+
+
 def test_002_in_chemin_de_fer_punters_stake_only_against_the_bank() -> None:
     table = open_chemin_de_fer()
     refused(table, lambda: table.bet("ana", "banker", 10), "stake against the bank")

@@ -714,6 +714,21 @@ class BaccaratTable(DealerDesk):
         self._emit(out, PunterSeated, punter=punter, bankroll=bankroll)
         return out
 
+    def _check_enough_seated(self, what: str, refusal: type[IllegalCommandError]) -> None:
+        """002, Jugadores: at least a banker and two punters. Nobody is held at a table, so
+        a punter may leave below that; play then waits (no shoe, bet or lock) until another
+        sits down."""
+        state = self.state
+        least = state.rules.min_seats
+        seated = len(state.seats)
+        if seated >= least:
+            return
+        who = "" if state.rules.house_banks else " (a banker and two punters, 002)"
+        raise refusal(
+            f"{what}: {self.game} needs at least {least} seated{who}; {seated} seated, so "
+            "play waits until another punter sits down"
+        )
+
     def leave(self, punter: str, *, at: float | None = None) -> list[Event]:
         state = self.state
         what = f"leave {punter}"
@@ -782,11 +797,7 @@ class BaccaratTable(DealerDesk):
             raise IllegalCommandError(
                 f"shuffle: coup {state.coup} is being dealt; finish it or void it first"
             )
-        if len(state.seats) < state.rules.min_seats:
-            raise IllegalCommandError(
-                f"shuffle: {self.game} needs at least {state.rules.min_seats} seated "
-                f"(a banker and two punters, 002); {len(state.seats)} seated"
-            )
+        self._check_enough_seated("shuffle", IllegalCommandError)
         out = self._begin(at)
         if state.phase is not Phase.NO_SHOE:
             self._finish_shoe(out)
@@ -887,6 +898,7 @@ class BaccaratTable(DealerDesk):
             and state.alarm is None
             and rules.house_banks
             and punter in state.bankrolls
+            and len(state.seats) >= rules.min_seats
             and (rules.pair_bets or not side.endswith("-pair"))
         ):
             existing_id = state.stacks.get((punter, side))
@@ -907,6 +919,7 @@ class BaccaratTable(DealerDesk):
         self._check_open(what)
         if punter not in state.bankrolls:
             self._check_seated(punter, what)
+        self._check_enough_seated(what, BetRefusedError)
         key = (punter, side)
         existing_id = state.stacks.get(key)
         stake = amount + (state.bets[existing_id].stake if existing_id is not None else 0)
@@ -954,6 +967,7 @@ class BaccaratTable(DealerDesk):
             raise BetRefusedError(f"{what}: banco is called at Chemin de Fer, not at {self.game}")
         self._check_open(what)
         self._check_seated(punter, what)
+        self._check_enough_seated(what, BetRefusedError)
         self._check_against_bank(what, punter)
         if state.carried:
             raise BetRefusedError(f"{what}: the stakes of the tied coup stand for this one (002)")
@@ -1000,7 +1014,9 @@ class BaccaratTable(DealerDesk):
         bet_id = state.stacks.get((punter, side))
         if bet_id is None:
             raise BetRefusedError(f"{what}: {punter} has no stake on {side} ({state.where()})")
-        if state.carried:
+        if state.carried and len(state.seats) >= state.rules.min_seats:
+            # Short of players the next coup cannot be dealt, and a tied stake must not hold
+            # its punter at the table.
             raise BetRefusedError(f"{what}: the stakes of the tied coup stand for this one (002)")
         bet = state.bets[bet_id]
         taken = bet.stake if amount is None else amount
@@ -1089,6 +1105,7 @@ class BaccaratTable(DealerDesk):
         self._refuse_during_alarm("lock")
         if state.phase is not Phase.BETTING:
             raise IllegalCommandError(f"lock: bets are not open ({state.where()})")
+        self._check_enough_seated("lock", IllegalCommandError)
         if not state.rules.house_banks and not state.bets:
             raise IllegalCommandError("lock: nobody has faded the bank; a coup needs a stake")
         out = self._begin(at)
