@@ -10,11 +10,14 @@ from typing import Any
 import pytest
 
 from table.baccarat import BaccaratTable, Draw, NextCard, Phase
+from table.baccarat.engine import GEOMETRY
+from table.baccarat.rules import MOST_CARDS_A_COUP
 from table.baccarat.shoe import BaccaratShoe, burn_count
 from table.baccarat.tableau import banker_draws
 from table.cards import Card
 from table.errors import IllegalCommandError, RulesError, TableError
 from table.events import (
+    AlarmCleared,
     AlarmKind,
     AlarmRaised,
     BankPassed,
@@ -27,7 +30,9 @@ from table.events import (
     DealVoided,
     Event,
     PunterLeft,
+    RulesChosen,
     ShoeFinished,
+    ShoeStarted,
     ThirdCardChoice,
 )
 from table.games import replay_lines
@@ -457,6 +462,87 @@ def test_before_the_first_shoe_a_refusal_says_once_that_no_shoe_is_in_play() -> 
         assert "no shoe is in play yet" in str(refusal.value)
         assert str(refusal.value).count("no shoe") == 1
         assert table.state == before
+
+
+@pytest.mark.parametrize(
+    ("game", "least"),
+    [("punto-banco", 6), ("chemin-de-fer", 6), ("banque", 9), ("macao", 2)],
+)
+def test_a_cut_card_leaves_at_least_the_cards_of_one_coup_behind_it(game: str, least: int) -> None:
+    """002, Puntuación 5 and 004: the coup the cut card interrupts is finished from the shoe,
+    so the cut card lies at least as many cards from the end as one coup can take."""
+    with pytest.raises(RulesError, match=f"cut_card={least - 1}: at least {least} cards behind"):
+        BaccaratTable("t", game, options={"decks": "1", "cut_card": str(least - 1)})
+    table = BaccaratTable("t", game, options={"decks": "1", "cut_card": str(least)})
+    assert table.state.rules.cut_at == 52 - least
+    family = table.state.family
+    geometry = GEOMETRY[family]
+    assert MOST_CARDS_A_COUP[family] == len(geometry.plan) + len(geometry.actors)
+    # A journal written before the check still replays its rules.
+    recorded = RulesChosen(
+        table="t", seq=1, at=0.0, deal=0, game=game, rules="standard", options={"cut_card": "1"}
+    )
+    assert BaccaratTable.replay([recorded]).state.rules.cut_card == 1
+
+
+def test_002_a_shoe_that_runs_dry_mid_coup_is_reloaded_and_the_coup_plays_on() -> None:
+    """002, Puntuación 5: 'Cuando el zapato ... se agota, todas las cartas se barajan
+    nuevamente y se recargan; el juego continúa'. A shoe miscounted runs dry mid-coup: a new
+    shoe goes in, burned as every shoe is, and the coup is finished from it; the coup's
+    cards on the table are out of the new shoe."""
+    table = BaccaratTable("t1", "punto-banco", options={"decks": "1", "burn": "one"})
+    events = [*table.opening, *table.fund_bank(1000), *table.seat("ana", 100)]
+    events += table.new_shoe() + deal(table, "2C")
+    events += table.bet("ana", "banker", 10) + table.lock()
+    events += deal(table, "9H 10S 4D 3H")  # player 3 must draw
+    empty = table.shoe_empty()
+    assert [(e.kind, e.message) for e in empty if isinstance(e, AlarmRaised)] == [
+        (
+            AlarmKind.SHORT_DEAL,
+            "the shoe is empty during coup 1: shuffle a new shoe to finish coup 1 (002), or "
+            "void the coup (every stake returned); void this alarm if cards are left",
+        )
+    ]
+    events += empty
+    refused(table, lambda: table.deal("5H"), "alarm 1 waits for the dealer")
+    reloaded = table.new_shoe()
+    assert [type(e) for e in reloaded] == [AlarmCleared, ShoeFinished, ShoeStarted]
+    assert isinstance(reloaded[0], AlarmCleared)
+    assert reloaded[0].resolution == "a new shoe finishes coup 1"
+    events += reloaded
+    state = table.state
+    assert (state.shoe, state.coup, state.cards_out) == (2, 1, 4)
+    assert state.next_card() == NextCard("burn", Draw.MUST)
+    refused(table, lambda: table.bet("ana", "player", 5), "bets open once the burn is done")
+    events += deal(table, "KC")  # the new shoe's burn
+    assert state.phase is Phase.DEALING and state.next_card() == NextCard("player", Draw.MUST)
+    duplicate = table.deal("9H")  # on the table, so not in a one-deck shoe
+    assert [e.kind for e in duplicate if isinstance(e, AlarmRaised)] == [AlarmKind.DUPLICATE_CARD]
+    events += duplicate + table.void_card()
+    finished = deal(table, "5H KD")  # player 3 + 5 = 8; banker 3 draws on a 5: 3
+    assert settlements(finished) == [("ana", "banker", "lose", -10)]
+    events += finished
+    assert state.bets_open and state.shoe == 2 and state.cards_out == 7
+    assert state.total_chips() == 1100 and state.bankrolls["ana"] == 90
+    assert BaccaratTable.replay(events).state == state
+
+
+def test_a_coup_waiting_for_a_new_shoes_burn_may_still_be_voided() -> None:
+    table = BaccaratTable("t1", "punto-banco", options={"burn": "one"})
+    table.fund_bank(1000)
+    table.seat("ana", 100)
+    table.new_shoe()
+    deal(table, "2C")
+    table.bet("ana", "player", 10)
+    table.lock()
+    deal(table, "9H 10S")
+    table.shoe_empty()
+    table.new_shoe()
+    events = table.void_coup()
+    assert [e.type_name for e in events] == ["bet_settled", "deal_voided"]
+    assert table.state.bankrolls["ana"] == 100 and table.state.phase is Phase.BURNING
+    deal(table, "KC")
+    assert table.state.bets_open and table.state.hands == []
 
 
 def test_002_the_same_banker_keeps_the_bank_across_the_reshuffle() -> None:

@@ -116,7 +116,7 @@ def check_result(result: CoupResult, family: Family) -> None:
 def test_chips_conserved_coups_valid_replay_same_refusals_change_nothing(
     game: str, burn: str, deck: list[Card], data: st.DataObject
 ) -> None:
-    table = BaccaratTable("prop", game, options={"decks": "1", "cut_card": "8", "burn": burn})
+    table = BaccaratTable("prop", game, options={"decks": "1", "cut_card": "9", "burn": burn})
     events = list(table.opening)
     family = table.state.family
     if family is Family.PUNTO_BANCO:
@@ -171,9 +171,17 @@ def test_chips_conserved_coups_valid_replay_same_refusals_change_nothing(
             events += table.stand()
             continue
         card = next(cards, None)
-        if card is None:
+        if card is None or data.draw(st.integers(0, 40)) == 0:
+            # The box runs dry (a miscounted shoe): a new shoe finishes the coup in play, less
+            # the cards on the table, or the coup is voided.
             events += table.shoe_empty()
-            if table.state.alarm is not None:
+            if table.state.alarm is None:
+                continue
+            if data.draw(st.booleans()):
+                events += table.new_shoe()
+                on_table = [card for hand in table.state.hands for card in hand]
+                cards = iter([card for card in deck if card not in on_table])
+            else:
                 events += table.void_coup()
             continue
         events += table.deal(card)

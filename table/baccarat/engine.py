@@ -243,6 +243,12 @@ class BaccaratState(TableFolds):
         return self.phase is Phase.BETTING and self.alarm is None
 
     @property
+    def coup_in_play(self) -> bool:
+        """A coup's bets are locked and it is not over: its cards are being dealt, or it
+        waits for the burn of a shoe loaded to finish it."""
+        return self.pending >= 0 and self.phase in (Phase.DEALING, Phase.BURNING)
+
+    @property
     def staked(self) -> int:
         """Chips on the layout."""
         return sum(self.spot_totals.values())
@@ -422,20 +428,32 @@ class BaccaratState(TableFolds):
 
     def _fold_shoe(self, event: ShoeStarted) -> None:
         self.shoe = event.shoe
-        self.cards_out = 0
         self.cut_out = False
         self.coups_in_shoe = 0
-        self.seen = {}
-        self.hands = []
-        self.coup_over = False
         self.burn_left = {"value": -1, "one": 1, "none": 0}[event.burn]
-        self.phase = Phase.BURNING if self.burn_left else Phase.BETTING
+        self.seen = {}
+        if self.coup_in_play:
+            # 002, Puntuación 5: the shoe ran dry mid-coup and this one finishes the coup.
+            # The coup's cards lie on the table: they count as out of the new shoe.
+            for hand in self.hands:
+                for card in hand:
+                    key = card_key(card)
+                    self.seen[key] = self.seen.get(key, 0) + 1
+            self.cards_out = self.dealt
+            self.phase = Phase.BURNING if self.burn_left else Phase.DEALING
+        else:
+            self.cards_out = 0
+            self.hands = []
+            self.coup_over = False
+            self.phase = Phase.BURNING if self.burn_left else Phase.BETTING
         self._take_checkpoint(event.seq)
 
     def _fold_cut(self, event: CutCardOut) -> None:
         self.cut_out = True
 
     def _fold_shoe_finished(self, event: ShoeFinished) -> None:
+        if self.coup_in_play:  # a new shoe follows at once to finish it
+            return
         self.phase = Phase.NO_SHOE
         self.hands = []
 
@@ -463,7 +481,7 @@ class BaccaratState(TableFolds):
         if event.role is CardRole.BURN:
             self.burn_left = burn_count(card) if self.burn_left < 0 else self.burn_left - 1
             if self.burn_left == 0:
-                self.phase = Phase.BETTING
+                self.phase = Phase.DEALING if self.pending >= 0 else Phase.BETTING
             return
         self.hands[self.pending].append(card)
         self.dealt += 1
@@ -489,7 +507,8 @@ class BaccaratState(TableFolds):
             self.cards_out = 0
 
     def _fold_voided(self, event: DealVoided) -> None:
-        self.phase = Phase.BETTING
+        if self.phase is not Phase.BURNING:  # a new shoe's burn goes on without the coup
+            self.phase = Phase.BETTING
         self.hands = []
         self.pending = -1
         self.carried = False
@@ -648,6 +667,7 @@ class BaccaratTable(DealerDesk):
     ) -> list[Event]:
         """Play by a named rule set of this game with options, between shoes."""
         rules = find_rules(self.game, name, options)
+        rules.check_cut_card()
         state = self.state
         if state.phase is not Phase.NO_SHOE or state.bets:
             raise RulesError(f"rules {name}: the rules change only between shoes ({state.where()})")
@@ -792,13 +812,25 @@ class BaccaratTable(DealerDesk):
     def new_shoe(self, *, at: float | None = None) -> list[Event]:
         """A freshly shuffled shoe goes in; the burn comes first. The banker stays (002)."""
         state = self.state
-        self._refuse_during_alarm("shuffle")
-        if state.phase is Phase.DEALING:
-            raise IllegalCommandError(
-                f"shuffle: coup {state.coup} is being dealt; finish it or void it first"
-            )
-        self._check_enough_seated("shuffle", IllegalCommandError)
+        alarm = state.alarm
+        # The box ran dry (002, Puntuación 5): the new shoe goes in, and finishes the coup
+        # in play if there is one.
+        dry = alarm is not None and alarm.kind is AlarmKind.SHORT_DEAL
+        if not dry:
+            self._refuse_during_alarm("shuffle")
+            if state.phase is Phase.DEALING:
+                raise IllegalCommandError(
+                    f"shuffle: coup {state.coup} is being dealt; finish it or void it first "
+                    "(a shoe that runs dry is said with 'empty')"
+                )
+        if not state.coup_in_play:
+            self._check_enough_seated("shuffle", IllegalCommandError)
         out = self._begin(at)
+        if alarm is not None and dry:
+            resolution = (
+                f"a new shoe finishes coup {state.coup}" if state.coup_in_play else "a new shoe"
+            )
+            self._emit(out, AlarmCleared, alarm=alarm.alarm_id, resolution=resolution)
         if state.phase is not Phase.NO_SHOE:
             self._finish_shoe(out)
         if not state.rules.house_banks and state.banker is None:
@@ -847,10 +879,16 @@ class BaccaratTable(DealerDesk):
                 self._emit(out, CutCardOut, shoe=state.shoe, cards_out=state.cards_out)
             self._finish_shoe(out)
             return out
+        remedy = (
+            f"shuffle a new shoe to finish coup {state.coup} (002), or void the coup (every "
+            "stake returned)"
+            if state.coup_in_play
+            else "shuffle a new shoe"
+        )
         self._raise_alarm(
             out,
             AlarmKind.SHORT_DEAL,
-            f"the shoe is empty {state.where()}: void the coup, or void this alarm",
+            f"the shoe is empty {state.where()}: {remedy}; void this alarm if cards are left",
             None,
         )
         return out
@@ -1456,12 +1494,12 @@ class BaccaratTable(DealerDesk):
     ) -> list[Event]:
         """Abandon the coup in play: every stake goes back to its punter, nothing is settled."""
         state = self.state
-        if state.phase is not Phase.DEALING and state.alarm is None:
+        if not state.coup_in_play and state.alarm is None:
             raise IllegalCommandError(f"void deal: no coup is being dealt ({state.where()})")
         out = self._begin(at)
         if state.alarm is not None:
             self._emit(out, AlarmCleared, alarm=state.alarm.alarm_id, resolution="coup voided")
-        if state.phase is Phase.DEALING:
+        if state.coup_in_play:
             for bet_id in sorted(state.bets):
                 self._return(out, state.bets[bet_id], "the coup was voided")
             bank = state.bank

@@ -40,13 +40,23 @@ class Family(enum.Enum):
 
 BURNS = ("value", "one", "none")
 
+# The most cards one coup can take: two hands of three cards; Banque's three hands of three
+# (002); Macao's one card a hand.
+MOST_CARDS_A_COUP: dict[Family, int] = {
+    Family.PUNTO_BANCO: 6,
+    Family.CHEMIN_DE_FER: 6,
+    Family.BANQUE: 9,
+    Family.MACAO: 2,
+}
+
 
 @dataclass(frozen=True)
 class BaccaratRules:
     """One baccarat house.
 
     ``decks``: 1 to 8 decks in the shoe. ``cut_card``: how many cards lie behind the cut
-    card; when it comes out the coup is finished and the shoe is changed. ``burn``: at a
+    card, at least as many as one coup can take; when it comes out the coup is finished
+    and the shoe is changed. ``burn``: at a
     new shoe the first card is shown and as many cards as its value are burned, a ten or
     court card burning ten (``value``); or one card is burned (``one``); or none.
     ``commission``: per cent the house takes of a winning Banca bet (Punto Banco) or of the
@@ -112,6 +122,23 @@ class BaccaratRules:
     def cut_at(self) -> int:
         """How many cards leave the shoe before the cut card."""
         return self.shoe_size - self.cut_card
+
+    def check_cut_card(self) -> None:
+        """Refuse a cut card with fewer cards behind it than one coup can take, so that the
+        coup in play when it comes out always finishes from the shoe.
+
+        Checked where a table chooses its rules, not in ``__post_init__``: rules read back
+        from a journal or a checkpoint written before the check must still fold."""
+        least = MOST_CARDS_A_COUP[self.family]
+        # A continuous shuffler never comes to its cut card.
+        if self.shuffler or self.cut_card >= least:
+            return
+        raise RulesError(
+            f"option cut_card={self.cut_card}: at least {least} cards behind the cut card at "
+            f"{self.family.value}, the most one coup can take, so that the coup the cut card "
+            f"interrupts finishes from the shoe (at most {self.shoe_size // 2} in a "
+            f"{self.decks}-deck shoe)"
+        )
 
     @cached_property
     def player_hands(self) -> tuple[str, ...]:

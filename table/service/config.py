@@ -380,7 +380,7 @@ def _table(source: str, data: object, journal_override: str | None = None) -> Ta
         if game == "faro":
             find_rules(rules, options)
         else:
-            find_baccarat_rules(game, rules, options)
+            find_baccarat_rules(game, rules, options).check_cut_card()
     except RulesError as error:
         raise ConfigError(f"{source}: [table] rules/options: {error}") from None
     punters = []
