@@ -20,6 +20,7 @@ from display.hardware import ALARM, LINK_UP, OFF, layout_pixels
 from firmware_bridge.clock import SystemClock
 from hw.board import DEFAULT_BOARD
 from hw.errors import HardwareError
+from hw.firmware import dealfw
 from hw.simulated.microcontroller import Faults, SimulatedMicrocontroller
 from hw.simulated.shift_register import ShiftRegisterChain
 from table.cards import Card, Rank
@@ -28,10 +29,12 @@ from table.faro.engine import Phase
 from table.service.config import Config, HardwareConfig, ReaderConfig, TableConfig
 from table.service.hardware import TableHardware
 from table.service.journal import Journal
+from table.service.readers import BarcodeShoeReader
 from table.service.run import SimulatedTable
 from table.service.table_service import TableService
 from tests.mosquitto import wait_until
 from tests.test_service_readers import EMPTY, UNSURE_QH, dealt, scripted_camera, sure
+from vision.barcode import encode_payload
 
 BOARD_BUTTONS = {"new_deck": 5, "lock_bets": 6, "void": 19, "confirm": 13}  # hw/board.toml
 SHIPPED_BOARD = DEFAULT_BOARD.read_text()
@@ -328,3 +331,80 @@ def test_damaged_frames_on_the_boards_line_are_logged_at_most_once_a_minute(
     finally:
         hardware.close()
         board.close()
+
+
+def board_scanner_reader(
+    service: TableService, hardware: TableHardware
+) -> tuple[BarcodeShoeReader, list[float], list[float]]:
+    """A barcode shoe reading the scanner wired to the board, as ``run`` wires it, on a
+    stepped clock (``now[0]`` is the time), with the slides its light barrier saw."""
+    now = [0.0]
+    slides: list[float] = []
+    scanner = hardware.board_scanner()
+    reader = BarcodeShoeReader(
+        "the layout board",
+        service,
+        lambda: now[0],
+        opener=lambda _: scanner,
+        monotonic=lambda: now[0],
+    )
+
+    def slide_heard() -> None:
+        slides.append(now[0])
+        reader.card_slid()
+
+    hardware.slide_heard = slide_heard
+    return reader, now, slides
+
+
+def test_the_scanner_wired_to_the_board_deals_the_cards_it_reads(rig: Any) -> None:
+    """hw/WIRING.md wires the shoe's scanner to the board: the codes it forwards are dealt."""
+    service, hardware, _factory, _chain, board = rig
+    service.execute_line("shuffle")
+    reader, _now, _slides = board_scanner_reader(service, hardware)
+    for card in ("5S", "KD"):
+        board.scan(encode_payload(Card.parse(card), 1))
+    assert wait_until(
+        lambda: dealt(service) == ["5S", "KD"],
+        timeout=10,
+        step=lambda: (hardware.poll(), reader.poll()),
+    )
+
+
+def test_a_card_that_slid_out_with_no_code_read_stops_the_table_until_the_dealer_names_it(
+    rig: Any,
+) -> None:
+    """A torn sticker: the light barrier saw the card, the scanner read nothing. The next
+    card read must not take its place in the turn."""
+    service, hardware, _factory, _chain, board = rig
+    service.execute_line("shuffle")
+    reader, now, slides = board_scanner_reader(service, hardware)
+
+    def both() -> None:
+        hardware.poll()
+        reader.poll()
+
+    def slide(code: str | None, then: float) -> None:
+        """A card slides past the beam (its code read, if given); ``then`` seconds pass."""
+        heard = len(slides)
+        board.block_card_sensor(True)
+        if code is not None:
+            board.scan(code)
+        assert wait_until(lambda: len(slides) > heard, timeout=10, step=both)
+        board.block_card_sensor(False)
+        beam = board.firmware.sensors[dealfw.CARD_SLID]
+        assert wait_until(lambda: not beam.state, timeout=10, step=both)  # clear again
+        now[0] += then
+        both()
+
+    slide(encode_payload(Card.parse("5S"), 1), 0.2)
+    assert wait_until(lambda: dealt(service) == ["5S"], timeout=10, step=both)
+    slide(None, 2.0)  # the sticker torn off
+    alarm = service.state.alarm
+    assert alarm is not None and alarm.kind is AlarmKind.UNREAD_CARD
+    assert alarm.message.startswith("the shoe read no sticker: a card slid past the light barrier")
+    slide(encode_payload(Card.parse("KD"), 1), 0.2)
+    assert dealt(service) == ["5S"]  # KD waits for the dealer
+    assert reader.answer(Card.parse("9C"), now[0]).refused == []
+    assert dealt(service) == ["5S", "9C", "KD"]
+    assert service.state.alarm is None

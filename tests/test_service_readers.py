@@ -73,10 +73,6 @@ def test_scanned_stickers_become_cards_in_the_engine(tmp_path: Path) -> None:
     assert service.state.last_turn == (Card.parse("KD"), Card.parse("9C"))
 
 
-def dealt_codes(service: TableService) -> list[str]:
-    return [str(card) for card in service.faro.casekeep.dealt_cards()]
-
-
 def a_foreign_code_after_the_soda(tmp_path: Path) -> tuple[TableService, BarcodeShoeReader, Clock]:
     """The soda 5S read, then a code that is no sticker of ours, then KD read."""
     service, reader, clock = make(tmp_path)
@@ -108,9 +104,9 @@ def test_a_foreign_code_stops_the_table_until_the_dealer_names_the_card_that_cam
         "the shoe read a code that is not one of our stickers: not a dealtable card code: "
         "'9781234567897': name it with 'card CARD', or void if no card came out"
     )
-    assert dealt_codes(service) == ["5S"]  # KD waits
+    assert dealt(service) == ["5S"]  # KD waits
     assert answer_from_console(reader, "card 9C", clock.now) == []
-    assert dealt_codes(service) == ["5S", "9C", "KD"]
+    assert dealt(service) == ["5S", "9C", "KD"]
     assert service.state.alarm is None
     assert service.faro.last_turn == (Card.parse("9C"), Card.parse("KD"))
     cleared = service.journal.last_event_of("alarm_cleared")
@@ -119,7 +115,7 @@ def test_a_foreign_code_stops_the_table_until_the_dealer_names_the_card_that_cam
     clock.now += 0.5
     news = reader.poll()
     assert [alarm.kind.value for alarm in news.alarms] == ["seen-before"]
-    assert dealt_codes(service) == ["5S", "9C", "KD"]
+    assert dealt(service) == ["5S", "9C", "KD"]
 
 
 def test_void_says_no_card_came_out_for_a_foreign_code_and_the_held_card_is_dealt(
@@ -128,7 +124,7 @@ def test_void_says_no_card_came_out_for_a_foreign_code_and_the_held_card_is_deal
     service, reader, clock = a_foreign_code_after_the_soda(tmp_path)
     said = answer_from_console(reader, "void", clock.now)
     assert said is not None and said[0].startswith("void: the reader's question (which card?)")
-    assert dealt_codes(service) == ["5S", "KD"]
+    assert dealt(service) == ["5S", "KD"]
     assert service.state.alarm is None and service.faro.pending_loser == Card.parse("KD")
 
 
@@ -137,9 +133,9 @@ def test_the_alarm_voided_elsewhere_ends_the_readers_question(tmp_path: Path) ->
     the cards it held go on."""
     service, reader, _clock = a_foreign_code_after_the_soda(tmp_path)
     service.execute_line("void")
-    assert dealt_codes(service) == ["5S"]
+    assert dealt(service) == ["5S"]
     reader.poll()
-    assert dealt_codes(service) == ["5S", "KD"]
+    assert dealt(service) == ["5S", "KD"]
     assert reader.filter.question is None and service.state.alarm is None
 
 
@@ -157,9 +153,9 @@ def test_a_question_asked_before_a_restart_still_holds_the_cards_read_after(
     scan(reader, encode_payload(Card.parse("KD"), 1))  # read again after the restart
     clock.now += 0.5
     reader.poll()
-    assert dealt_codes(again) == ["5S"]
+    assert dealt(again) == ["5S"]
     assert answer_from_console(reader, "card 9C", clock.now) == []
-    assert dealt_codes(again) == ["5S", "9C", "KD"]
+    assert dealt(again) == ["5S", "9C", "KD"]
 
 
 def punto_banco(tmp_path: Path, rules: str = "standard") -> TableConfig:

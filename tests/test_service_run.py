@@ -961,3 +961,17 @@ def test_a_slow_simulated_shoe_serves_the_tables_devices_while_it_waits_for_a_ca
     assert now[0] >= 2.0 * 52  # the pace was kept: 53 cards, two seconds apart
     gaps = [later - earlier for earlier, later in itertools.pairwise(polled)]
     assert max(gaps) <= 0.1
+
+
+def test_a_board_scanner_without_the_layout_board_is_refused_by_the_config(
+    tmp_path: Path,
+) -> None:
+    from table.service.config import ConfigError, parse_config
+
+    text = f'[table]\njournal = "{tmp_path / "j.sqlite"}"\n[reader]\nkind = "board-scanner"\n'
+    with pytest.raises(ConfigError, match=r'kind = "board-scanner": the scanner wired to the'):
+        parse_config(text, "t.toml")
+    with pytest.raises(ConfigError, match="add \\[hardware\\] with layout = true"):
+        parse_config(text + "[hardware]\nlayout = false\n", "t.toml")
+    config = parse_config(text + '[hardware]\npin_factory = "mock"\n', "t.toml")
+    assert config.reader.kind == "board-scanner"

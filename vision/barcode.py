@@ -201,7 +201,8 @@ class BarcodeReading:
     problem: str = ""
 
 
-def _reading(text: str) -> BarcodeReading:
+def barcode_reading(text: str) -> BarcodeReading:
+    """The reading of one code's text, as a scanner sends it."""
     try:
         return BarcodeReading(text, decode_payload(text))
     except BarcodeError as error:
@@ -214,7 +215,7 @@ def read_frame_barcodes(image: Image) -> list[BarcodeReading]:
     found = zxingcpp.read_barcodes(
         image, formats=zxingcpp.BarcodeFormats(zxingcpp.BarcodeFormat.Code128)
     )
-    return [_reading(barcode.text) for barcode in found if barcode.valid]
+    return [barcode_reading(barcode.text) for barcode in found if barcode.valid]
 
 
 class SerialPort(Protocol):
@@ -279,7 +280,7 @@ class SerialScanner:
                 self._pending = b""  # a scanner babbling without line ends: drop it
                 return BarcodeReading("", None, "overlong line without an end from the scanner")
             return None
-        return _reading(text)
+        return barcode_reading(text)
 
     def _next_line(self) -> str | None:
         """The first line with something on it among those that have arrived whole, taken
@@ -311,6 +312,7 @@ __all__ = [
     "BarcodeReading",
     "CardCode",
     "SerialScanner",
+    "barcode_reading",
     "decode_payload",
     "encode_payload",
     "read_frame_barcodes",

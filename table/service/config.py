@@ -15,7 +15,7 @@ A minimal file::
     journal = "/var/lib/dealtable/faro-1.sqlite"
 
     [reader]
-    kind = "simulated"        # simulated | console | serial-scanner
+    kind = "simulated"        # simulated | console | serial-scanner | board-scanner
     seed = 7
     cards_per_second = 1.0
 
@@ -41,7 +41,14 @@ from table.faro.engine import FaroTable
 from table.faro.rules import find_rules
 from table.games import GAME_FACTORIES
 
-READER_KINDS = ("simulated", "console", "serial-scanner", "camera", "barcode-camera")
+READER_KINDS = (
+    "simulated",
+    "console",
+    "serial-scanner",
+    "board-scanner",
+    "camera",
+    "barcode-camera",
+)
 
 
 class ConfigError(TableError):
@@ -254,6 +261,15 @@ def parse_config(text: str, source: str = "(text)", *, journal: str | None = Non
         None if exhibit_data is None else problems.read(lambda: _exhibit(source, exhibit_data))
     )
     problems.read(top.finish)
+    if (
+        reader is not None
+        and reader.kind == "board-scanner"
+        and (hardware is None or not hardware.layout)
+    ):
+        problems.found.append(
+            f'{source}: [reader] kind = "board-scanner": the scanner wired to the layout '
+            "board is read over that board's link: add [hardware] with layout = true"
+        )
     if table is not None and table.game != "faro":
         # The simulated dealer and punters and the LED casekeep are Faro's.
         faro_only = [

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -20,6 +21,7 @@ from display.frames import casekeep_frame, layout_frame
 from display.hardware import AbacusDriver, LayoutDriver
 from firmware_bridge.clock import Clock, SystemClock
 from firmware_bridge.link import (
+    BarcodeRead,
     DeviceReported,
     FramesRefused,
     LinkDown,
@@ -37,6 +39,7 @@ from table.language import Command, EmptyCmd, LockCmd, ShuffleCmd, VoidCmd
 from table.service.config import HardwareConfig
 from table.service.reading_filter import ReadingFilter
 from table.service.table_service import TableService
+from vision.barcode import BarcodeReading, barcode_reading
 
 log = logging.getLogger("dealtable.hardware")
 
@@ -78,6 +81,23 @@ def _refused_in_one_line(device: str, board_file: Path) -> Iterator[None]:
         raise HardwareError(f"{device} (board {board_file}): {error}") from None
 
 
+class BoardScanner:
+    """The barcode scanner wired to the layout board (hw/WIRING.md): the codes the board
+    forwards, read by a barcode shoe reader as if from a serial scanner of its own."""
+
+    def __init__(self) -> None:
+        self._codes: deque[str] = deque()
+
+    def forwarded(self, text: str) -> None:
+        self._codes.append(text)
+
+    def read(self) -> BarcodeReading | None:
+        return barcode_reading(self._codes.popleft()) if self._codes else None
+
+    def close(self) -> None:
+        self._codes.clear()
+
+
 class TableHardware:
     def __init__(
         self, config: HardwareConfig, *, clock: Clock | None = None, pin_factory: Any = None
@@ -97,6 +117,9 @@ class TableHardware:
         self.layout: LayoutDriver | None = None
         self._link_trouble = ""  # why the board cannot be reached, as last logged
         self._noise_logged_at: float | None = None
+        # The board's scanner and light barrier, once a barcode shoe reader reads them.
+        self.scanner: BoardScanner | None = None
+        self.slide_heard: Callable[[], None] | None = None
         try:
             if config.abacus:
                 with _refused_in_one_line("the casekeep abacus", board_file):
@@ -117,6 +140,15 @@ class TableHardware:
         except Exception:
             self.close()
             raise
+
+    def board_scanner(self) -> BoardScanner:
+        """The scanner on the layout board, for a barcode shoe reader; its light barrier's
+        slides go to ``slide_heard``."""
+        if self.link is None:
+            raise HardwareError("the board's scanner is read over the layout board's link")
+        if self.scanner is None:
+            self.scanner = BoardScanner()
+        return self.scanner
 
     def answer_questions_of(self, reader: AskingReader, clock: Callable[[], float]) -> None:
         """The buttons answer ``reader``'s questions; ``clock`` is the one its filter keeps."""
@@ -183,12 +215,20 @@ class TableHardware:
                     commands.append(command)
         if self.link is not None:
             for event in self.link.poll():
-                if (
-                    isinstance(event, SensorChanged)
-                    and event.sensor is Sensor.BOX_EMPTY
-                    and event.active
-                ):
-                    commands.append(EmptyCmd())
+                if isinstance(event, SensorChanged) and event.active:
+                    if event.sensor is Sensor.BOX_EMPTY:
+                        commands.append(EmptyCmd())
+                    elif event.sensor is Sensor.CARD_SLID and self.slide_heard is not None:
+                        self.slide_heard()
+                elif isinstance(event, BarcodeRead):
+                    if self.scanner is not None:
+                        self.scanner.forwarded(event.text)
+                    else:
+                        log.info(
+                            "the board's scanner read %r; no reader takes its codes "
+                            '([reader] kind = "board-scanner")',
+                            event.text,
+                        )
                 elif isinstance(event, LinkUp):
                     self._link_trouble = ""
                     log.info("layout display up (firmware boot %d)", event.firmware_boot_id)

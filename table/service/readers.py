@@ -14,8 +14,10 @@ import logging
 import queue
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from table.baccarat.engine import card_key
 from table.cards import Card
@@ -44,7 +46,7 @@ from table.service.reading_filter import (
     ReadingSource,
 )
 from table.service.table_service import TableService
-from vision.barcode import SerialScanner, read_frame_barcodes
+from vision.barcode import BarcodeReading, SerialScanner, read_frame_barcodes
 from vision.errors import ScannerError, VisionError
 from vision.frames import (
     Frame,
@@ -429,8 +431,21 @@ def _told(news: ReaderNews) -> list[str]:
     ]
 
 
+class Scanner(Protocol):
+    """Where a barcode shoe's codes come from: a scanner on a serial port of its own
+    (:class:`~vision.barcode.SerialScanner`) or one wired to the layout board."""
+
+    def read(self) -> BarcodeReading | None: ...
+
+    def close(self) -> None: ...
+
+
 class BarcodeShoeReader(_TableReader):
     """A serial barcode scanner in the shoe: one line per card as it slides out.
+
+    With a light barrier across the slot (:meth:`card_slid`), a card that slid out with no
+    code read within :attr:`slide_window` seconds is a card the shoe could not read: the
+    dealer is asked which it was, and the cards read meanwhile wait for the answer.
 
     A scanner that goes away (unplugged, or a port that opens but fails every read, as when
     another program reads it too) is an alarm and is reopened after a pause that grows while
@@ -440,24 +455,52 @@ class BarcodeShoeReader(_TableReader):
 
     # How long a reopened scanner must stay open, with no code read, to count as working.
     steady_after = 10.0
+    # How far apart a card's slide past the light barrier and its code may come (seconds):
+    # the scanner may read the sticker before the card reaches the beam, or after.
+    slide_window = 1.0
 
     def __init__(
         self,
         url: str,
         service: TableService,
         clock: Callable[[], float],
-        opener: Callable[[str], SerialScanner] | None = None,
+        opener: Callable[[str], Scanner] | None = None,
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self.url = url
         self.clock = clock
         self.monotonic = monotonic
-        self._open = opener or SerialScanner
+        self._open: Callable[[str], Scanner] = opener or SerialScanner
         super().__init__(service)
-        self.scanner: SerialScanner | None = None
+        self.scanner: Scanner | None = None
         self._retry_at = 0.0
         self._backoff = 0.5
         self._opened_at = 0.0
+        self._slides: deque[float] = deque()  # slides no code has answered yet, by time
+        self._codes: deque[float] = deque()  # codes read before their card's slide, by time
+
+    def card_slid(self) -> None:
+        """The light barrier saw a card slide out of the shoe."""
+        now = self.monotonic()
+        if self._codes:
+            self._codes.popleft()  # its code came first
+        else:
+            self._slides.append(now)
+
+    def _code_read(self, now: float) -> None:
+        if self._slides:
+            self._slides.popleft()
+        else:
+            self._codes.append(now)
+
+    def _unread_slides(self, now: float, news: ReaderNews) -> None:
+        """Slides that no code answered in time: cards that came out unread."""
+        while self._codes and now - self._codes[0] > self.slide_window:
+            self._codes.popleft()  # a code with no slide: a card the beam missed, or none
+        while self._slides and now - self._slides[0] > self.slide_window:
+            self._slides.popleft()
+            unread = BarcodeReading("", None, "a card slid past the light barrier")
+            self._route(self.filter.barcode(unread, self.clock()), news)
 
     def _new_filter(self) -> ReadingFilter:
         return ReadingFilter(
@@ -488,6 +531,7 @@ class BarcodeShoeReader(_TableReader):
                 if (reading := self.scanner.read()) is None:
                     break
                 self._backoff = 0.5  # it reads: it works
+                self._code_read(self.monotonic())
                 # Each card to the engine before the next line is judged: the filter knows a
                 # card is dealt once the engine took it.
                 self._route(self.filter.barcode(reading, now), news)
@@ -496,6 +540,7 @@ class BarcodeShoeReader(_TableReader):
             if self.monotonic() - self._opened_at >= self.steady_after:
                 self._backoff = 0.5  # it worked a while: this is a new outage
             self._failed(error, now, news)
+        self._unread_slides(self.monotonic(), news)
         self._route(self.filter.tick(now), news)
         return news
 

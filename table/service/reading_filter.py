@@ -332,7 +332,11 @@ class ReadingFilter:
     def barcode(self, reading: BarcodeReading, timestamp: float) -> list[FilterOutput]:
         if reading.code is None:
             # A torn or smudged sticker reads as a foreign code too: a card may have come out.
-            what = f"the shoe read a code that is not one of our stickers: {reading.problem}"
+            what = (
+                f"the shoe read a code that is not one of our stickers: {reading.problem}"
+                if reading.text
+                else f"the shoe read no sticker: {reading.problem}"
+            )
             return [
                 ReaderAlarm(AlarmKind.FOREIGN_CODE, what, timestamp),
                 *self._ask(what, timestamp),

@@ -278,13 +278,24 @@ def run(
     simulated = (
         SimulatedTable(service, config.reader.seed) if config.reader.kind == "simulated" else None
     )
-    console_kinds = ("console", "serial-scanner", "camera", "barcode-camera")
+    console_kinds = ("console", "serial-scanner", "board-scanner", "camera", "barcode-camera")
     reader = ConsoleReader(console or sys.stdin) if config.reader.kind in console_kinds else None
     shoe_reader: BarcodeShoeReader | CameraReader | None = None
-    if config.reader.kind == "serial-scanner":
+    if config.reader.kind in ("serial-scanner", "board-scanner"):
         from table.service.readers import BarcodeShoeReader
 
-        shoe_reader = BarcodeShoeReader(config.reader.url, service, clock)
+        if config.reader.kind == "board-scanner":
+            assert hardware is not None  # the config asks for the board
+            # Taken now: the board forwards codes from the first poll on.
+            scanner = hardware.board_scanner()
+            shoe_reader = BarcodeShoeReader(
+                "the layout board", service, clock, opener=lambda _: scanner
+            )
+        else:
+            shoe_reader = BarcodeShoeReader(config.reader.url, service, clock)
+        if hardware is not None:
+            # A light barrier on the board tells the cards that slid out with no code read.
+            hardware.slide_heard = shoe_reader.card_slid
     if camera is not None:
         from table.service.readers import CameraReader
 
