@@ -625,6 +625,34 @@ def test_001_home_a_banker_who_leaves_between_deals_passes_the_bank_to_the_left(
     assert table.state.banker == "anna"
 
 
+def test_001_after_a_home_deal_casino_rules_leave_nobody_holding_the_bank() -> None:
+    """001, Winning the game: the bank passes after each deal under home rules only; under
+    DESIGN.md's casino rules the house holds the bank, so the last home banker is a punter
+    again: he bets, leaves with no bank to pass, and nobody holds the bank."""
+    table = FaroTable("t1", "home")
+    events = list(table.opening)
+    for punter, bankroll in (("hugo", 50), ("dan", 100), ("eve", 100)):
+        events += table.seat(punter, bankroll)
+    events += table.new_deck()
+    events += deal_rest(table)
+    assert table.state.banker == "dan"
+    events += table.choose_rules("classic")
+    assert table.state.banker is None
+    events += table.fund_bank(1000)
+    events += table.new_deck()
+    events += table.deal(Card.parse("2C"))
+    events += table.bet("dan", "9", 2)
+    assert table.state.bank_bankroll == 1000
+    events += deal(table, "9H 3S")
+    events += table.void_deal()
+    left = table.leave("dan")
+    assert [type(event).__name__ for event in left] == ["PunterLeft"]
+    with pytest.raises(IllegalCommandError, match="under classic rules the house is the bank"):
+        table.choose_banker("eve")
+    replayed = FaroTable.replay(events + left)
+    assert replayed.state.banker is None and replayed.state == table.state
+
+
 def test_001_home_session_ends_when_everyone_has_banked_and_most_chips_wins() -> None:
     """001, Winning the game: play until everyone has been banker equally often; whoever
     has the most chips wins."""

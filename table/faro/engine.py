@@ -204,6 +204,10 @@ class FaroState(TableFolds):
         self.rules = find_rules(event.rules, event.options)
         self.rules_options = dict(event.options)
         self.casekeep = Casekeep(self.rules.deck_spec)
+        if not self.rules.bank_passes:
+            # The house holds the bank from the next deck on: the last home banker is a
+            # punter again, free to bet, to leave, and to bank if home rules come back.
+            self.banker = None
 
     def _voided_from(self) -> int:
         """A voided card that locked the bets itself takes its lock with it."""
