@@ -226,7 +226,11 @@ class DealVoided(Event):
 @event_type
 @dataclass(frozen=True, kw_only=True)
 class BetPlaced(Event):
-    """Chips put on a spot; ``stake`` is the stack's total after this bet."""
+    """Chips put on a spot; ``stake`` is the stack's total after this bet.
+
+    A Saratoga bet moved to another spot keeps its progression (000): ``base`` is the stake
+    its progression started from and ``rides`` the wins it has ridden. Both are 0 for a new
+    bet, whose progression starts from its stake."""
 
     bet: int
     punter: str
@@ -236,6 +240,8 @@ class BetPlaced(Event):
     coppered: bool = False
     mark: bool = False
     instruction: str = ""
+    base: int = 0
+    rides: int = 0
 
 
 @event_type

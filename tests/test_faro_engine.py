@@ -20,6 +20,8 @@ from table.events import (
     CardRole,
     DealFinished,
     TurnClosed,
+    event_from_json,
+    event_to_json,
 )
 from table.faro import FaroTable, Phase
 from table.faro.casekeep import Bead
@@ -720,6 +722,38 @@ def test_000_saratoga_martingale_doubles_after_a_loss_up_to_the_cap() -> None:
     assert table.state.bankrolls["dan"] == 86
     with pytest.raises(BetRefusedError, match="Saratoga"):
         open_table().bet("dan", "high", 2, instruction="paroli 2")
+
+
+def test_000_saratoga_a_moved_bet_keeps_its_progression() -> None:
+    """000, Faro de Saratoga: a standing instruction is the punter's for that bet: moved to
+    another rank, a martingale still returns to its base after a win, and a paroli counts
+    the wins it rode before the move."""
+    table = FaroTable("t1", "saratoga")
+    events = list(table.opening)
+    events += table.fund_bank(1000)
+    events += table.seat("bob", 100) + table.seat("ann", 100)
+    events += table.new_deck()
+    events += deal(table, "2C")
+    events += table.bet("bob", "K", 2, instruction="martingale 16")
+    events += table.bet("ann", "9", 1, instruction="paroli 2")
+    events += deal(table, "KD 9C")  # bob's martingale doubles to 4, ann's paroli rides 2
+    events += table.move("bob", "K", "Q")
+    events += table.move("ann", "9", "10")
+    settled = deal(table, "4D QC 5D 10C")
+    events += settled
+    assert [
+        (e.punter, e.spot, e.net, e.stake, e.note) for e in settled if isinstance(e, BetSettled)
+    ] == [
+        ("bob", "Q", 4, 2, "martingale: 2 stands on Q"),
+        ("ann", "10", 2, 0, "paroli: 2 wins ridden, the bet comes down"),
+    ]
+    recorded = [event_from_json(event_to_json(event)) for event in events]
+    assert FaroTable.replay(recorded).state == table.state
+    table.bet("bob", "J", 2, instruction="martingale 16")
+    before = table.state.copy()
+    with pytest.raises(BetRefusedError, match="one stack cannot follow two progressions"):
+        table.move("bob", "Q", "J")
+    assert table.state == before
 
 
 def test_000_dutch_faro_bets_on_the_colour_of_the_turn() -> None:

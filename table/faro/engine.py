@@ -294,8 +294,8 @@ class FaroState(TableFolds):
                 instruction,
                 None,
                 1,
-                stake,
-                0,
+                event.base or stake,
+                event.rides,
             )
         )
 
@@ -839,7 +839,8 @@ class FaroTable(DealerDesk):
             "table": state.table, "seq": state.last_seq + 1, "at": self._at, "deal": state.deal,
             "bet": state.next_bet_id if existing is None else existing.bet_id, "punter": punter,
             "spot": parsed.text, "amount": amount, "stake": stake, "coppered": copper,
-            "mark": mark, "instruction": progression.text if progression else "",
+            "mark": mark, "instruction": progression.text if progression else "", "base": 0,
+            "rides": 0,
         }), FaroState._fold_bet_placed)  # fmt: skip
         return out
 
@@ -1133,6 +1134,11 @@ class FaroTable(DealerDesk):
             punter, target, bet.stake, copper=bet.coppered, mark=bet.mark, what=what, moving=bet
         )
         existing = self._stack(punter, target, bet.coppered, bet.mark, bet.instruction)
+        if existing is not None and bet.instruction is not None:
+            raise BetRefusedError(
+                f"{what}: {punter}'s {bet.instruction.text} bet on {target.text} would take "
+                "this one in, and one stack cannot follow two progressions; withdraw one first"
+            )
         stake = bet.stake + (existing.stake if existing else 0)
         self._check_limits(what, stake)
         freed = 0 if bet.mark else bet.stake
@@ -1160,6 +1166,9 @@ class FaroTable(DealerDesk):
             coppered=bet.coppered,
             mark=bet.mark,
             instruction=bet.instruction.text if bet.instruction else "",
+            # A progression goes on from where it stood on the spot it left.
+            base=bet.base if bet.instruction else 0,
+            rides=bet.rides if bet.instruction else 0,
         )
         return out
 
