@@ -484,6 +484,31 @@ def test_003_betting_marks_must_be_matched_by_chips_on_the_layout() -> None:
     assert table.state.bets == {}
 
 
+def test_003_a_mark_is_matched_by_chips_somewhere_else_on_the_layout() -> None:
+    """003, ставочные марки: for each mark the punter puts an equal amount in chips
+    "куда-нибудь в другое место на табло": chips on the mark's own spot do not match it,
+    neither when it is bet or moved nor after a turn."""
+    table = open_table("casino-003", {"dan": 20})
+    table.bet("dan", "9", 5)
+    before = table.state.copy()
+    with pytest.raises(BetRefusedError) as refused:
+        table.bet("dan", "9", 5, mark=True)
+    assert str(refused.value) == (
+        "bet on 9: 5 in marks on 9 would pass the 0 in chips dan would have elsewhere on the "
+        "layout (003: chips on the mark's own spot do not match it; they must lie somewhere else)"
+    )
+    assert table.state == before
+    table.bet("dan", "K", 5, mark=True)
+    with pytest.raises(BetRefusedError, match="5 in marks on K would pass the 0 in chips"):
+        table.move("dan", "9", "K")
+    table.bet("dan", "K", 5)
+    events = deal(table, "9H 3S")  # the chips on 9 lose: only the K's own chips are left
+    assert settlements(events) == [("dan", "9", "lose", -5), ("dan", "K", "returned", 0)]
+    assert [(bet.spot.text, bet.stake, bet.mark) for bet in table.state.bets.values()] == [
+        ("K", 5, False)
+    ]
+
+
 def test_003_no_bets_on_cases_unless_the_punter_backs_a_rank_that_can_split() -> None:
     """003, ставки на кейсиз: most casinos forbid a bet on cases until the punter bets on a
     rank that can still split."""

@@ -724,9 +724,7 @@ class FaroTable(DealerDesk):
                     if self._marks_uncovered(punter, bets) is None:
                         break
                     newest = max((bet for bet in bets if bet.mark), key=lambda bet: bet.bet_id)
-                    self._return(
-                        out, newest, "the marks are no longer covered by chips on the layout"
-                    )
+                    self._return(out, newest, "the marks are no longer matched by chips elsewhere")
         while state.bets and self._bank_exposure() > state.bank_bankroll:
             newest = max(state.bets.values(), key=lambda bet: bet.bet_id)
             self._return(out, newest, "the bank cannot cover it")
@@ -1016,17 +1014,32 @@ class FaroTable(DealerDesk):
 
     def _marks_uncovered(self, punter: str, bets: Sequence[Bet]) -> str | None:
         """Why a punter's ``bets`` leave their marks uncovered, or None: 003, each mark is
-        matched by chips on the layout, and what one turn can cost the punter must not pass
-        their chips, since a loss on marks is paid in chips."""
-        marks = sum(bet.stake for bet in bets if bet.mark)
+        matched by an equal amount in chips somewhere else on the layout, and what one turn
+        can cost the punter must not pass their chips, since a loss on marks is paid in chips."""
+        marks_on: dict[Spot, int] = {}
+        chips_on: dict[Spot, int] = {}
+        for bet in bets:
+            tally = marks_on if bet.mark else chips_on
+            tally[bet.spot] = tally.get(bet.spot, 0) + bet.stake
+        marks = sum(marks_on.values())
         if not marks:
             return None
-        chips = sum(bet.stake for bet in bets if not bet.mark)
+        chips = sum(chips_on.values())
         if marks > chips:
             return (
                 f"{marks} in marks would pass the {chips} in chips {punter} would have on "
                 "the layout (003: each mark must be matched by chips)"
             )
+        # Chips may match marks on any spot but their own, so with the total covered only
+        # a spot whose marks pass the chips lying elsewhere can be left unmatched.
+        for spot, marked in marks_on.items():
+            elsewhere = chips - chips_on.get(spot, 0)
+            if marked > elsewhere:
+                return (
+                    f"{marked} in marks on {spot.text} would pass the {elsewhere} in chips "
+                    f"{punter} would have elsewhere on the layout (003: chips on the mark's "
+                    "own spot do not match it; they must lie somewhere else)"
+                )
         worst = self._worst_turn_loss(bets)
         bankroll = self.state.bankrolls[punter]
         if worst > bankroll:
