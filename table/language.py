@@ -76,10 +76,13 @@ class BetCmd(Command):
 
 @dataclass(frozen=True)
 class WithdrawCmd(Command):
+    """``order``: which call of the turn, as it was called (loser, winner, hoc)."""
+
     punter: str
     spot: str
     amount: int | None = None
     copper: bool | None = None
+    order: tuple[str, str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -167,7 +170,8 @@ _USAGE = {
     "leave": "leave NAME",
     "banker": "banker NAME",
     "bet": "bet PUNTER SPOT AMOUNT [copper] [mark] [paroli N | martingale CAP]",
-    "withdraw": "withdraw PUNTER SPOT [AMOUNT] [copper | plain]",
+    "withdraw": "withdraw PUNTER SPOT [AMOUNT] [copper | plain]  |  "
+    "withdraw PUNTER call [LOSER WINNER HOC] [AMOUNT]",
     "move": "move PUNTER FROM_SPOT TO_SPOT [copper | plain]",
     "call": "call PUNTER LOSER WINNER HOC AMOUNT",
     "card": "card CARD (e.g. card QH, card 10♠)",
@@ -304,16 +308,7 @@ def _parse_words(verb: str, words: list[str], where: dict[str, int]) -> Command:
     if verb == "bet":
         return _parse_bet(words, where)
     if verb == "withdraw":
-        _expect(words, 2, 4)
-        amount: int | None = None
-        copper: bool | None = None
-        for word in words[3:]:
-            flag = _copper_flag(word.lower())
-            if flag is not None:
-                copper = flag
-            else:
-                amount = _amount(word, "the amount to withdraw")
-        return WithdrawCmd(_name(words[1], "punter"), words[2], amount, copper, **where)
+        return _parse_withdraw(words, where)
     if verb == "move":
         _expect(words, 3, 4)
         copper = _copper_flag(words[4].lower()) if len(words) == 5 else None
@@ -363,6 +358,28 @@ def _parse_words(verb: str, words: list[str], where: dict[str, int]) -> Command:
         + ", ".join(sorted(_USAGE))
         + " (at the console, 'help' shows each in full)"
     )
+
+
+def _parse_withdraw(words: list[str], where: dict[str, int]) -> WithdrawCmd:
+    is_call = len(words) > 2 and words[2].lower() == "call"
+    # A call is named by its three cards, as it was called: one of several can be taken back.
+    _expect(words, 2, 7 if is_call else 4)
+    copper: bool | None = None
+    rest: list[str] = []
+    for word in words[3:]:
+        flag = _copper_flag(word.lower())
+        if flag is not None:
+            copper = flag
+        else:
+            rest.append(word)
+    order: tuple[str, str, str] | None = None
+    if is_call and len(rest) >= 3:
+        order = (rest[0], rest[1], rest[2])
+        rest = rest[3:]
+    if len(rest) > 1:
+        raise LanguageError(f"expected: {_USAGE['withdraw']}")
+    amount = _amount(rest[0], "the amount to withdraw") if rest else None
+    return WithdrawCmd(_name(words[1], "punter"), words[2], amount, copper, order, **where)
 
 
 def _parse_bet(words: list[str], where: dict[str, int]) -> BetCmd:

@@ -16,6 +16,7 @@ from table.events import (
     BankPassed,
     BetSettled,
     BetsLocked,
+    BetWithdrawn,
     CardDealt,
     CardRole,
     DealFinished,
@@ -429,6 +430,36 @@ def test_000_only_the_cards_left_can_be_called_and_only_before_the_last_turn() -
     table.deal(Card.parse("7C"))
     with pytest.raises(BetRefusedError, match="only before the last turn"):
         table.call("ben", ["7", "J", "3"], 2)
+
+
+def test_000_one_of_several_calls_is_withdrawn_by_naming_its_cards() -> None:
+    """000, Cantar la última mano: a punter may call several orders of the last three; the
+    dealer names which call to take back as DESIGN.md's table language writes a call (loser,
+    winner, hoc), and a refusal lists the calls to choose from."""
+    table = open_table(punters={"ann": 100})
+    _to_last_three(table, "7S JS 3S")
+    table.apply(parse_line("call ann 7 J 3 2"))
+    table.apply(parse_line("call ann J 7 3 4"))
+    before = table.state.copy()
+    with pytest.raises(BetRefusedError) as refused:
+        table.apply(parse_line("withdraw ann call 1"))
+    assert str(refused.value) == (
+        "withdraw ann call: ann has 2 calls (7 J 3 for 2, J 7 3 for 4); "
+        "name one by its cards, e.g. withdraw ann call 7 J 3 1"
+    )
+    with pytest.raises(BetRefusedError, match=r"ann made no such call \(ann's calls: 7 J 3 for 2"):
+        table.apply(parse_line("withdraw ann call 3 7 J"))
+    with pytest.raises(BetRefusedError, match="a call cannot be moved; withdraw it and call again"):
+        table.apply(parse_line("move ann call 9"))
+    assert table.state == before
+    taken = table.apply(parse_line("withdraw ann call J 7 3 1"))
+    assert [(e.spot, e.amount, e.stake) for e in taken if isinstance(e, BetWithdrawn)] == [
+        ("call", 1, 3)
+    ]
+    table.apply(parse_line("withdraw ann call 7 J 3"))
+    assert [(bet.order, bet.stake) for bet in table.state.bets.values()] == [(("J", "7", "3"), 3)]
+    table.apply(parse_line("withdraw ann call"))  # the one call left, named or not
+    assert table.state.bets == {}
 
 
 # --- the casekeep -----------------------------------------------------------------------------

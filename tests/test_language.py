@@ -60,6 +60,21 @@ def test_unreadable_lines_name_the_line_and_what_was_expected(line: str, message
     assert refused.value.line_number == 7
 
 
+def test_a_call_is_withdrawn_by_naming_its_cards_as_it_was_called() -> None:
+    assert parse_line("withdraw ann call") == WithdrawCmd("ann", "call")
+    assert parse_line("withdraw ann call 2") == WithdrawCmd("ann", "call", 2)
+    assert parse_line("withdraw ann call 7 J 3") == WithdrawCmd(
+        "ann", "call", order=("7", "J", "3")
+    )
+    assert parse_line("withdraw ann call red black red 2") == WithdrawCmd(
+        "ann", "call", 2, order=("red", "black", "red")
+    )
+    assert parse_line("withdraw dan 9 2 copper") == WithdrawCmd("dan", "9", 2, True)
+    for line in ("withdraw ann call 7 J", "withdraw dan 9 7 J 3"):
+        with pytest.raises(LanguageError, match="withdraw PUNTER call"):
+            parse_line(line)
+
+
 def test_parse_script_numbers_lines_from_one() -> None:
     commands = list(parse_script(["# header", "game faro", "", "card QH"]))
     assert [c.line_number for c in commands] == [2, 4]

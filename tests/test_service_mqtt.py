@@ -17,9 +17,10 @@ from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
+from table.language import parse_line
 from table.service.config import Config, MqttConfig, ReaderConfig, TableConfig
 from table.service.journal import Journal
-from table.service.mqtt import MqttLink, _Incoming
+from table.service.mqtt import CommandError, MqttLink, _Incoming, command_from_payload
 from table.service.run import SimulatedTable
 from table.service.table_service import TableService, state_snapshot
 from tests.conftest import ACCOUNTS
@@ -428,6 +429,13 @@ def test_a_misspelt_field_is_refused_not_ignored(
         assert reply["ok"] is False and f"unknown field {named}" in reply["error"], reply
     assert journal.last_seq == last
     assert [bet.stake for bet in service.state.bets.values()] == [4]
+
+
+def test_a_withdrawal_names_one_call_by_its_order_as_the_table_language_does() -> None:
+    payload = {"punter": "ann", "spot": "call", "order": ["J", "7", "3"], "amount": 1}
+    assert command_from_payload("withdraw", payload) == parse_line("withdraw ann call J 7 3 1")
+    with pytest.raises(CommandError, match="cmd/withdraw: field 'order' must be three ranks"):
+        command_from_payload("withdraw", {"punter": "ann", "spot": "call", "order": ["J"]})
 
 
 def test_a_retained_command_is_not_carried_out_again_at_a_reconnect(

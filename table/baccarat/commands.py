@@ -38,6 +38,11 @@ def run_command(table: BaccaratTable, command: Command, *, at: float | None = No
             )
         case BancoCmd(punter=punter):
             return table.banco(punter, at=at)
+        case WithdrawCmd(order=order) if order is not None:
+            raise IllegalCommandError(
+                f"withdraw {command.punter} {command.spot} {' '.join(order)}: calling the turn "
+                "is Faro's; baccarat has no turn"
+            )
         case WithdrawCmd(copper=None):
             return table.withdraw(command.punter, command.spot, command.amount, at=at)
         case StandCmd():

@@ -41,7 +41,12 @@ def run_command(table: FaroTable, command: Command, *, at: float | None = None) 
             )
         case WithdrawCmd():
             return table.withdraw(
-                command.punter, command.spot, command.amount, copper=command.copper, at=at
+                command.punter,
+                command.spot,
+                command.amount,
+                copper=command.copper,
+                order=command.order,
+                at=at,
             )
         case MoveCmd():
             return table.move(

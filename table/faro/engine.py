@@ -1056,14 +1056,22 @@ class FaroTable(DealerDesk):
         amount: int | None = None,
         *,
         copper: bool | None = None,
+        order: Sequence[str] | None = None,
         at: float | None = None,
     ) -> list[Event]:
-        """Take a bet (or ``amount`` of it) back between turns."""
+        """Take a bet (or ``amount`` of it) back between turns; ``order`` names one call of
+        the turn by its loser, winner and hoc, as it was called."""
         parsed = spot if isinstance(spot, Spot) else parse_spot(spot)
         what = f"withdraw {punter} {parsed.text}"
+        if order is not None:
+            what += " " + " ".join(order)
         self._check_open(what)
         self._check_seated(punter, what)
         stacks = self._stacks_on(punter, parsed, copper)
+        if parsed.kind is SpotKind.CALL:
+            stacks = self._calls_named(what, punter, stacks, order, amount)
+        elif order is not None:
+            raise BetRefusedError(f"{what}: only a call of the turn is named by its cards")
         if amount is not None:
             check_amount(what, amount)
             if len(stacks) > 1:
@@ -1107,6 +1115,33 @@ class FaroTable(DealerDesk):
         if rules.no_bets_on_cases:
             self._check_cases(what, staying)
 
+    def _calls_named(
+        self,
+        what: str,
+        punter: str,
+        calls: list[Bet],
+        order: Sequence[str] | None,
+        amount: int | None,
+    ) -> list[Bet]:
+        """The call ``order`` names among a punter's ``calls``; all of them when none is
+        named, unless a part of one is taken (``amount``): then one must be named."""
+        called = ", ".join(f"{' '.join(bet.order or ())} for {bet.stake}" for bet in calls)
+        if order is None:
+            if amount is not None and len(calls) > 1:
+                example = f"withdraw {punter} call {' '.join(calls[0].order or ())} {amount}"
+                raise BetRefusedError(
+                    f"{what}: {punter} has {len(calls)} calls ({called}); "
+                    f"name one by its cards, e.g. {example}"
+                )
+            return calls
+        named = _named_order(order)
+        chosen = [bet for bet in calls if bet.order == named]
+        if not chosen:
+            raise BetRefusedError(
+                f"{what}: {punter} made no such call ({punter}'s calls: {called})"
+            )
+        return chosen
+
     def _stacks_on(self, punter: str, spot: Spot, copper: bool | None) -> list[Bet]:
         stacks = [
             bet
@@ -1136,11 +1171,11 @@ class FaroTable(DealerDesk):
         self._check_open(what)
         self._check_seated(punter, what)
         stacks = self._stacks_on(punter, source, copper)
+        if source.kind is SpotKind.CALL:
+            raise BetRefusedError(f"{what}: a call cannot be moved; withdraw it and call again")
         if len(stacks) > 1:
             raise BetRefusedError(f"{what}: {punter} has several bets there; say copper or not")
         bet = stacks[0]
-        if bet.order is not None:
-            raise BetRefusedError(f"{what}: a call cannot be moved; withdraw it and call again")
         if target == source:
             raise BetRefusedError(f"{what}: the bet already lies on {source.text}")
         self._check_bet(
@@ -1318,6 +1353,18 @@ def _bank_pays(bets: Sequence[Bet], loser_rank: Rank, winner_rank: Rank, rules: 
 
 
 _ANY_SUIT = Suit.SPADES
+
+
+def _named_order(words: Sequence[str]) -> tuple[str, ...] | None:
+    """A call's cards as the dealer names them, written as the call keeps them (rank labels,
+    or colours); None when the words name no call."""
+    colours = tuple(word.strip().lower() for word in words)
+    if all(colour in ("red", "black") for colour in colours):
+        return colours
+    try:
+        return tuple(Rank.parse(word).label for word in words)
+    except ValueError:
+        return None
 
 
 def _call_words(order: tuple[str, str, str], loser: Card, winner: Card, hoc: Card) -> str:

@@ -117,7 +117,7 @@ def _field(payload: dict[str, Any], name: str, kind: type, verb: str, default: A
 # that ``amuont`` does not withdraw a whole bet.
 COMMAND_FIELDS: dict[str, frozenset[str]] = {
     "bet": frozenset({"punter", "spot", "amount", "copper", "mark", "instruction"}),
-    "withdraw": frozenset({"punter", "spot", "amount", "copper"}),
+    "withdraw": frozenset({"punter", "spot", "amount", "copper", "order"}),
     "move": frozenset({"punter", "from", "to"}),
     "call": frozenset({"punter", "order", "amount"}),
     "banco": frozenset({"punter"}),
@@ -142,6 +142,14 @@ def _check_fields(verb: str, payload: dict[str, Any]) -> None:
         raise CommandError(f"cmd/{verb}: unknown field {names} (fields: {fields})")
 
 
+def _order(payload: dict[str, Any], verb: str) -> tuple[str, str, str]:
+    """A call's ``order``: its loser, winner and hoc."""
+    order = _field(payload, "order", list, verb)
+    if len(order) != 3 or not all(isinstance(word, str) for word in order):
+        raise CommandError(f"cmd/{verb}: field 'order' must be three ranks or colours: {order!r}")
+    return (order[0], order[1], order[2])
+
+
 def command_from_payload(verb: str, payload: dict[str, Any]) -> Command:
     """An MQTT command as a table-language command. No verb can add a card."""
     _check_fields(verb, payload)
@@ -158,7 +166,11 @@ def command_from_payload(verb: str, payload: dict[str, Any]) -> Command:
         amount = _field(payload, "amount", int, verb, None) if "amount" in payload else None
         copper = _field(payload, "copper", bool, verb, None) if "copper" in payload else None
         return WithdrawCmd(
-            _field(payload, "punter", str, verb), _field(payload, "spot", str, verb), amount, copper
+            _field(payload, "punter", str, verb),
+            _field(payload, "spot", str, verb),
+            amount,
+            copper,
+            _order(payload, verb) if "order" in payload else None,
         )
     if verb == "move":
         return MoveCmd(
@@ -167,12 +179,9 @@ def command_from_payload(verb: str, payload: dict[str, Any]) -> Command:
             _field(payload, "to", str, verb),
         )
     if verb == "call":
-        order = _field(payload, "order", list, verb)
-        if len(order) != 3 or not all(isinstance(word, str) for word in order):
-            raise CommandError(f"cmd/call: field 'order' must be three ranks or colours: {order!r}")
         return CallCmd(
             _field(payload, "punter", str, verb),
-            (order[0], order[1], order[2]),
+            _order(payload, verb),
             _field(payload, "amount", int, verb),
         )
     if verb == "banco":
