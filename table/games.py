@@ -108,9 +108,13 @@ class Replay:
                 return opening
             return []
         if self.game is None:
-            self.game = new_game("faro", self.table_id)
-            opening = list(getattr(self.game, "opening", []))
-            return opening + self.game.apply(command)
+            # The record's table exists once a line of it is carried out: a refused first
+            # line leaves no table behind, whose opening events would then go unprinted.
+            game = new_game("faro", self.table_id)
+            opening = list(getattr(game, "opening", []))
+            events = opening + game.apply(command)
+            self.game = game
+            return events
         return self.game.apply(command)
 
 

@@ -70,6 +70,16 @@ def test_replay_reports_a_bad_line_with_its_number_and_exits_non_zero(tmp_path: 
     assert unreadable.startswith(f"{record}:4: refused: not a card: 'QQ'"), unreadable
 
 
+def test_replay_json_starts_at_seq_1_when_the_first_line_is_refused() -> None:
+    """DESIGN.md, the table language: `dealtable replay --json` prints every event in seq
+    order; a refused line changes nothing, even the first."""
+    result = run("replay", "-", "--json", stdin="bank 0\ngame faro\nbank 100\n")
+    assert result.returncode == 1
+    assert "-:1: refused: bank 0: the amount must be positive" in result.stderr
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [(e["seq"], e["type"]) for e in events] == [(1, "rules_chosen"), (2, "bank_funded")]
+
+
 def test_replay_reads_standard_input_and_refuses_a_missing_file() -> None:
     result = run("replay", "-", "--json", stdin="bank 10\n")
     assert result.returncode == 0
