@@ -3,7 +3,8 @@ resumed from its last deck or shoe instead of replayed from its first event.
 
 It is the engine's own checkpoint (the state a void goes back to) kept in the journal, made
 where a deck or shoe starts (and as a continuous shuffler's coup locks), where most of the
-state is empty: the rules, the bank, the punters and their chips, the numbering. It names
+state is empty: the rules, the bank, the punters and their chips, the numbering, and at Faro
+the bets that stand from deal to deal (003's high card and odd/even). It names
 the state's fields, so a checkpoint written by a dealtable whose state had other fields is
 not read. :func:`checkpoint_of` refuses (returns None) a state it would not give back
 exactly, so a checkpoint, once written, is always the fold of the events up to its ``seq``.
@@ -21,10 +22,16 @@ from table.baccarat.rules import find_rules as find_baccarat_rules
 from table.baccarat.tableau import Draw, Verdict
 from table.cards import Card, Rank
 from table.events import CoupResult, event_from_json, event_to_json
-from table.faro.engine import FaroState, FaroTable, Phase
+from table.faro.bets import Bet as FaroBet
+from table.faro.bets import Instruction
+from table.faro.engine import FaroState, FaroTable, Phase, stack_key
 from table.faro.rules import find_rules
+from table.faro.spots import parse_spot
 
-CHECKPOINT_FORMAT = 1
+# 2: a Faro checkpoint keeps the bets standing from deal to deal. A dealtable that reads
+# only format 1 sets such a checkpoint aside rather than resume without them.
+CHECKPOINT_FORMAT = 2
+READABLE_FORMATS = (1, 2)
 
 AnyState = FaroState | BaccaratState
 
@@ -52,7 +59,7 @@ def _field_names(state: AnyState) -> list[str]:
 
 def checkpoint_of(state: AnyState, seq: int) -> str | None:
     """The state after event ``seq`` (a deck or shoe start) as JSON, or None when it holds
-    what a checkpoint does not keep (an alarm, a bet left on the layout at Faro)."""
+    what a checkpoint does not keep (an alarm)."""
     state = state.copy()
     state.last_seq = seq
     state.checkpoint = None
@@ -72,6 +79,22 @@ def _faro_checkpoint(state: FaroState) -> dict[str, Any]:
     # Ranks once backed keep an empty set: kept, so the state comes back exactly (JSON
     # writes the rank numbers as strings).
     data["bets_by_rank"] = {rank.value: sorted(ids) for rank, ids in state.bets_by_rank.items()}
+    data["bets"] = [
+        [
+            bet.bet_id,
+            bet.punter,
+            bet.spot.text,
+            bet.stake,
+            bet.coppered,
+            bet.mark,
+            bet.instruction.text if bet.instruction else "",
+            list(bet.order) if bet.order else None,
+            bet.pays,
+            bet.base,
+            bet.rides,
+        ]
+        for bet in state.bets.values()
+    ]
     return data
 
 
@@ -110,9 +133,10 @@ def state_from_checkpoint(text: str) -> AnyState:
         data = json.loads(text)
         if not isinstance(data, dict):
             raise CheckpointError("a checkpoint is a JSON object")
-        if data.get("format") != CHECKPOINT_FORMAT:
+        if data.get("format") not in READABLE_FORMATS:
             raise CheckpointError(
-                f"checkpoint format {data.get('format')!r}, not {CHECKPOINT_FORMAT}"
+                f"checkpoint format {data.get('format')!r}, not one of "
+                f"{', '.join(map(str, READABLE_FORMATS))}"
             )
         if data["game"] == "faro":
             state: AnyState = _faro_state(data)
@@ -133,6 +157,30 @@ def _faro_state(data: dict[str, Any]) -> FaroState:
     _restore(state, data, _FARO_FIELDS)
     state.phase = Phase(data["phase"])
     state.bets_by_rank = {Rank(int(rank)): set(ids) for rank, ids in data["bets_by_rank"].items()}
+    # Format 1 kept no bets: none stood from deal to deal then.
+    for row in data.get("bets", []):
+        bet_id, punter, spot, stake, coppered, mark, instruction, order, pays, base, rides = row
+        bet = FaroBet(
+            bet_id,
+            punter,
+            parse_spot(spot),
+            stake,
+            coppered,
+            mark,
+            Instruction.parse(instruction),
+            None if order is None else (order[0], order[1], order[2]),
+            pays,
+            base,
+            rides,
+        )
+        # What the fold keeps of each bet besides it; the committed chips and marks, and
+        # the ranks once backed, are kept as they were.
+        state.bets[bet_id] = bet
+        state.payout_bound += stake * pays
+        if order is None:
+            state.stack_index[stack_key(bet)] = bet_id
+        if bet.spot.standing:
+            state.standing_bets.add(bet_id)
     return state
 
 

@@ -353,12 +353,63 @@ def test_003_odd_and_even_ace_jack_king_odd_queen_even() -> None:
     assert len(table.state.bets) == 2
 
 
-def test_standing_bets_come_back_at_the_end_of_the_deal() -> None:
-    table = open_table()
-    table.bet("dan", "odd", 3)
-    events = deal_rest(table)
-    assert settlements(events)[-1] == ("dan", "odd", "returned", 0)
+def test_003_high_card_and_odd_even_stay_from_deal_to_deal_until_withdrawn() -> None:
+    """003, ставки, действующие в каждом абцуге: they stay on the layout "до тех пор, пока
+    их не отзывает понтер": the end of a deal does not take them down. Between deals the
+    punter may withdraw them; a voided deal returns them with every other bet."""
+    table = FaroTable("t1")
+    events = list(table.opening)
+    events += table.fund_bank(1000)
+    events += table.seat("dan", 100) + table.seat("anna", 100)
+    events += table.new_deck()
+    events += deal(table, "2C")
+    events += table.bet("dan", "odd", 3)
+    events += table.bet("anna", "high", 5)
+    events += table.bet("anna", "9", 4)
+    finished = deal_rest(table)
+    events += finished
+    assert [
+        e.spot for e in finished if isinstance(e, BetSettled) and e.outcome.value == "returned"
+    ] == []
+    assert {(bet.punter, bet.spot.text, bet.stake) for bet in table.state.bets.values()} == {
+        ("dan", "odd", 3),
+        ("anna", "high", 5),
+    }
+    assert table.state.total_chips() == 1200
+    with pytest.raises(IllegalCommandError, match=r"dan still has bets on the layout \(odd\)"):
+        table.leave("dan")
+    events += table.withdraw("dan", "odd")
+    (left,) = table.leave("dan")
+    events.append(left)
+    events += table.new_deck()
+    events += deal(table, "2C")
+    assert [bet.spot.text for bet in table.state.bets.values()] == ["high"]
+    events += deal(table, "3H 8S")
+    assert table.state.bankrolls["anna"] == finished[-1].bankrolls["anna"] + 5
+    events += table.void_deal()
+    assert settlements(events[-2:]) == [("anna", "high", "returned", 0)]
     assert table.state.bets == {}
+    assert table.state.total_chips() + left.bankroll == 1200
+    assert FaroTable.replay(events).state == table.state
+
+
+def test_003_standing_bets_come_back_when_the_bank_passes_or_the_rules_change() -> None:
+    """001, Winning the game: the bank passes after each deal, so a bet that stands until
+    withdrawn comes back with the deal's end: the banker who took it banks no more. A rules
+    change between deals returns the bets taken under the old rules."""
+    home = open_table("home", {"host": 100, "dan": 100})
+    home.bet("dan", "odd", 3)
+    assert settlements(deal_rest(home))[-1] == ("dan", "odd", "returned", 0)
+    assert home.state.bets == {}
+    classic = open_table()
+    classic.bet("dan", "even", 3)
+    deal_rest(classic)
+    events = classic.choose_rules("classic", {"cat_hop_pays": "1"})
+    assert [(e.type_name, getattr(e, "note", "")) for e in events] == [
+        ("bet_settled", "the rules changed"),
+        ("rules_chosen", ""),
+    ]
+    assert classic.state.bets == {}
 
 
 # --- calling the turn -----------------------------------------------------------------------

@@ -6,10 +6,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from table.cards import MONTE_BANK_40, STANDARD_52, Card
+from table.checkpoints import checkpoint_of, state_from_checkpoint
 from table.errors import TableError
 from table.events import BetSettled, CardDealt, DealerCorrection, Event
 from table.faro import FaroTable
 from table.faro.layout import legal_groups
+from table.faro.spots import UNTIL_WITHDRAWN_KINDS
 
 PUNTERS = ("anna", "ben", "carla", "dan")
 SPOTS = (
@@ -64,6 +66,14 @@ def play(rules: str, deck: list[Card], data: st.DataObject) -> tuple[FaroTable, 
     for name in PUNTERS:
         events += table.seat(name, 60)
     events += table.new_deck()
+    events += deal_with_bets(table, deck, data)
+    return table, events
+
+
+def deal_with_bets(table: FaroTable, deck: list[Card], data: st.DataObject) -> list[Event]:
+    """Deal ``deck`` with bets drawn at every window, a misread voided now and then; chips
+    are conserved at every card, and a refused command changes nothing."""
+    events: list[Event] = []
     chips = table.state.total_chips()
     for card in deck:
         if table.state.bets_open:
@@ -90,7 +100,7 @@ def play(rules: str, deck: list[Card], data: st.DataObject) -> tuple[FaroTable, 
         assert table.state.total_chips() == chips
         assert all(roll >= 0 for roll in table.state.bankrolls.values())
         assert table.state.bank_bankroll >= 0
-    return table, events
+    return events
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -105,7 +115,21 @@ def test_chips_conserved_every_card_once_replay_same_refusals_change_nothing(
     table, events = play(rules, deck, data)
     assert cards_taken(events) == deck
     assert table.state.phase.value == "finished"
+    # 003: only high card and odd/even stay for the next deal, and only where the house
+    # keeps the bank; the next deck goes in with them, and a void of that deal returns them.
+    carried = [bet.spot.kind for bet in table.state.bets.values()]
+    assert set(carried) <= (set() if table.state.rules.bank_passes else UNTIL_WITHDRAWN_KINDS)
+    chips = table.state.total_chips()
+    events += table.new_deck()
+    checkpoint = table.state.checkpoint
+    assert checkpoint is not None
+    kept = checkpoint_of(checkpoint, events[-1].seq)
+    assert kept is not None and state_from_checkpoint(kept) == checkpoint
+    assert len(table.state.bets) == len(carried)
+    events += deal_with_bets(table, deck[: data.draw(st.integers(1, 20))], data)
+    events += table.void_deal()
     assert table.state.bets == {}
+    assert table.state.total_chips() == chips
     assert [event.seq for event in events] == list(range(1, len(events) + 1))
     assert FaroTable.replay(events).state == table.state
 

@@ -21,7 +21,7 @@ from table.baccarat import BaccaratTable
 from table.baccarat.engine import Phase as BaccaratPhase
 from table.baccarat.shoe import BaccaratShoe
 from table.cards import Card, Rank, Suit
-from table.checkpoints import checkpoint_of
+from table.checkpoints import checkpoint_of, state_from_checkpoint
 from table.errors import TableError
 from table.events import DeckStarted, Event, ShoeStarted
 from table.faro import FaroTable
@@ -367,6 +367,34 @@ def test_no_checkpoint_is_kept_of_a_state_it_would_not_give_back() -> None:
     table.deal("2H")  # seen twice: an alarm waits
     assert state.alarm is not None
     assert checkpoint_of(state, state.last_seq) is None
+
+
+def test_a_deck_that_goes_in_under_standing_bets_is_kept_with_them() -> None:
+    """003: high card and odd/even stand from deal to deal, so the state a deck starts
+    with holds them; its checkpoint keeps them, and one written before (format 1, when no
+    bet stood from deal to deal) is still read."""
+    table = FaroTable("t")
+    table.fund_bank(1000)
+    table.seat("anna", 100)
+    table.new_deck()
+    table.deal("2C")
+    table.bet("anna", "odd", 3)
+    for card in table.state.casekeep.remaining_cards():
+        table.deal(card)
+    events = table.new_deck()
+    checkpoint = table.state.checkpoint
+    assert checkpoint is not None and [b.spot.text for b in checkpoint.bets.values()] == ["odd"]
+    kept = checkpoint_of(checkpoint, events[-1].seq)
+    assert kept is not None and state_from_checkpoint(kept) == checkpoint
+    table.withdraw("anna", "odd")
+    table.void_deal()
+    events = table.new_deck()
+    empty = table.state.checkpoint
+    assert empty is not None and empty.bets == {}
+    older = json.loads(checkpoint_of(empty, events[-1].seq) or "")
+    older["format"] = 1
+    del older["bets"]
+    assert state_from_checkpoint(json.dumps(older)) == empty
 
 
 def test_the_table_at_any_record_is_read_from_the_checkpoint_before_it(tmp_path: Path) -> None:

@@ -31,7 +31,7 @@ from vision_fixtures import taught_profile
 
 from table.baccarat.engine import BaccaratTable
 from table.baccarat.rules import hundredths_text
-from table.events import RulesChosen, event_to_json
+from table.events import BetSettled, RulesChosen, event_to_json
 from table.games import replay_lines
 from table.service.config import Config, ReaderConfig, TableConfig
 from table.service.journal import Journal
@@ -848,7 +848,13 @@ def test_rules_changed_in_the_config_begin_with_the_next_deal(tmp_path: Path) ->
     rules = [(e.rules, e.options, e.deal) for e in events if isinstance(e, RulesChosen)]
     assert rules == [("classic", {}, 0), ("stuss", {"max_bet": "50"}, 1)]
     second = types.index("rules_chosen", 1)
-    assert types[second - 1] == "deal_finished" and types[second + 1] == "deck_started"
+    assert types[second + 1] == "deck_started"
+    # Between the deal's end and the new rules, only the bets that stood from deal to deal
+    # (003's high card and odd/even) come back: they were taken under the old rules.
+    returned = events[types.index("deal_finished") + 1 : second]
+    assert all(isinstance(e, BetSettled) and e.note == "the rules changed" for e in returned), (
+        returned
+    )
     again = dealtable("run", "--config", str(changed), "--deals", "0")
     assert again.returncode == 0, again.stderr
     assert "the config's" not in again.stderr  # the journal's rules are the config's now

@@ -54,7 +54,14 @@ from table.faro.bets import Bet, Instruction
 from table.faro.casekeep import Casekeep
 from table.faro.rules import FaroRules, find_rules
 from table.faro.settlement import Decision, call_kind, call_matches, decide
-from table.faro.spots import CALL_SPOT, COLOUR_KINDS, Spot, SpotKind, parse_spot
+from table.faro.spots import (
+    CALL_SPOT,
+    COLOUR_KINDS,
+    UNTIL_WITHDRAWN_KINDS,
+    Spot,
+    SpotKind,
+    parse_spot,
+)
 
 GAME = "faro"
 
@@ -459,9 +466,13 @@ class FaroTable(DealerDesk):
         """Play by a named rule set with options overriding single rules, between deals."""
         rules = find_rules(name, options)
         state = self.state
-        if state.phase not in (Phase.NO_DECK, Phase.FINISHED) or state.bets:
+        if state.phase not in (Phase.NO_DECK, Phase.FINISHED):
             raise RulesError(f"rules {name}: the rules change only between deals ({state.where()})")
         out = self._begin(at)
+        # Between deals only bets that stand until withdrawn lie on the layout; they were
+        # taken under the old rules, and come back rather than play under new ones.
+        for bet_id in sorted(state.bets):
+            self._return(out, state.bets[bet_id], "the rules changed")
         texts = {key: str(value) for key, value in (options or {}).items()}
         self._emit(out, RulesChosen, game=GAME, rules=rules.name, options=texts)
         return out
@@ -492,8 +503,13 @@ class FaroTable(DealerDesk):
     def leave(self, punter: str, *, at: float | None = None) -> list[Event]:
         state = self.state
         self._check_seated(punter, f"leave {punter}")
-        if state.bets_of(punter):
-            raise IllegalCommandError(f"leave {punter}: {punter} still has bets on the layout")
+        bets = state.bets_of(punter)
+        if bets:
+            spots = ", ".join(bet.spot.text for bet in bets)
+            raise IllegalCommandError(
+                f"leave {punter}: {punter} still has bets on the layout ({spots}); "
+                "withdraw them first"
+            )
         if punter == state.banker and state.phase not in (Phase.NO_DECK, Phase.FINISHED):
             raise IllegalCommandError(f"leave {punter}: the banker stays until the deal is over")
         out = self._begin(at)
@@ -770,8 +786,13 @@ class FaroTable(DealerDesk):
     def _finish_deal(self, out: list[Event], hoc: Card) -> None:
         state = self.state
         loser, winner = state.last_turn or (hoc, hoc)
+        # 003's high card and odd/even stay for the next deal, against a bank that stays the
+        # house's; where the bank passes, the banker who took them is no longer the bank.
+        carried = () if state.rules.bank_passes else UNTIL_WITHDRAWN_KINDS
         for bet_id in sorted(state.bets):
             bet = state.bets[bet_id]
+            if bet.spot.kind in carried:
+                continue
             if bet.order is not None:
                 won = call_matches(bet.order, loser, winner, hoc)
                 net = bet.stake * bet.pays if won else -bet.stake
@@ -791,6 +812,8 @@ class FaroTable(DealerDesk):
             else:
                 on_hoc = hoc.rank in bet.spot.ranks
                 self._return(out, bet, "on the hoc's rank" if on_hoc else "the deal is over")
+        # What stays must still be covered: by chips for its marks, by the bank after the calls.
+        self._return_uncovered(out)
         self._emit(
             out,
             DealFinished,
@@ -1065,7 +1088,11 @@ class FaroTable(DealerDesk):
         what = f"withdraw {punter} {parsed.text}"
         if order is not None:
             what += " " + " ".join(order)
-        self._check_open(what)
+        state = self.state
+        # Between deals only bets that stand until withdrawn lie on the layout: they may go.
+        between_deals = state.phase in (Phase.NO_DECK, Phase.FINISHED, Phase.AWAITING_SODA)
+        if state.alarm is not None or not between_deals:
+            self._check_open(what)
         self._check_seated(punter, what)
         stacks = self._stacks_on(punter, parsed, copper)
         if parsed.kind is SpotKind.CALL:

@@ -34,6 +34,9 @@ STANDING_KINDS = frozenset(
     {SpotKind.HIGH, SpotKind.ODD, SpotKind.EVEN, SpotKind.RED, SpotKind.BLACK}
 )
 COLOUR_KINDS = frozenset({SpotKind.RED, SpotKind.BLACK})
+# 003: high card and odd/even stay on the layout until the punter withdraws them, so they
+# stand from one deal to the next; no seed says so of Dutch Faro's colours.
+UNTIL_WITHDRAWN_KINDS = frozenset({SpotKind.HIGH, SpotKind.ODD, SpotKind.EVEN})
 
 
 @dataclass(frozen=True, slots=True)

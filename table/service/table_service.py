@@ -119,7 +119,8 @@ class TableService:
     def _between_deals(self) -> bool:
         state = self.game.state
         if isinstance(state, FaroState):
-            return state.phase in (Phase.NO_DECK, Phase.FINISHED) and not state.bets
+            # Bets that stand from deal to deal come back with the rules change.
+            return state.phase in (Phase.NO_DECK, Phase.FINISHED)
         return state.phase is BaccaratPhase.NO_SHOE and not state.bets
 
     def _follow_config_rules(self) -> None:
