@@ -551,22 +551,41 @@ def test_a_card_the_dealer_corrected_is_dealt_as_corrected_and_its_twin_later_to
     camera.close()
 
 
-def test_a_card_the_engine_refused_is_not_dealt_and_the_dealers_card_is(tmp_path: Path) -> None:
+def test_a_card_read_while_an_alarm_waits_is_dealt_once_the_dealer_resolves_it(
+    tmp_path: Path,
+) -> None:
+    """The engine takes no card while an alarm waits: a card read meanwhile is held, not
+    refused and lost, and goes in once the dealer has set the table right."""
     service, camera, fed = watching(tmp_path, rules="monte-bank")  # 40 cards: no 8, 9 or 10
     service.execute_line("shuffle")
     fed.show(*lying("5S"), *lying(None), *lying("9H"))  # a stray card from another deck
     assert settle(camera, fed) == []
     assert service.state.alarm is not None and "9H" in service.state.alarm.message
     fed.show(*lying("KC"))
-    said = settle(camera, fed)
-    assert len(said) == 1 and said[0].startswith("refused: card KC: alarm 1 waits")
+    assert settle(camera, fed) == []  # held, not refused
+    assert dealt(service) == ["5S"]
     service.execute_line("void")  # the stray 9H
-    assert camera.filter.dealt == [Card.parse("5S")]
-    service.execute_line("card KC")  # the dealer gives the refused card by hand
-    assert camera.filter.dealt == [Card.parse("5S"), Card.parse("KC")]
+    fed.show(*lying("KC"))
+    assert settle(camera, fed) == []
+    assert dealt(service) == ["5S", "KC"]
     fed.show(*lying("KC"), *lying(None), *lying("KC"))  # still lying in the box: not new
     assert settle(camera, fed) == []
     assert dealt(service) == ["5S", "KC"]
+    fed.end()
+    camera.close()
+
+
+def test_cards_held_while_an_alarm_waits_are_dropped_with_a_voided_deal(tmp_path: Path) -> None:
+    service, camera, fed = watching(tmp_path, rules="monte-bank")
+    service.execute_line("shuffle")
+    fed.show(*lying("5S"), *lying(None), *lying("9H"), *lying(None), *lying("KC"))
+    assert settle(camera, fed) == []
+    assert dealt(service) == ["5S"]
+    service.execute_line("void deal")
+    service.execute_line("shuffle")
+    fed.show(*lying(None), *lying("2D"))
+    assert settle(camera, fed) == []
+    assert dealt(service) == ["2D"]  # the voided deal's KC never comes in
     fed.end()
     camera.close()
 

@@ -90,6 +90,7 @@ class _TableReader:
         self._asking_alarm: int | None = None
         self._cleared_elsewhere = False
         alarm = service.state.alarm
+        self.filter.table_waits = alarm is not None
         if alarm is not None and alarm.kind is AlarmKind.UNREAD_CARD:
             # Asked before a restart: the cards read now wait for the dealer's answer.
             self.filter.ask_dealer(alarm.message, service.clock())
@@ -101,6 +102,8 @@ class _TableReader:
 
     def _changed(self, events: Sequence[Event]) -> None:
         for event in events:
+            if isinstance(event, AlarmRaised):
+                self.filter.table_waits = True
             if isinstance(event, AlarmCleared) and event.alarm == self._asking_alarm:
                 self._asking_alarm = None
                 # Answered here, the question has ended already; else it ends at the next poll.
@@ -114,6 +117,7 @@ class _TableReader:
         voided = any(isinstance(event, DealVoided) for event in events)
         if voided:
             self.filter.abandon_question()
+            self.filter.drop_held()
         corrections = [event for event in events if isinstance(event, DealerCorrection)]
         if corrections or voided or any(isinstance(event, CoupFinished) for event in events):
             # Cards taken back or taken again (a shuffler takes a coup's cards back): the
@@ -167,6 +171,8 @@ class _TableReader:
             if self.filter.question is not None:
                 self._route(self.filter.dismiss(), news)
                 return
+        if self.filter.table_waits and self.service.state.alarm is None:
+            self._route(self.filter.release_held(), news)
         self._ask_the_table(news)
 
     def _end_the_tables_alarm(self) -> None:

@@ -163,6 +163,9 @@ class ReadingFilter:
         self._blind_reported = False
         self._question: ConfirmRequest | None = None
         self._held: list[CardAccepted] = []  # accepted after the card asked about
+        # An alarm of the table's waits for the dealer: cards read meanwhile are held, as for
+        # a question, or the engine would refuse them and they would be lost.
+        self.table_waits = False
         self._waiting: dict[ReadingSource, deque[_Pending]] = {
             ReadingSource.CAMERA: deque(),
             ReadingSource.BARCODE: deque(),
@@ -445,7 +448,7 @@ class ReadingFilter:
             )
         self._stray_frames = 0
         accepted = CardAccepted(card, source, timestamp, confidence, deck)
-        if self._question is not None:
+        if self._question is not None or (self.table_waits and source is not ReadingSource.DEALER):
             # The card asked about came out first: this one waits for the dealer's answer.
             self._held.append(accepted)
             return outputs
@@ -540,6 +543,19 @@ class ReadingFilter:
         if not held:
             self._run = _Run()  # the card asked about, if it is still there, is read afresh
         return self._release(held)
+
+    def release_held(self) -> list[FilterOutput]:
+        """The table's alarm is resolved: the cards held while it waited go on, in the order
+        they came (while a question waits they wait for its answer)."""
+        self.table_waits = False
+        if self._question is not None:
+            return []
+        held, self._held = self._held, []
+        return self._release(held)
+
+    def drop_held(self) -> None:
+        """The deal (or coup) the held cards came in is voided: they are not dealt."""
+        self._held = []
 
     def abandon_question(self) -> None:
         """The deal (or coup) the question was about is voided: no card is dealt for it, and
