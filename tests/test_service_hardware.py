@@ -408,3 +408,49 @@ def test_a_card_that_slid_out_with_no_code_read_stops_the_table_until_the_dealer
     assert reader.answer(Card.parse("9C"), now[0]).refused == []
     assert dealt(service) == ["5S", "9C", "KD"]
     assert service.state.alarm is None
+
+
+def test_a_card_past_the_pis_own_light_barrier_with_no_code_read_is_a_question(
+    tmp_path: Path,
+) -> None:
+    """The light barrier wired to the Pi (hw/WIRING.md, GPIO17) beside a USB scanner: a card
+    that slid out unread stops the table; one whose code came is dealt."""
+    clock = SteppedClock()
+    config = Config(
+        table=TableConfig(id="t1", journal=str(tmp_path / "j.sqlite")),
+        reader=ReaderConfig(kind="serial-scanner", url="loop://"),
+    )
+    with mock_pins() as factory:
+        hardware = TableHardware(
+            HardwareConfig(abacus=False, buttons=False, layout=False, shoe_sensor=True),
+            clock=clock,
+            pin_factory=factory,
+        )
+        service = TableService(config, Journal(config.table.journal, "t1"))
+        service.execute_line("shuffle")
+        reader = BarcodeShoeReader("loop://", service, lambda: clock.now, monotonic=clock.monotonic)
+        hardware.slide_heard = reader.card_slid
+        reader.poll()
+        beam = factory.pin(17)
+
+        def slide(code: str | None) -> None:
+            beam.drive_low()
+            clock.now += 0.01
+            beam.drive_high()
+            if code is not None:
+                assert reader.scanner is not None
+                reader.scanner.port.write(code.encode() + b"\r\n")  # type: ignore[attr-defined]
+            clock.now += 0.05  # the beam settles: one card
+            hardware.poll()
+            reader.poll()
+            clock.now += 1.5
+            reader.poll()
+
+        slide(encode_payload(Card.parse("5S"), 1))
+        assert dealt(service) == ["5S"] and service.state.alarm is None
+        slide(None)
+        alarm = service.state.alarm
+        assert alarm is not None and alarm.kind is AlarmKind.UNREAD_CARD
+        hardware.close()
+        reader.close()
+        service.journal.close()

@@ -113,6 +113,9 @@ class HardwareConfig:
     buttons: bool = True
     layout: bool = True
     microcontroller_url: str = ""  # empty: the board's own
+    # The light barrier across the box's slot on the Pi's own pin (hw/WIRING.md), if one is
+    # wired there: with a barcode shoe, a card that slid out with no code read is a question.
+    shoe_sensor: bool = False
 
 
 @dataclass(frozen=True)
@@ -340,6 +343,7 @@ def _hardware(source: str, data: object) -> HardwareConfig:
         buttons=section.flag("buttons", True),
         layout=section.flag("layout", True),
         microcontroller_url=section.text("microcontroller_url", ""),
+        shoe_sensor=section.flag("shoe_sensor", False),
     )
     section.finish()
     if config.board and not Path(config.board).exists():

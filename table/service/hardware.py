@@ -34,6 +34,7 @@ from hw.board import DEFAULT_BOARD, Board, load_board, make_pin_factory
 from hw.buttons import DealerAction, DealerButtons
 from hw.casekeep import CasekeepAbacus
 from hw.errors import HardwareError
+from hw.shoe_sensor import SensorChattering, ShoeSensor
 from table.events import Event
 from table.language import Command, EmptyCmd, LockCmd, ShuffleCmd, VoidCmd
 from table.service.config import HardwareConfig
@@ -109,10 +110,11 @@ class TableHardware:
         self.pin_factory = pin_factory
         self.reader: AskingReader | None = None
         self.reader_clock: Callable[[], float] = time.time
-        if pin_factory is None and (config.abacus or config.buttons):
+        if pin_factory is None and (config.abacus or config.buttons or config.shoe_sensor):
             self.pin_factory = make_pin_factory(config.pin_factory or self.board.pin_factory)
         self.abacus: AbacusDriver | None = None
         self.buttons: DealerButtons | None = None
+        self.shoe_sensor: ShoeSensor | None = None
         self.link: SerialLink | None = None
         self.layout: LayoutDriver | None = None
         self._link_trouble = ""  # why the board cannot be reached, as last logged
@@ -130,6 +132,11 @@ class TableHardware:
                 with _refused_in_one_line("the dealer's buttons", board_file):
                     self.buttons = DealerButtons(
                         self.board.buttons, pin_factory=self.pin_factory, clock=self.clock
+                    )
+            if config.shoe_sensor:
+                with _refused_in_one_line("the shoe's light barrier", board_file):
+                    self.shoe_sensor = ShoeSensor(
+                        self.board.shoe_sensor, pin_factory=self.pin_factory, clock=self.clock
                     )
             if config.layout:
                 with _refused_in_one_line("the layout display", board_file):
@@ -213,6 +220,16 @@ class TableHardware:
                     log.info("button %s: give the card at the console", action.value)
                 else:
                     commands.append(command)
+        if self.shoe_sensor is not None:
+            for sensed in self.shoe_sensor.take():
+                if isinstance(sensed, SensorChattering):
+                    log.warning(
+                        "the shoe's light barrier flickers (%d edges in a moment: dust, a loose "
+                        "wire, sunlight?): no card is made from it until it is quiet",
+                        sensed.edges,
+                    )
+                elif self.slide_heard is not None:
+                    self.slide_heard()
         if self.link is not None:
             for event in self.link.poll():
                 if isinstance(event, SensorChanged) and event.active:
@@ -284,6 +301,8 @@ class TableHardware:
         )
 
     def close(self) -> None:
+        if self.shoe_sensor is not None:
+            self.shoe_sensor.close()
         if self.abacus is not None:
             self.abacus.abacus.close()
         if self.buttons is not None:
