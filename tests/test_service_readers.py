@@ -842,3 +842,162 @@ def test_voiding_the_deal_drops_the_readers_question_and_the_cards_held_with_it(
     service.execute_line("shuffle")
     assert dealt(service) == []
     camera.close()
+
+
+def sticker_of(code: str, deck: int = 1) -> str:
+    return encode_payload(Card.parse(code), deck)
+
+
+def scan_all(reader: BarcodeShoeReader, clock: Clock, *codes: str) -> None:
+    for code in codes:
+        scan(reader, code)
+        clock.now += 0.5
+        reader.poll()
+
+
+def test_a_second_unread_card_while_a_question_waits_is_asked_about_in_its_turn(
+    tmp_path: Path,
+) -> None:
+    service, reader, clock = make(tmp_path)
+    reader.poll()
+    service.execute_line("shuffle")
+    scan_all(reader, clock, sticker_of("5S"), "TORN-1", sticker_of("KD"), "TORN-2")
+    scan_all(reader, clock, sticker_of("9C"))
+    assert answer_from_console(reader, "card 2H", clock.now) == []
+    assert dealt(service) == ["5S", "2H", "KD"]  # 9C waits behind the second torn card
+    alarm = service.state.alarm
+    assert alarm is not None and "TORN-2" in alarm.message
+    assert answer_from_console(reader, "card 3D", clock.now) == []
+    assert dealt(service) == ["5S", "2H", "KD", "3D", "9C"]
+
+
+def test_naming_a_card_read_after_the_one_asked_about_is_refused(tmp_path: Path) -> None:
+    service, reader, clock = a_foreign_code_after_the_soda(tmp_path)  # KD waits behind it
+    said = answer_from_console(reader, "card KD", clock.now)
+    assert said is not None and said[0].startswith(
+        "refused: card KD: that card came out after the one asked about and waits behind it"
+    )
+    assert dealt(service) == ["5S"] and service.state.alarm is not None
+    assert answer_from_console(reader, "card 9C", clock.now) == []
+    assert dealt(service) == ["5S", "9C", "KD"]
+
+
+def test_while_another_alarm_waits_void_is_the_engines_and_the_read_cards_keep_waiting(
+    tmp_path: Path,
+) -> None:
+    """A stray card's alarm waits when a sticker reads torn: the dealer's void is for the
+    stray card; the torn card is asked about next, and the card after it waits behind it."""
+    table = TableConfig(id="t", rules="monte-bank", journal=str(tmp_path / "j.sqlite"))
+    service, reader, clock = make(tmp_path, table=table)
+    reader.poll()
+    service.execute_line("shuffle")
+    scan_all(reader, clock, sticker_of("5S"), sticker_of("9H"), "TORN", sticker_of("KD"))
+    alarm = service.state.alarm
+    assert alarm is not None and alarm.kind is EngineAlarmKind.UNKNOWN_CARD
+    assert answer_from_console(reader, "void", clock.now) is None  # not the reader's: the engine's
+    service.execute_line("void")
+    clock.now += 0.5
+    reader.poll()
+    alarm = service.state.alarm
+    assert alarm is not None and alarm.kind is EngineAlarmKind.UNREAD_CARD
+    assert answer_from_console(reader, "card 2C", clock.now) == []
+    assert dealt(service) == ["5S", "2C", "KD"]
+
+
+def test_an_answer_that_raises_an_alarm_of_its_own_keeps_the_cards_behind_it(
+    tmp_path: Path,
+) -> None:
+    table = TableConfig(id="t", rules="monte-bank", journal=str(tmp_path / "j.sqlite"))
+    service, reader, clock = make(tmp_path, table=table)
+    reader.poll()
+    service.execute_line("shuffle")
+    scan_all(reader, clock, sticker_of("5S"), "TORN", sticker_of("KD"))
+    assert answer_from_console(reader, "card 9H", clock.now) == []  # no 9 in this deck
+    alarm = service.state.alarm
+    assert alarm is not None and alarm.kind is EngineAlarmKind.UNKNOWN_CARD
+    service.execute_line("correct 7H")  # what the torn card really was
+    clock.now += 0.5
+    reader.poll()
+    assert dealt(service) == ["5S", "7H", "KD"]
+
+
+def board_shoe(tmp_path: Path) -> tuple[TableService, BarcodeShoeReader, Clock, Any]:
+    """A barcode shoe whose codes come as from the layout board, with its light barrier."""
+    from table.service.hardware import BoardScanner
+
+    scanner = BoardScanner()
+    service, reader, clock = make(tmp_path, opener=lambda _: scanner)
+    reader.poll()
+    service.execute_line("shuffle")
+    return service, reader, clock, scanner
+
+
+def test_a_torn_cards_slide_never_takes_the_next_cards_code(tmp_path: Path) -> None:
+    service, reader, clock, scanner = board_shoe(tmp_path)
+
+    def card_out(code: str | None, codes: int = 1) -> None:
+        reader.card_slid()
+        for _ in range(codes if code else 0):
+            scanner.forwarded(sticker_of(code or ""))  # a sticker read twice in one slide
+        reader.poll()
+        clock.now += 0.4
+
+    card_out("5S", codes=2)
+    card_out(None)  # the sticker torn off
+    card_out("KD")
+    for _ in range(4):
+        clock.now += 0.4
+        reader.poll()
+    assert dealt(service) == ["5S"]
+    alarm = service.state.alarm
+    assert alarm is not None and alarm.message.startswith("the shoe read no sticker")
+    assert answer_from_console(reader, "card 9C", clock.now) == []
+    assert dealt(service) == ["5S", "9C", "KD"]
+    assert service.faro.last_turn == (Card.parse("9C"), Card.parse("KD"))
+
+
+def test_cards_given_at_the_console_while_the_scanner_is_gone_are_no_unread_cards(
+    tmp_path: Path,
+) -> None:
+    from table.service.hardware import BoardScanner
+
+    scanner = BoardScanner()
+    plugged = [False]
+
+    def opener(url: str) -> BoardScanner:
+        if not plugged[0]:
+            raise ScannerError("cannot open barcode scanner: no such device")
+        return scanner
+
+    service, reader, clock = make(tmp_path, opener=opener)
+    reader.poll()
+    service.execute_line("shuffle")
+    for card in ("5S", "KD", "9C"):  # each slides past the beam, given at the console
+        reader.card_slid()
+        service.execute_line(f"card {card}")
+        clock.now += 0.3
+        reader.poll()
+    plugged[0] = True
+    clock.now += 1.0
+    assert reader.poll().questions == [] and service.state.alarm is None
+    reader.card_slid()  # the scanner back, and a card given at the console all the same
+    service.execute_line("card 3D")
+    clock.now += 1.0
+    assert reader.poll().alarms == []
+    assert service.state.alarm is None
+    assert dealt(service) == ["5S", "KD", "9C", "3D"]
+
+
+def test_a_card_the_camera_could_not_match_named_by_the_dealer_is_no_missed_card(
+    tmp_path: Path,
+) -> None:
+    service, _, _ = make(tmp_path)
+    service.execute_line("shuffle")
+    joker = CardReading(ReadingStatus.UNREADABLE, detail="no rank matched")
+    camera, questions = scripted_camera(service, [*[sure("5S")] * 3, EMPTY, *[joker] * 10])
+    assert len(questions) == 1
+    assert answer_from_console(camera, "card 7H", 10.0) == []  # no "missed card" alarm
+    assert dealt(service) == ["5S", "7H"]
+    cleared = service.journal.last_event_of("alarm_cleared")
+    assert cleared is not None and cleared.resolution == "the card was 7H"  # type: ignore[attr-defined]
+    camera.close()

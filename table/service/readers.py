@@ -90,11 +90,11 @@ class _TableReader:
         self._asking_alarm: int | None = None
         self._cleared_elsewhere = False
         alarm = service.state.alarm
-        self.filter.table_waits = alarm is not None
         if alarm is not None and alarm.kind is AlarmKind.UNREAD_CARD:
             # Asked before a restart: the cards read now wait for the dealer's answer.
             self.filter.ask_dealer(alarm.message, service.clock())
             self._asking_alarm = alarm.alarm_id
+        self.filter.table_waits = alarm is not None
         service.listeners.append(self._changed)
 
     def _new_filter(self) -> ReadingFilter:
@@ -134,6 +134,11 @@ class _TableReader:
     def _route(self, outputs: Sequence[object], news: ReaderNews) -> None:
         for output in outputs:
             if isinstance(output, CardAccepted):
+                if output.source is not ReadingSource.DEALER and self.service.state.alarm:
+                    # Released into a table that cannot take it yet (the dealer's answer raised
+                    # an alarm of its own): it waits again, in its turn.
+                    self.filter.hold(output)
+                    continue
                 self._sending = output  # its sticker's deck number, for the filter to keep
                 try:
                     self.service.card(output.card)
@@ -186,24 +191,41 @@ class _TableReader:
 
     def answer(self, card: Card, timestamp: float) -> ReaderNews:
         """The card in the box is ``card``; the cards held meanwhile follow it."""
-        return self._answered(self.filter.confirm(card, timestamp))
+        asked = self.filter.question
+        return self._answered(asked, self.filter.confirm(card, timestamp))
 
     def confirm_guess(self, timestamp: float) -> ReaderNews:
         """The confirm button: the card is the one the reader guessed."""
-        return self._answered(self.filter.confirm_guess(timestamp))
+        asked = self.filter.question
+        return self._answered(asked, self.filter.confirm_guess(timestamp))
 
     def dismiss_question(self) -> ReaderNews:
         """No card to deal for the question; the cards held meanwhile go on."""
-        return self._answered(self.filter.dismiss())
+        asked = self.filter.question
+        return self._answered(asked, self.filter.dismiss())
 
-    def _answered(self, outputs: list[FilterOutput]) -> ReaderNews:
-        """The filter's outputs for the dealer's answer: the card named, if it is a new one,
-        answers the table's alarm too (the engine deals it as the card asked about)."""
+    def _answered(self, asked: ConfirmRequest | None, outputs: list[FilterOutput]) -> ReaderNews:
+        """The filter's outputs for the dealer's answer to ``asked``. A new card named answers
+        the table's alarm too (the engine deals it as the card asked about); with none, the
+        alarm is voided first, so that the cards held behind it go in as cards. An answer
+        the filter refused leaves both waiting."""
         news = ReaderNews()
-        if not (outputs and isinstance(outputs[0], CardAccepted)):
+        named = any(
+            isinstance(output, CardAccepted) and output.source is ReadingSource.DEALER
+            for output in outputs
+        )
+        if asked is not None and self.filter.question is not asked and not named:
             self._end_the_tables_alarm()
         self._route(outputs, news)
         return news
+
+    @property
+    def asks_the_table(self) -> bool:
+        """The reader's question is the alarm the table waits on (or the table waits on
+        none): the dealer's ``card`` and ``void`` answer the question. While another alarm
+        waits, they are the engine's."""
+        alarm = self.service.state.alarm
+        return alarm is None or alarm.alarm_id == self._asking_alarm
 
     def close(self) -> None:
         if self._changed in self.service.listeners:
@@ -402,7 +424,7 @@ def answer_from_console(
     change the card before it too, so it is refused until the question is answered.
     Returns what to tell the dealer, or None when the line is not about the question."""
     question = reader.filter.question
-    if question is None:
+    if question is None or not reader.asks_the_table:
         return None
     try:
         command = parse_line(line)
@@ -428,6 +450,13 @@ def answer_from_console(
             f"refused: card {command.card}: that card was already taken from the box; the "
             f"reader asks about the card there now ({asked}?): say which with 'card CARD'"
         ]
+    held = reader.filter.held_cards
+    if command.card in held and reader.filter.copies_out(command.card) >= reader.filter.decks:
+        return [
+            f"refused: card {command.card}: that card came out after the one asked about and "
+            f"waits behind it; the reader asks about the card before it ({asked}?): say which "
+            "with 'card CARD'"
+        ]
     return _told(reader.answer(command.card, timestamp))
 
 
@@ -450,7 +479,7 @@ class BarcodeShoeReader(_TableReader):
     """A serial barcode scanner in the shoe: one line per card as it slides out.
 
     With a light barrier across the slot (:meth:`card_slid`), a card that slid out with no
-    code read within :attr:`slide_window` seconds is a card the shoe could not read: the
+    code read within :attr:`pair_within` seconds is a card the shoe could not read: the
     dealer is asked which it was, and the cards read meanwhile wait for the answer.
 
     A scanner that goes away (unplugged, or a port that opens but fails every read, as when
@@ -462,8 +491,9 @@ class BarcodeShoeReader(_TableReader):
     # How long a reopened scanner must stay open, with no code read, to count as working.
     steady_after = 10.0
     # How far apart a card's slide past the light barrier and its code may come (seconds):
-    # the scanner may read the sticker before the card reaches the beam, or after.
-    slide_window = 1.0
+    # the scanner may read the sticker before the card reaches the beam, or after. Less than
+    # the time between two cards dealt, or a torn card's slide would take the next card's code.
+    pair_within = 0.5
 
     def __init__(
         self,
@@ -484,29 +514,49 @@ class BarcodeShoeReader(_TableReader):
         self._opened_at = 0.0
         self._slides: deque[float] = deque()  # slides no code has answered yet, by time
         self._codes: deque[float] = deque()  # codes read before their card's slide, by time
+        self._last_code: tuple[str, float] = ("", -1.0)
 
     def card_slid(self) -> None:
         """The light barrier saw a card slide out of the shoe."""
+        if self.scanner is None:
+            return  # the scanner is gone: the dealer gives the cards at the console
         now = self.monotonic()
+        while self._codes and now - self._codes[0] > self.pair_within:
+            self._codes.popleft()  # a code whose card the beam missed
         if self._codes:
             self._codes.popleft()  # its code came first
         else:
             self._slides.append(now)
 
-    def _code_read(self, now: float) -> None:
+    def _code_read(self, reading: BarcodeReading, now: float, news: ReaderNews) -> None:
+        """Pair a code with its card's slide. Slides too old to be this code's card came out
+        unread, before it: they are asked about first, so that the cards keep their order."""
+        last_text, last_at = self._last_code
+        self._last_code = (reading.text, now)
+        if reading.text == last_text and now - last_at <= self.pair_within:
+            return  # the same sticker read twice in one slide
+        # Of several slides waiting, a code is the newest's: codes come in the order of their
+        # cards, so an older slide still waiting has lost its code.
+        self._unread_slides(now, news, keep=1)
         if self._slides:
             self._slides.popleft()
         else:
             self._codes.append(now)
 
-    def _unread_slides(self, now: float, news: ReaderNews) -> None:
-        """Slides that no code answered in time: cards that came out unread."""
-        while self._codes and now - self._codes[0] > self.slide_window:
-            self._codes.popleft()  # a code with no slide: a card the beam missed, or none
-        while self._slides and now - self._slides[0] > self.slide_window:
-            self._slides.popleft()
+    def _unread_slides(self, now: float, news: ReaderNews, keep: int = 0) -> None:
+        """Slides that no code answered in time, and all but the ``keep`` newest: cards that
+        came out unread, asked about in their order."""
+        slides = self._slides
+        while slides and (len(slides) > keep or now - slides[0] > self.pair_within):
+            slides.popleft()
             unread = BarcodeReading("", None, "a card slid past the light barrier")
             self._route(self.filter.barcode(unread, self.clock()), news)
+
+    def _changed(self, events: Sequence[Event]) -> None:
+        super()._changed(events)
+        for event in events:
+            if isinstance(event, CardDealt) and self._sending is None and self._slides:
+                self._slides.popleft()  # a card the dealer gave at the console: its slide
 
     def _new_filter(self) -> ReadingFilter:
         return ReadingFilter(
@@ -537,7 +587,7 @@ class BarcodeShoeReader(_TableReader):
                 if (reading := self.scanner.read()) is None:
                     break
                 self._backoff = 0.5  # it reads: it works
-                self._code_read(self.monotonic())
+                self._code_read(reading, self.monotonic(), news)
                 # Each card to the engine before the next line is judged: the filter knows a
                 # card is dealt once the engine took it.
                 self._route(self.filter.barcode(reading, now), news)

@@ -119,6 +119,16 @@ class _Dealt:
     deck: int | None  # the deck number on its barcode sticker; None when no sticker was read
 
 
+@dataclass(frozen=True)
+class _Unread:
+    """A card that came out unread while a question already waited: asked about in its
+    turn, once the cards before it are settled."""
+
+    what: str
+    timestamp: float
+    guess: Card | None = None
+
+
 @dataclass
 class _Pending:
     card: Card
@@ -162,7 +172,8 @@ class ReadingFilter:
         self._spoiled_frames = 0
         self._blind_reported = False
         self._question: ConfirmRequest | None = None
-        self._held: list[CardAccepted] = []  # accepted after the card asked about
+        # Accepted after the card asked about, and cards that came out unread after it.
+        self._held: list[CardAccepted | _Unread] = []
         # An alarm of the table's waits for the dealer: cards read meanwhile are held, as for
         # a question, or the engine would refuse them and they would be lost.
         self.table_waits = False
@@ -271,8 +282,15 @@ class ReadingFilter:
         """Ask the dealer which card came out (``card`` is the reader's guess, if it has
         one); the cards read meanwhile wait for the answer. One question at a time: while
         one waits, the dealer is already looking at the box."""
-        if self._question is not None:
+        if self._question is not None or self.table_waits:
+            # The dealer settles one question at a time: this card is asked about in its
+            # turn, and the cards read after it wait behind it.
+            self._held.append(_Unread(what, timestamp, card))
             return []
+        return [self._question_for(_Unread(what, timestamp, card))]
+
+    def _question_for(self, unread: _Unread) -> ConfirmRequest:
+        what, timestamp, card = unread.what, unread.timestamp, unread.guess
         advice = (
             "confirm it on the console or with the button"
             if card is not None
@@ -281,12 +299,14 @@ class ReadingFilter:
         self._question = ConfirmRequest(
             (card,) if card is not None else (), f"{what}: {advice}", timestamp, guess=card
         )
-        return [self._question]
+        return self._question
 
-    def ask_dealer(self, what: str, timestamp: float) -> None:
+    def ask_dealer(self, message: str, timestamp: float) -> None:
         """Hold the cards read from now on until the dealer says which card came out: the
-        table waits for that answer (a question asked before the service restarted)."""
-        self._ask(what, timestamp)
+        table waits for that answer (a question asked before the service restarted, in its
+        own words)."""
+        if self._question is None:
+            self._question = ConfirmRequest((), message, timestamp)
 
     def _vote(self, reading: CardReading, card: Card, timestamp: float) -> list[FilterOutput]:
         if self._run.card != card:
@@ -321,13 +341,17 @@ class ReadingFilter:
 
     def _already_placed(self, card: Card) -> bool:
         """The camera sees the card dealt (or held) last, still lying in the box."""
-        return card == (self._held[-1].card if self._held else self._in_box)
+        last = self._held[-1] if self._held else None
+        return card == (last.card if isinstance(last, CardAccepted) else self._in_box)
 
     def _out(self) -> list[_Dealt]:
         """The cards dealt, then those held until the dealer answers the question."""
-        return self._dealt + [_Dealt(held.card, held.deck) for held in self._held]
+        return self._dealt + [
+            _Dealt(held.card, held.deck) for held in self._held if isinstance(held, CardAccepted)
+        ]
 
-    def _copies_out(self, card: Card) -> int:
+    def copies_out(self, card: Card) -> int:
+        """How many copies of ``card`` are dealt, or read and waiting to be."""
         return sum(dealt.card == card for dealt in self._out())
 
     # --- the barcode shoe ------------------------------------------------------------
@@ -348,7 +372,7 @@ class ReadingFilter:
         out = self._out()
         if out and out[-1] == sticker:
             return []  # the same sticker scanned twice in one slide
-        if sticker in out or self._copies_out(sticker.card) >= self.decks:
+        if sticker in out or self.copies_out(sticker.card) >= self.decks:
             return [self._seen_before(sticker.card, timestamp, f" (deck {sticker.deck})")]
         return self._sighted(sticker.card, ReadingSource.BARCODE, timestamp, 1.0, deck=sticker.deck)
 
@@ -431,7 +455,7 @@ class ReadingFilter:
         confidence: float,
         deck: int | None = None,
     ) -> list[FilterOutput]:
-        if self._copies_out(card) >= self.decks:
+        if self.copies_out(card) >= self.decks:
             return [self._seen_before(card, timestamp, "")]
         outputs: list[FilterOutput] = []
         if self._stray_frames >= self.missed_frames:
@@ -522,7 +546,12 @@ class ReadingFilter:
     def confirm(self, card: Card, timestamp: float) -> list[FilterOutput]:
         """The dealer names the card asked about (or any card: the dealer is believed); it
         goes first, then the cards held while the question waited."""
+        if card != self._in_box and self.copies_out(card) >= self.decks:
+            # Every copy is out already, or read and waiting behind the question: the card
+            # asked about is another. The question stays.
+            return [self._seen_before(card, timestamp, "")]
         held = self._end_question()
+        self._stray_frames = 0  # the frames the camera could not read were this card's
         outputs = (
             [] if card == self._in_box else self._accept(card, ReadingSource.DEALER, timestamp, 1.0)
         )
@@ -540,6 +569,7 @@ class ReadingFilter:
         """The dealer cleared the question without naming a card (e.g. the box was empty);
         the cards held while it waited go on."""
         held = self._end_question()
+        self._stray_frames = 0
         if not held:
             self._run = _Run()  # the card asked about, if it is still there, is read afresh
         return self._release(held)
@@ -557,6 +587,17 @@ class ReadingFilter:
         """The deal (or coup) the held cards came in is voided: they are not dealt."""
         self._held = []
 
+    def hold(self, accepted: CardAccepted) -> None:
+        """A card the table could not take yet (an alarm waits): it waits, in its turn,
+        until the alarm is resolved."""
+        self.table_waits = True
+        self._held.append(accepted)
+
+    @property
+    def held_cards(self) -> list[Card]:
+        """The cards read and waiting for the dealer's answer or the table's alarm."""
+        return [held.card for held in self._held if isinstance(held, CardAccepted)]
+
     def abandon_question(self) -> None:
         """The deal (or coup) the question was about is voided: no card is dealt for it, and
         the cards held while it waited were of the voided deal too."""
@@ -564,15 +605,23 @@ class ReadingFilter:
             self._end_question()
             self._run = _Run()
 
-    def _end_question(self) -> list[CardAccepted]:
+    def _end_question(self) -> list[CardAccepted | _Unread]:
         self._question = None
         for waiting in self._waiting.values():
             waiting.clear()
         held, self._held = self._held, []
         return held
 
-    def _release(self, held: list[CardAccepted]) -> list[FilterOutput]:
-        if not self.follows_table:
-            for accepted in held:
-                self.placed(accepted.card, accepted.deck)
-        return list(held)
+    def _release(self, held: list[CardAccepted | _Unread]) -> list[FilterOutput]:
+        """The held cards go on in order, up to a card that came out unread: that one is
+        asked about next, and those after it wait for that answer."""
+        outputs: list[FilterOutput] = []
+        for index, item in enumerate(held):
+            if isinstance(item, _Unread):
+                outputs.append(self._question_for(item))
+                self._held = held[index + 1 :]
+                return outputs
+            if not self.follows_table:
+                self.placed(item.card, item.deck)
+            outputs.append(item)
+        return outputs
