@@ -24,7 +24,7 @@ from table.service.mqtt import CommandError, MqttLink, _Incoming, command_from_p
 from table.service.run import SimulatedTable
 from table.service.table_service import TableService, state_snapshot
 from tests.conftest import ACCOUNTS
-from tests.mosquitto import Broker, wait_until
+from tests.mosquitto import Broker, free_port, wait_until
 
 
 class Watcher:
@@ -578,3 +578,60 @@ def test_a_command_journaled_just_before_the_service_died_is_not_carried_out_aga
     assert [bet.stake for bet in service.state.bets.values()] == [4]
     link.stop()
     journal.close()
+
+
+def test_a_broker_that_drops_the_connection_before_accepting_it_is_told_once(
+    tmp_path: Path, example_certs: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """[mqtt] port names a TLS listener and [mqtt.tls] is missing: the broker drops the
+    plain connection at once, every retry; the operator is told once why, not never."""
+    caplog.set_level(logging.INFO, logger="dealtable.mqtt")
+    port = free_port()
+    tls_only = Broker(
+        tmp_path / "broker",
+        port=port,
+        whole_config=(
+            f"listener {port} 127.0.0.1\n"
+            f"certfile {example_certs / 'server.crt'}\n"
+            f"keyfile {example_certs / 'server.key'}\n"
+            "allow_anonymous true\n"
+        ),
+    )
+    tls_only.directory.mkdir()
+    tls_only.start()
+    try:
+        _, link, journal = make_service(tmp_path, port, reconnect_delay=(1, 1))
+        link.start()
+        assert wait_until(lambda: link.connect_failures >= 2, step=link.pump)
+        link.stop()
+        journal.close()
+    finally:
+        tls_only.stop()
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert warnings[0] == (
+        f"the broker at 127.0.0.1:{port} closed the connection before accepting it (the "
+        "connection dropped; a TLS listener does that to a client without [mqtt.tls]); "
+        "retrying, the events wait in the journal"
+    )
+    assert not any("closed the connection" in warning for warning in warnings[1:])
+
+
+def test_a_broker_that_refuses_the_account_is_told_once(
+    tmp_path: Path, secured_broker: Broker, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="dealtable.mqtt")
+    journal = Journal(tmp_path / "j.sqlite", "faro-1")
+    config = MqttConfig(
+        host="127.0.0.1", port=secured_broker.port, username="table-faro-1", password="wrong"
+    )
+    service = TableService(Config(table=TableConfig(id="faro-1"), mqtt=config), journal)
+    link = MqttLink(config, "faro-1", service, journal, reconnect_delay=(1, 1))
+    link.start()
+    assert wait_until(lambda: link.connect_failures >= 2, step=link.pump)
+    link.stop()
+    journal.close()
+    told = [r.getMessage() for r in caplog.records if "the connection" in r.getMessage()]
+    assert told == [
+        f"the broker at 127.0.0.1:{secured_broker.port} refused the connection: Not "
+        "authorized; retrying, the events wait in the journal"
+    ]

@@ -250,6 +250,8 @@ class MqttLink:
         # told once an outage, not on every retry.
         self.unreachable = False
         self.last_refusal: str | None = None
+        # paho reports a refused connection twice, refused and then ended: counted once.
+        self._refused_this_attempt = False
         self._queue: queue.Queue[_Report] = queue.Queue()
         self._acked_upto = journal.cursor(OUTBOX_CURSOR)
         self._sent_upto = self._acked_upto
@@ -387,14 +389,7 @@ class MqttLink:
             elif isinstance(item, _ConnectFailed):
                 self._not_reached(f"cannot reach the broker at {self._address}: {item.reason}")
             elif isinstance(item, _Disconnected):
-                if self.connected:
-                    log.warning(
-                        "lost the broker at %s: %s; retrying, the events wait in the journal",
-                        self._address,
-                        item.reason,
-                    )
-                    self.unreachable = True  # the loss was told: the first retries need not be
-                self.connected = False
+                self._disconnected(item)
             elif isinstance(item, _Acked):
                 self._acked(item)
             else:
@@ -434,8 +429,34 @@ class MqttLink:
             log.warning("%s; retrying, the events wait in the journal", message)
             self.unreachable = True
 
+    def _disconnected(self, item: _Disconnected) -> None:
+        if self.connected:
+            log.warning(
+                "lost the broker at %s: %s; retrying, the events wait in the journal",
+                self._address,
+                item.reason,
+            )
+            self.unreachable = True  # the loss was told: the first retries need not be
+        elif self._refused_this_attempt:
+            pass  # the end of a connection the broker refused, told as that refusal
+        else:
+            # The broker took the connection and dropped it unanswered: a TLS listener does
+            # that to a plain client, and nothing else would ever say so.
+            hint = (
+                ""
+                if self.config.tls
+                else "; a TLS listener does that to a client without [mqtt.tls]"
+            )
+            self._not_reached(
+                f"the broker at {self._address} closed the connection before accepting it "
+                f"({item.reason}{hint})"
+            )
+        self._refused_this_attempt = False
+        self.connected = False
+
     def _connected(self, item: _Connected) -> None:
         if not item.success:
+            self._refused_this_attempt = True
             self._not_reached(
                 f"the broker at {self._address} refused the connection: {item.reason}"
             )
