@@ -353,6 +353,70 @@ def test_config_check_names_the_file_the_key_and_what_was_expected(tmp_path: Pat
     assert all(line.startswith(f"dealtable config: {several}: ") for line in lines)
 
 
+def test_mqtt_settings_the_broker_would_refuse_are_refused_before_the_journal_is_made(
+    tmp_path: Path, example_certs: Path
+) -> None:
+    """What paho or the broker would choke on only at connecting (its thread dying, a
+    traceback, the last will refused at every retry) is refused by `config check` and by
+    `run`, naming the key, and `run` makes no journal."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not a certificate\n")
+    server_crt, ca_key = example_certs / "server.crt", example_certs / "ca.key"
+    refused = {
+        "session_expiry = 4294967296": (
+            "[mqtt] session_expiry: expected a whole number from 0 to 4294967295, got 4294967296"
+        ),
+        'host = ""': "[mqtt] host: expected the broker's host name or address, got ''",
+        'prefix = "a/#"': (
+            "[mqtt] prefix: expected a topic prefix without the wildcards + and #, not "
+            "starting with $, got 'a/#'"
+        ),
+        'prefix = "a/+"': (
+            "[mqtt] prefix: expected a topic prefix without the wildcards + and #, not "
+            "starting with $, got 'a/+'"
+        ),
+        f'tls = {{ ca_file = "{notes}" }}': (
+            f"[mqtt.tls] ca_file: expected a certificate file (PEM), got {notes}"
+        ),
+        f'tls = {{ cert_file = "{notes}" }}': (
+            f"[mqtt.tls] cert_file: expected a certificate file (PEM), got {notes}"
+        ),
+        f'tls = {{ key_file = "{ca_key}" }}': (
+            "[mqtt.tls] key_file: a client key goes with its certificate: set cert_file too"
+        ),
+        f'tls = {{ cert_file = "{server_crt}", key_file = "{ca_key}" }}': (
+            "[mqtt.tls] key_file: expected the private key of the certificate in cert_file, "
+            f"not locked by a passphrase, got {ca_key}"
+        ),
+        f'tls = {{ cert_file = "{server_crt}" }}': (
+            "[mqtt.tls] key_file: expected the file of the private key of the certificate in "
+            f"cert_file, as {server_crt} holds none"
+        ),
+    }
+    journal = tmp_path / "j.sqlite"
+    config = tmp_path / "table.toml"
+    for line, message in refused.items():
+        host = "" if line.startswith("host") else 'host = "127.0.0.1"\n'
+        console_config(config, journal, more=f"\n[mqtt]\n{host}{line}\n")
+        checked = dealtable("config", "check", str(config))
+        assert (checked.returncode, checked.stderr) == (
+            2,
+            f"dealtable config: {config}: {message}\n",
+        ), line
+        ran = dealtable("run", "--config", str(config))
+        assert (ran.returncode, ran.stderr) == (2, f"dealtable run: {config}: {message}\n"), line
+        assert not journal.exists(), line
+    server_key = example_certs / "server.key"
+    console_config(
+        config,
+        journal,
+        more=f'\n[mqtt]\ntls = {{ ca_file = "{example_certs / "ca.crt"}", '
+        f'cert_file = "{server_crt}", key_file = "{server_key}" }}\n',
+    )
+    checked = dealtable("config", "check", str(config))
+    assert checked.returncode == 0, checked.stderr
+
+
 def test_at_the_console_help_shows_the_table_language_and_a_typo_names_the_lines(
     tmp_path: Path,
 ) -> None:

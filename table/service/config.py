@@ -28,6 +28,7 @@ A minimal file::
 
 from __future__ import annotations
 
+import ssl
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -523,20 +524,75 @@ def _mqtt(source: str, data: object, table_id: str) -> MqttConfig:
             key_file=tls_section.text("key_file", ""),
         )
         tls_section.finish()
-        for key in ("ca_file", "cert_file", "key_file"):
-            named = getattr(tls, key)
-            if named and not Path(named).is_file():
-                raise ConfigError(f"{source}: [mqtt.tls] {key}: no file {named}")
+        _check_tls(source, tls)
+    host = section.text("host", "localhost")
+    if not host.strip():
+        raise section.fail("host", "the broker's host name or address", host)
+    prefix = section.text("prefix", "dealtable")
+    # The prefix begins every topic the table publishes, its last will's too: a wildcard
+    # there is refused by the broker at every connection.
+    if not prefix or any(c in prefix for c in "+#\0") or prefix.startswith("$"):
+        raise section.fail(
+            "prefix", "a topic prefix without the wildcards + and #, not starting with $", prefix
+        )
     config = MqttConfig(
-        host=section.text("host", "localhost"),
+        host=host,
         port=section.whole("port", 1883, 1, 65535),
         username=section.text("username", ""),
         password=password,
         client_id=section.text("client_id", f"dealtable-{table_id}"),
-        session_expiry=section.whole("session_expiry", 86400, 0),
+        # MQTT carries the session expiry in four bytes.
+        session_expiry=section.whole("session_expiry", 86400, 0, 0xFFFF_FFFF),
         keepalive=section.whole("keepalive", 30, 5, 3600),
         tls=tls,
-        prefix=section.text("prefix", "dealtable"),
+        prefix=prefix,
     )
     section.finish()
     return config
+
+
+def _no_passphrase() -> bytes:
+    # Without this, OpenSSL would ask for a locked key's passphrase at the terminal.
+    return b""
+
+
+def _check_tls(source: str, tls: TlsConfig) -> None:
+    """Load the certificates and key as the MQTT client will, so that a file that is not one
+    is refused here, naming its key, rather than when the service connects."""
+    for key in ("ca_file", "cert_file", "key_file"):
+        named = getattr(tls, key)
+        if named and not Path(named).is_file():
+            raise ConfigError(f"{source}: [mqtt.tls] {key}: no file {named}")
+    if tls.key_file and not tls.cert_file:
+        raise ConfigError(
+            f"{source}: [mqtt.tls] key_file: a client key goes with its certificate: set "
+            "cert_file too"
+        )
+    context = ssl.create_default_context()
+    for key in ("ca_file", "cert_file"):
+        named = getattr(tls, key)
+        if not named:
+            continue
+        try:
+            context.load_verify_locations(cafile=named)
+        except ssl.SSLError:
+            raise ConfigError(
+                f"{source}: [mqtt.tls] {key}: expected a certificate file (PEM), got {named}"
+            ) from None
+        except OSError as error:
+            raise ConfigError(
+                f"{source}: [mqtt.tls] {key}: cannot read {named}: {error.strerror}"
+            ) from None
+    if tls.cert_file:
+        try:
+            context.load_cert_chain(tls.cert_file, tls.key_file or None, password=_no_passphrase)
+        except (ssl.SSLError, OSError):
+            if not tls.key_file:
+                raise ConfigError(
+                    f"{source}: [mqtt.tls] key_file: expected the file of the private key of "
+                    f"the certificate in cert_file, as {tls.cert_file} holds none"
+                ) from None
+            raise ConfigError(
+                f"{source}: [mqtt.tls] key_file: expected the private key of the certificate in "
+                f"cert_file, not locked by a passphrase, got {tls.key_file}"
+            ) from None
