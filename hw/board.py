@@ -71,9 +71,14 @@ def load_board(source: Path | str = DEFAULT_BOARD) -> Board:
     if not isinstance(source, Path):
         return _board_from_text(source)
     try:
-        text = source.read_text()
+        text = source.read_text(encoding="utf-8")
     except OSError as error:
         raise BoardConfigError(f"cannot read board definition {source}: {error}") from None
+    except UnicodeDecodeError as error:
+        raise BoardConfigError(
+            f"{source}: not UTF-8 text (byte {error.object[error.start]:#04x} at offset "
+            f"{error.start}); TOML is UTF-8"
+        ) from None
     try:
         return _board_from_text(text)
     except BoardConfigError as error:

@@ -417,6 +417,48 @@ def test_mqtt_settings_the_broker_would_refuse_are_refused_before_the_journal_is
     assert checked.returncode == 0, checked.stderr
 
 
+def test_a_config_or_a_file_it_names_that_is_not_utf8_is_refused_naming_it(
+    tmp_path: Path,
+) -> None:
+    latin1 = tmp_path / "latin1.txt"
+    latin1.write_bytes("contraseña\n".encode("latin-1"))
+    journal = tmp_path / "j.sqlite"
+    config = tmp_path / "table.toml"
+    refused = {
+        f'\n[mqtt]\npassword_file = "{latin1}"\n': (
+            f"[mqtt] password_file: expected the password as UTF-8 text in {latin1}, got byte "
+            "0xf1 at offset 8"
+        ),
+        f'\n[web]\ncroupier_password_file = "{latin1}"\n': (
+            f"[web] croupier_password_file: expected the password as UTF-8 text in {latin1}, "
+            "got byte 0xf1 at offset 8"
+        ),
+        f'\n[hardware]\nboard = "{latin1}"\npin_factory = "mock"\n': (
+            f"[hardware] board: {latin1}: not UTF-8 text (byte 0xf1 at offset 8); TOML is UTF-8"
+        ),
+    }
+    for more, message in refused.items():
+        console_config(config, journal, more=more)
+        checked = dealtable("config", "check", str(config))
+        assert (checked.returncode, checked.stderr) == (
+            2,
+            f"dealtable config: {config}: {message}\n",
+        ), more
+        ran = dealtable("run", "--config", str(config))
+        assert ran.returncode == 2, more
+        assert ran.stderr.startswith("dealtable run: ") and ran.stderr.count("\n") == 1, more
+        assert f"{latin1}" in ran.stderr and "UTF-8" in ran.stderr, more
+        assert not journal.exists(), more
+    config.write_bytes(b'[table]\nid = "mesa-espa\xf1ola"\n')
+    for command in (["config", "check"], ["run", "--config"]):
+        ran = dealtable(*command, str(config))
+        assert (ran.returncode, ran.stderr) == (
+            2,
+            f"dealtable {command[0]}: {config}: not UTF-8 text (byte 0xf1 at offset 23); "
+            "TOML is UTF-8\n",
+        )
+
+
 def test_at_the_console_help_shows_the_table_language_and_a_typo_names_the_lines(
     tmp_path: Path,
 ) -> None:

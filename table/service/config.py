@@ -308,12 +308,11 @@ def _display(source: str, data: object) -> DisplayConfig:
 def _web(source: str, data: object) -> WebConfig:
     section = _Section(source, "web", data)
     password_file = section.text("croupier_password_file", "")
-    try:
-        password = Path(password_file).read_text().strip() if password_file else ""
-    except OSError as error:
-        raise ConfigError(
-            f"{source}: [web] croupier_password_file: cannot read {password_file}: {error.strerror}"
-        ) from None
+    password = (
+        _password_from(source, "[web] croupier_password_file", password_file)
+        if password_file
+        else ""
+    )
     config = WebConfig(
         host=section.text("host", "0.0.0.0"),
         port=section.whole("port", 8080, 1, 65535),
@@ -358,7 +357,25 @@ def load_config(path: str | Path, *, journal: str | None = None) -> Config:
         text = path.read_text(encoding="utf-8")
     except OSError as error:
         raise ConfigError(f"{path}: cannot read: {error.strerror}") from None
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{path}: not UTF-8 text ({_bad_byte(error)}); TOML is UTF-8") from None
     return parse_config(text, str(path), journal=journal)
+
+
+def _password_from(source: str, key: str, path: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8").strip()
+    except OSError as error:
+        raise ConfigError(f"{source}: {key}: cannot read {path}: {error.strerror}") from None
+    except UnicodeDecodeError as error:
+        raise ConfigError(
+            f"{source}: {key}: expected the password as UTF-8 text in {path}, got "
+            f"{_bad_byte(error)}"
+        ) from None
+
+
+def _bad_byte(error: UnicodeDecodeError) -> str:
+    return f"byte {error.object[error.start]:#04x} at offset {error.start}"
 
 
 def builtin_config(journal: str | None = None) -> Config:
@@ -508,12 +525,7 @@ def _mqtt(source: str, data: object, table_id: str) -> MqttConfig:
     password = section.text("password", "")
     password_file = section.text("password_file", "")
     if password_file:
-        try:
-            password = Path(password_file).read_text(encoding="utf-8").strip()
-        except OSError as error:
-            raise ConfigError(
-                f"{source}: [mqtt] password_file: cannot read {password_file}: {error.strerror}"
-            ) from None
+        password = _password_from(source, "[mqtt] password_file", password_file)
     tls = None
     tls_data = section.get("tls", None)
     if tls_data is not None:
