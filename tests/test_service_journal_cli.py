@@ -265,6 +265,37 @@ def test_history_refuses_to_list_fewer_than_one_deal(tmp_path: Path) -> None:
     assert listed.returncode == 0 and listed.stdout.startswith("deal     1  ")
 
 
+def test_a_deal_or_event_numbered_past_what_the_journal_can_hold_is_not_found(
+    tmp_path: Path,
+) -> None:
+    journal, _ = journal_with_a_deal(tmp_path / "j.sqlite")
+    last = journal.last_seq
+    journal.close()
+    huge = "99999999999999999999"
+    recalled, drawn, past_the_end = dealtable_at_once(
+        [
+            ("history", str(tmp_path / "j.sqlite"), huge),
+            ("snapshot", "--journal", str(tmp_path / "j.sqlite"), "--seq", huge, "--out",
+             str(tmp_path / "a.png")),
+            ("snapshot", "--journal", str(tmp_path / "j.sqlite"), "--seq", str(last + 1),
+             "--out", str(tmp_path / "a.png")),
+        ]
+    )  # fmt: skip
+    assert (recalled.returncode, recalled.stdout, recalled.stderr) == (
+        1,
+        "",
+        f"dealtable history: no deal {huge} in {tmp_path / 'j.sqlite'}\n",
+    )
+    for number, refused in ((huge, drawn), (last + 1, past_the_end)):
+        assert (refused.returncode, refused.stdout, refused.stderr) == (
+            2,
+            "",
+            f"dealtable snapshot: no event {number} in {tmp_path / 'j.sqlite'}: its last is "
+            f"{last}\n",
+        )
+    assert not (tmp_path / "a.png").exists()
+
+
 def baccarat_journal(path: Path, config: Config, record: str, more: tuple[str, ...] = ()) -> Path:
     """The journal of a table that dealt a written record, and ``more`` lines after it; the
     config says the game, its rules and a house bank."""

@@ -295,7 +295,9 @@ def _faro_history(journal: Journal, args: argparse.Namespace) -> int:
             print("no deals yet")
         return 0
     found = False
-    for event in journal.events(deal=args.deal):
+    # SQLite numbers nothing past 2**63 - 1, and cannot be asked about such a number.
+    asked = journal.events(deal=args.deal) if abs(args.deal) < 2**63 else iter(())
+    for event in asked:
         found = True
         text = describe(event)
         if text:
@@ -486,6 +488,10 @@ def _snapshot(args: argparse.Namespace) -> int:
 
     if args.journal:
         with _open_journal(args.journal) as journal:
+            if args.seq is not None and args.seq > journal.last_seq:
+                raise TableError(
+                    f"no event {args.seq} in {args.journal}: its last is {journal.last_seq}"
+                )
             held = table_from_journal(journal, journal.table_id or "table", upto=args.seq)
         if not isinstance(held, FaroTable):
             raise TableError(
