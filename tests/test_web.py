@@ -201,6 +201,37 @@ def test_an_unknown_language_shows_english_with_a_notice(
     assert browser.find_element(By.ID, "left").text == f"{left} {form} в ящике"
 
 
+def test_a_language_or_punter_named_as_a_javascript_object_property_is_only_a_name(
+    browser: webdriver.Chrome, live_table: Any
+) -> None:
+    """?lang=constructor finds no language (English and the notice, as for any unknown one),
+    and a punter named toString has chips of a colour like anyone else."""
+    service, simulated, server, _ = live_table
+    for _ in range(2):  # a new deck and the soda: bets are open
+        simulated.step()
+    live = next(rank for rank in service.state.casekeep.live_ranks() if rank.label != "7")
+    for punter in ("constructor", "__proto__", "toString"):
+        service.execute_line(f"punter {punter} 100")
+        service.execute_line(f"bet {punter} {live.label} 1")
+    for name in ("constructor", "__proto__", "toString"):
+        browser.get(server.url + f"?lang={name}")
+        assert shows(browser, service), name
+        notice = browser.find_element(By.ID, "notice")
+        assert notice.is_displayed() and notice.text.endswith(f"English. ({name})"), name
+        assert browser.find_element(By.ID, "history-title").text.lower() == "history", name
+    colours = {
+        chip.get_attribute("data-punter"): chip.value_of_css_property("background-color")
+        for chip in browser.find_elements(By.CSS_SELECTOR, ".chip")
+    }
+    assert set(colours) >= {"constructor", "__proto__", "toString"}
+    assert "rgba(0, 0, 0, 0)" not in colours.values(), colours
+    for name in ("constructor", "hasOwnProperty"):
+        browser.get(server.url + f"croupier?lang={name}")
+        assert shows(browser, service), name
+        assert browser.find_element(By.ID, "punter-title").text.lower() == "punter", name
+        assert browser.find_element(By.ID, "bet").text == "Bet", name
+
+
 def test_with_the_advisor_on_each_live_rank_shows_its_edge(
     browser: webdriver.Chrome, live_table: Any
 ) -> None:

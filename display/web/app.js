@@ -40,10 +40,12 @@ const BOTTOM = ["K", "Q", "J", "10", "9", "8"];
 const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
 
 const asked = new URLSearchParams(location.search).get("lang") || document.documentElement.dataset.lang || "en";
-const lang = WORDS[asked] ? asked : "en";
+// Only a language of our own: ?lang=constructor would otherwise find Object's.
+const known = Object.hasOwn(WORDS, asked);
+const lang = known ? asked : "en";
 const t = WORDS[lang];
 document.documentElement.lang = lang;
-if (!WORDS[asked]) {
+if (!known) {
   const notice = document.getElementById("notice");
   notice.textContent = WORDS.en.unknownLanguage + " (" + asked + ")";
   notice.hidden = false;

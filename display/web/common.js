@@ -12,12 +12,13 @@ function counted(number, forms) {
 }
 
 const CHIP_COLOURS = ["#1f5fbf", "#b8262e", "#6b2fa0", "#c77a00", "#0f7f6f", "#444", "#a0522d", "#2e7d32"];
-const punterColour = {};
+// A Map, as a punter may be named constructor or __proto__.
+const punterColour = new Map();
 function colourOf(punter) {
-  if (!(punter in punterColour)) {
-    punterColour[punter] = CHIP_COLOURS[Object.keys(punterColour).length % CHIP_COLOURS.length];
+  if (!punterColour.has(punter)) {
+    punterColour.set(punter, CHIP_COLOURS[punterColour.size % CHIP_COLOURS.length]);
   }
-  return punterColour[punter];
+  return punterColour.get(punter);
 }
 
 function chipFor(bet, copperedWord) {

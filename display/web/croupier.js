@@ -16,7 +16,8 @@ const WORDS = {
         placed: "Готово", bank: "банк", red: "красная", black: "чёрная" },
 };
 const asked = new URLSearchParams(location.search).get("lang") || document.documentElement.dataset.lang || "en";
-const t = WORDS[asked] || WORDS.en;
+// Only a language of our own: ?lang=constructor would otherwise find Object's.
+const t = Object.hasOwn(WORDS, asked) ? WORDS[asked] : WORDS.en;
 const TOP = ["A", "2", "3", "4", "5", "6"];
 const BOTTOM = ["K", "Q", "J", "10", "9", "8"];
 const AMOUNTS = [1, 2, 5, 10, 25];
