@@ -22,7 +22,7 @@ from table.events import BetSettled, Event
 from table.faro import FaroTable
 from table.service.config import Config, ReaderConfig, TableConfig
 from table.service.mqtt import MqttLink
-from table.service.web import MqttCommandRelay
+from table.service.web import Account, MqttCommandRelay
 from tests.mosquitto import Broker, free_port, wait_until
 
 # The property tests draw the same examples on every run, so that `make test` gives one
@@ -153,13 +153,20 @@ def secured_broker(tmp_path: Path) -> Iterator[Broker]:
     broker.stop()
 
 
+TERMINAL = Account("terminal", ACCOUNTS["terminal"])
+
+
 def relayed(
-    relay: MqttCommandRelay, link: MqttLink, verb: str, payload: dict[str, Any]
+    relay: MqttCommandRelay,
+    link: MqttLink,
+    verb: str,
+    payload: dict[str, Any],
+    account: Account = TERMINAL,
 ) -> dict[str, Any]:
-    """The table's answer to a croupier's command sent through ``relay``, the table's link
-    pumped meanwhile as its service's loop would."""
+    """The table's answer to a command sent through ``relay`` in ``account``'s name, the
+    table's link pumped meanwhile as its service's loop would."""
     answers: list[dict[str, Any]] = []
-    croupier = threading.Thread(target=lambda: answers.append(relay.send(verb, payload)))
+    croupier = threading.Thread(target=lambda: answers.append(relay.send(account, verb, payload)))
     croupier.start()
     assert wait_until(lambda: bool(answers), step=link.pump)
     croupier.join()

@@ -3,7 +3,6 @@ what at the table, and what the broker keeps."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import logging
 import subprocess
@@ -231,13 +230,7 @@ def test_a_display_that_sends_the_tables_client_id_leaves_the_table_in_its_place
         ca_certs=str(shipped_broker.ca_file),
     )
     relay = MqttCommandRelay(
-        MqttConfig(
-            host="127.0.0.1",
-            port=shipped_broker.broker.port,
-            username="terminal",
-            password=ACCOUNTS["terminal"],
-        ),
-        "faro-1",
+        MqttConfig(host="127.0.0.1", port=shipped_broker.broker.port), "faro-1"
     )
     try:
         assert display.connected.wait(5) and not display.connack.is_failure
@@ -332,10 +325,7 @@ def test_the_croupiers_page_bets_through_a_broker_that_asks_for_certificates(
     """The croupier's page takes the table's [mqtt.tls] whole, its client certificate too."""
     tls = client_certificate(example_certs, tmp_path)
     service, link, journal = start_table(tmp_path, certificate_broker.port, tls)
-    relay = MqttCommandRelay(
-        dataclasses.replace(link.config, username="terminal", password=ACCOUNTS["terminal"]),
-        "faro-1",
-    )
+    relay = MqttCommandRelay(link.config, "faro-1")
     try:
         answer = relayed(relay, link, "bet", {"punter": "anna", "spot": "9", "amount": 4})
         assert answer["ok"] is True, answer

@@ -3,10 +3,15 @@ with a betting terminal's account, lands in the journal and on the layout frame.
 
 from __future__ import annotations
 
+import base64
 import io
+import json
 import threading
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from selenium import webdriver
@@ -27,8 +32,15 @@ from table.service.journal import Journal
 from table.service.mqtt import MqttLink
 from table.service.run import SimulatedTable, run
 from table.service.table_service import TableService
-from table.service.web import LiveView, MqttCommandRelay, ServiceFeed, WebServer
-from tests.conftest import ACCOUNTS, relayed
+from table.service.web import (
+    Account,
+    AccountRefusedError,
+    LiveView,
+    MqttCommandRelay,
+    ServiceFeed,
+    WebServer,
+)
+from tests.conftest import ACCOUNTS, TERMINAL, relayed
 from tests.mosquitto import Broker, free_port, wait_until
 from tests.test_web import serve, shows
 
@@ -58,10 +70,7 @@ class Croupier:
         self.view = LiveView()
         ServiceFeed(self.service, self.view)
         self.relay = MqttCommandRelay(
-            MqttConfig(
-                host="127.0.0.1", port=port, username="terminal", password=ACCOUNTS["terminal"]
-            ),
-            "faro-1",
+            MqttConfig(host="127.0.0.1", port=port, username="terminal"), "faro-1"
         )
         self.server = WebServer(self.view, "127.0.0.1", free_port(), relay=self.relay)
         self.server.start()
@@ -99,6 +108,25 @@ def tap(browser: webdriver.Chrome, selector: str) -> None:
     browser.find_element(By.CSS_SELECTOR, selector).click()
 
 
+def log_in(
+    browser: webdriver.Chrome, password: str = ACCOUNTS["terminal"], username: str | None = None
+) -> str:
+    """Log in at the page (as the account it offers, unless ``username``): the account the
+    page then names, or what it said instead."""
+    if username is not None:
+        browser.find_element(By.ID, "username").clear()
+        browser.find_element(By.ID, "username").send_keys(username)
+    browser.find_element(By.ID, "password").clear()
+    browser.find_element(By.ID, "password").send_keys(password)
+    tap(browser, "#log-in")
+    said = browser.find_element(By.ID, "login-answer")
+    body = browser.find_element(By.TAG_NAME, "body")
+    assert wait_until(
+        lambda: bool(body.get_attribute("data-account")) or said.text not in ("", "…"), timeout=10
+    )
+    return body.get_attribute("data-account") or said.text
+
+
 def answer(browser: webdriver.Chrome) -> str:
     element = browser.find_element(By.ID, "answer")
     assert wait_until(lambda: element.text not in ("", "…"), timeout=10)
@@ -112,6 +140,9 @@ def test_a_bet_tapped_on_the_page_lands_in_the_journal_and_on_the_layout(
     croupier.step(2)  # a new deck and the soda: bets are open
     browser.get(croupier.server.url + "croupier?lang=en")
     assert shows(browser, croupier.service)
+    assert browser.find_element(By.ID, "username").get_attribute("value") == "terminal"
+    assert log_in(browser) == "terminal"
+    assert browser.find_element(By.ID, "logged-in-as").text == "Logged in as terminal"
     live = next(
         rank for rank in croupier.service.state.casekeep.live_ranks() if rank is not Rank.SEVEN
     )
@@ -139,6 +170,126 @@ def test_a_bet_tapped_on_the_page_lands_in_the_journal_and_on_the_layout(
     )
 
 
+def basic(username: str, password: str) -> str:
+    return "Basic " + base64.b64encode(f"{username}:{password}".encode()).decode()
+
+
+def post(
+    server: WebServer, path: str, body: dict[str, Any], headers: dict[str, str]
+) -> tuple[int, dict[str, Any]]:
+    """The page server's status and JSON answer to a POST."""
+    request = urllib.request.Request(
+        server.url + path, data=json.dumps(body).encode(), method="POST", headers=headers
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=15) as answered:
+            return answered.status, json.loads(answered.read())
+    except urllib.error.HTTPError as refused:
+        return refused.code, json.loads(refused.read())
+
+
+def test_a_bet_is_taken_only_in_the_name_of_an_account_the_broker_lets_bet(
+    croupier: Croupier,
+) -> None:
+    """No credentials, a wrong password, a display's account, a form or a page of another
+    site: refused, and nothing journaled. The terminal's account: the bet is made."""
+    croupier.step(2)
+    with croupier.lock:
+        spot = next(r for r in croupier.service.state.casekeep.live_ranks() if r is not Rank.SEVEN)
+        journaled = croupier.journal.last_seq
+    bet = {"punter": "anna", "spot": spot.label, "amount": 40}
+    as_json = {"Content-Type": "application/json"}
+    terminal = {**as_json, "Authorization": basic("terminal", ACCOUNTS["terminal"])}
+    refused = {
+        "no credentials": (
+            as_json,
+            401,
+            "cmd/bet: log in with your account on the table's broker",
+        ),
+        "a wrong password": (
+            {**as_json, "Authorization": basic("terminal", "guess")},
+            401,
+            "the broker refused the account terminal: Not authorized",
+        ),
+        "a display's account": (
+            {**as_json, "Authorization": basic("display", ACCOUNTS["display"])},
+            200,
+            "the broker does not let the account display send cmd/bet (Not authorized)",
+        ),
+        "a form of another site": (
+            {**terminal, "Content-Type": "text/plain"},
+            415,
+            "cmd/bet: send the command as application/json",
+        ),
+        "a page of another site": (
+            {**terminal, "Origin": "http://elsewhere.example"},
+            403,
+            "cmd/bet: only the table's own page may send commands, not one from "
+            "http://elsewhere.example",
+        ),
+        "a page of another site, as its browser says": (
+            {**terminal, "Sec-Fetch-Site": "cross-site"},
+            403,
+            "cmd/bet: only the table's own page may send commands",
+        ),
+    }
+    for who, (headers, status, error) in refused.items():
+        assert post(croupier.server, "cmd/bet", bet, headers) == (
+            status,
+            {"ok": False, "error": error},
+        ), who
+    with croupier.lock:
+        assert croupier.journal.last_seq == journaled
+    own_page = {**terminal, "Origin": croupier.server.url.rstrip("/")}
+    status, reply = post(croupier.server, "cmd/bet", bet, own_page)
+    assert status == 200 and reply["ok"] is True, reply
+    with croupier.lock:
+        placed = [
+            e for e in croupier.journal.events(after_seq=journaled) if isinstance(e, BetPlaced)
+        ]
+    assert [(e.punter, e.spot, e.amount) for e in placed] == [("anna", spot.label, 40)]
+
+
+def test_the_page_bets_in_the_name_of_the_account_logged_in_at_it(
+    browser: webdriver.Chrome, croupier: Croupier
+) -> None:
+    croupier.step(2)
+    browser.get(croupier.server.url + "croupier")
+    assert shows(browser, croupier.service)
+    assert browser.find_element(By.ID, "login").is_displayed()
+    assert not browser.find_element(By.ID, "bet").is_enabled()
+    assert log_in(browser, "guess") == "the broker refused the account terminal: Not authorized"
+    assert log_in(browser, ACCOUNTS["display"], username="display") == "display"
+    assert not browser.find_element(By.ID, "login").is_displayed()
+    live = next(r for r in croupier.service.state.casekeep.live_ranks() if r is not Rank.SEVEN)
+    tap(browser, f'.spade[data-rank="{live.label}"]')
+    tap(browser, '#punters button[data-punter="anna"]')
+    tap(browser, "#bet")
+    assert answer(browser) == (
+        "the broker does not let the account display send cmd/bet (Not authorized)"
+    )
+    tap(browser, "#log-out")
+    assert not browser.find_element(By.ID, "bet").is_enabled()
+    assert log_in(browser, ACCOUNTS["terminal"], username="terminal") == "terminal"
+    tap(browser, "#bet")  # the same bet, still chosen
+    assert answer(browser) == "Done"
+    with croupier.lock:
+        placed = [e for e in croupier.journal.events() if isinstance(e, BetPlaced)]
+    assert [(e.punter, e.spot) for e in placed if e.punter == "anna"] == [("anna", live.label)]
+
+
+def test_the_accounts_logged_in_leave_the_broker_with_the_page(secured_broker: Broker) -> None:
+    before = set(threading.enumerate())
+    relay = MqttCommandRelay(MqttConfig(host="127.0.0.1", port=secured_broker.port), "faro-1")
+    for name in ("terminal", "display"):
+        assert relay.log_in(Account(name, ACCOUNTS[name])) == {"ok": True, "account": name}
+    with pytest.raises(AccountRefusedError):
+        relay.log_in(Account("dealer", "guess"))
+    relay.close()
+    left = [t.name for t in threading.enumerate() if t not in before and t.name.startswith("paho")]
+    assert left == [], "MQTT clients still running after the page's relay closed"
+
+
 def test_a_refused_bet_shows_the_engines_reason_and_the_page_locks_during_a_turn(
     browser: webdriver.Chrome,
     croupier: Croupier,
@@ -146,6 +297,7 @@ def test_a_refused_bet_shows_the_engines_reason_and_the_page_locks_during_a_turn
     croupier.step(2)
     browser.get(croupier.server.url + "croupier")
     assert shows(browser, croupier.service)
+    assert log_in(browser) == "terminal"
     tap(browser, '.spade[data-rank="A"]')
     tap(browser, '.spade[data-rank="9"]')
     tap(browser, '#punters button[data-punter="ben"]')
@@ -171,10 +323,11 @@ def test_without_a_betting_account_the_page_says_so(
     try:
         browser.get(server.url + "croupier")
         assert shows(browser, service)
-        tap(browser, '.spade[data-rank="9"]')
-        browser.execute_script("document.getElementById('bet').disabled = false")
-        tap(browser, "#bet")
-        assert "this page only shows the table" in answer(browser)
+        assert browser.find_element(By.ID, "username").get_attribute("value") == ""
+        assert log_in(browser, "secret", username="anyone").startswith(
+            "this page only shows the table"
+        )
+        assert not browser.find_element(By.ID, "bet").is_enabled()
         browser.get(server.url + "croupier?lang=ru")
         assert shows(browser, service)
         assert browser.find_element(By.ID, "title").text == "Фаро"
@@ -193,6 +346,7 @@ def test_the_turn_is_called_from_the_page_before_the_last_turn(
         last = croupier.service.faro.casekeep.remaining_cards()
     browser.get(croupier.server.url + "croupier")
     assert shows(browser, croupier.service)
+    assert log_in(browser) == "terminal"
     assert browser.find_element(By.ID, "call-box").is_displayed()
     if len({card.rank for card in last}) == 1:
         words = [card.colour.value for card in last]
@@ -228,7 +382,6 @@ def test_the_croupiers_relay_leaves_the_broker_when_the_service_stops(
             host="127.0.0.1",
             port=free_port(),
             croupier_username="terminal",
-            croupier_password=ACCOUNTS["terminal"],
         ),
     )
     before = set(threading.enumerate())
@@ -259,17 +412,10 @@ def test_a_bet_the_croupier_was_told_had_failed_is_not_made_when_the_table_comes
     assert wait_until(lambda: link.connected, step=link.pump)
     link.stop()  # the service stops; the broker keeps its session, and queues its commands
     relay = MqttCommandRelay(
-        MqttConfig(
-            host="127.0.0.1",
-            port=secured_broker.port,
-            username="terminal",
-            password=ACCOUNTS["terminal"],
-        ),
-        "faro-1",
-        timeout=2.0,
+        MqttConfig(host="127.0.0.1", port=secured_broker.port), "faro-1", timeout=2.0
     )
     try:
-        assert relay.send("bet", {"punter": "anna", "spot": "9", "amount": 10}) == {
+        assert relay.send(TERMINAL, "bet", {"punter": "anna", "spot": "9", "amount": 10}) == {
             "ok": False,
             "error": "the table did not answer within 2 s",
         }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import dataclasses
 import functools
@@ -31,11 +32,12 @@ from vision_fixtures import taught_profile
 
 from table.baccarat.engine import BaccaratTable
 from table.baccarat.rules import hundredths_text
-from table.events import BetSettled, RulesChosen, event_to_json
+from table.events import BetPlaced, BetSettled, RulesChosen, event_to_json
 from table.games import replay_lines
 from table.service.config import Config, ReaderConfig, TableConfig
 from table.service.journal import Journal
 from table.service.run import run as run_table
+from tests.conftest import ACCOUNTS
 from tests.mosquitto import Broker, free_port, wait_until
 from tests.test_service_mqtt import Watcher
 
@@ -429,10 +431,6 @@ def test_a_config_or_a_file_it_names_that_is_not_utf8_is_refused_naming_it(
             f"[mqtt] password_file: expected the password as UTF-8 text in {latin1}, got byte "
             "0xf1 at offset 8"
         ),
-        f'\n[web]\ncroupier_password_file = "{latin1}"\n': (
-            f"[web] croupier_password_file: expected the password as UTF-8 text in {latin1}, "
-            "got byte 0xf1 at offset 8"
-        ),
         f'\n[hardware]\nboard = "{latin1}"\npin_factory = "mock"\n': (
             f"[hardware] board: {latin1}: not UTF-8 text (byte 0xf1 at offset 8); TOML is UTF-8"
         ),
@@ -752,25 +750,63 @@ def test_the_croupiers_page_without_an_account_names_the_missing_setting(tmp_pat
         f'\n[mqtt]\nhost = "127.0.0.1"\nport = {free_port()}\n',
     )
     with console_service(config):
+        assert wait_until(lambda: croupier_bet(port, "someone", "secret")[0] != 0, timeout=30)
+        status, reply = croupier_bet(port, "someone", "secret")
+        assert status == 200 and reply["ok"] is False
+        assert reply["error"].startswith(
+            "the croupier's page has no betting account on the broker: set [web] croupier_username"
+        )
 
-        def bet() -> dict[str, Any]:
-            request = urllib.request.Request(
-                f"http://127.0.0.1:{port}/cmd/bet",
-                data=json.dumps({"punter": "anna", "spot": "9", "amount": 2}).encode(),
-                method="POST",
-            )
-            try:
-                with urllib.request.urlopen(request, timeout=2) as answer:
-                    return dict(json.loads(answer.read()))
-            except OSError:
-                return {}  # not serving yet
 
-        assert wait_until(lambda: bool(bet()), timeout=30)
-        assert bet() == {
-            "ok": False,
-            "error": "the croupier's page has no betting account on the broker: set [web] "
-            f"croupier_username and croupier_password_file in {config}",
-        }
+def croupier_bet(port: int, username: str, password: str) -> tuple[int, dict[str, Any]]:
+    """What the croupier's page served on ``port`` answers to a bet in the account's name
+    (no credentials if ``username`` is empty); nothing if it is not serving yet."""
+    headers = {"Content-Type": "application/json"}
+    if username:
+        credentials = base64.b64encode(f"{username}:{password}".encode()).decode()
+        headers["Authorization"] = f"Basic {credentials}"
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}/cmd/bet",
+        data=json.dumps({"punter": "anna", "spot": "9", "amount": 2}).encode(),
+        method="POST",
+        headers=headers,
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return answer.status, dict(json.loads(answer.read()))
+    except urllib.error.HTTPError as refused:
+        return refused.code, dict(json.loads(refused.read()))
+    except OSError:
+        return 0, {}  # not serving yet
+
+
+def test_the_croupiers_page_of_a_running_table_bets_only_for_whoever_logs_in(
+    tmp_path: Path, secured_broker: Broker
+) -> None:
+    """hw/mosquitto's accounts and access list: the page of `dealtable run` takes no bet
+    from someone who has not logged in, and one from the betting terminal's account."""
+    (tmp_path / "table-password").write_text(f"{ACCOUNTS['table-faro-1']}\n")
+    port = free_port()
+    journal = tmp_path / "j.sqlite"
+    config = console_config(
+        tmp_path / "t.toml",
+        journal,
+        table='id = "faro-1"\npunters = [{ name = "anna", bankroll = 100 }]\n',
+        more=f'\n[web]\nhost = "127.0.0.1"\nport = {port}\ncroupier_username = "terminal"\n'
+        f'\n[mqtt]\nhost = "127.0.0.1"\nport = {secured_broker.port}\n'
+        f'username = "table-faro-1"\npassword_file = "{tmp_path / "table-password"}"\n',
+    )
+    with console_service(config, typed="shuffle\ncard 2C\n"):
+        assert wait_until(lambda: croupier_bet(port, "", "")[0] != 0, timeout=30)
+        assert croupier_bet(port, "", "") == (
+            401,
+            {"ok": False, "error": "cmd/bet: log in with your account on the table's broker"},
+        )
+        status, reply = croupier_bet(port, "terminal", ACCOUNTS["terminal"])
+        assert (status, reply["ok"]) == (200, True), reply
+    with Journal(journal) as kept:
+        placed = [e for e in kept.events() if isinstance(e, BetPlaced)]
+    assert [(e.punter, e.spot, e.amount) for e in placed] == [("anna", "9", 2)]
 
 
 def test_config_check_finds_what_run_would_refuse(tmp_path: Path) -> None:
@@ -829,6 +865,11 @@ def test_config_check_finds_what_run_would_refuse(tmp_path: Path) -> None:
         camera.format(camera=f"folder:{frames}", deck=f"{tmp_path / 'profiles' / 'empty'}"): (
             f"[reader] deck: deck profile '{tmp_path / 'profiles' / 'empty.npz'}' is damaged "
             "(No data left in file): teach the deck again"
+        ),
+        '[web]\ncroupier_password_file = "croupier-password"\n': (
+            "[web] croupier_password_file: the croupier's page keeps no password: whoever uses "
+            "it logs in with their own account on the table's broker; remove this line (and "
+            "the file)"
         ),
         f'[mqtt]\ntls = {{ ca_file = "{tmp_path / "ca.crt"}" }}\n': (
             f"[mqtt.tls] ca_file: no file {tmp_path / 'ca.crt'}"

@@ -5,15 +5,18 @@ const WORDS = {
   en: { title: "Faro", punter: "Punter", amount: "Amount", copper: "copper", bet: "Bet", withdraw: "Withdraw", clear: "Clear",
         call: "Call", callTitle: "Call the turn", locked: "Bets locked: a turn is being dealt", turn: "turn",
         inBox: ["card in the box", "cards in the box"], bankrolls: "Bankrolls", chooseRank: "Tap one rank, or two to four that touch",
-        placed: "Done", bank: "bank", red: "red", black: "black" },
+        placed: "Done", bank: "bank", red: "red", black: "black",
+        logIn: "Log in", username: "Account", password: "Password", logOut: "Log out", loggedInAs: "Logged in as" },
   es: { title: "Faro", punter: "Jugador", amount: "Cantidad", copper: "copper", bet: "Apostar", withdraw: "Retirar", clear: "Borrar",
         call: "Declarar", callTitle: "Declarar el turno", locked: "Apuestas cerradas: se reparte un turno", turn: "turno",
         inBox: ["carta en la caja", "cartas en la caja"], bankrolls: "Fichas", chooseRank: "Toque un valor, o de dos a cuatro contiguos",
-        placed: "Hecho", bank: "banca", red: "rojo", black: "negro" },
+        placed: "Hecho", bank: "banca", red: "rojo", black: "negro",
+        logIn: "Entrar", username: "Cuenta", password: "Contraseña", logOut: "Salir", loggedInAs: "Dentro como" },
   ru: { title: "Фаро", punter: "Понтёр", amount: "Ставка", copper: "коппер", bet: "Поставить", withdraw: "Снять", clear: "Сбросить",
         call: "Объявить", callTitle: "Объявить абцуг", locked: "Ставки закрыты: мечется абцуг", turn: "абцуг",
         inBox: ["карта в ящике", "карты в ящике", "карт в ящике"], bankrolls: "Фишки", chooseRank: "Коснитесь достоинства или двух–четырёх соседних",
-        placed: "Готово", bank: "банк", red: "красная", black: "чёрная" },
+        placed: "Готово", bank: "банк", red: "красная", black: "чёрная",
+        logIn: "Войти", username: "Учётная запись", password: "Пароль", logOut: "Выйти", loggedInAs: "Вход выполнен:" },
 };
 const asked = new URLSearchParams(location.search).get("lang") || document.documentElement.dataset.lang || "en";
 // Only a language of our own: ?lang=constructor would otherwise find Object's.
@@ -24,6 +27,9 @@ const AMOUNTS = [1, 2, 5, 10, 25];
 
 const choice = { ranks: [], punter: null, amount: 1, order: [] };
 let view = null;
+// The broker account the person at the page logged in with: every command goes in its name,
+// and the broker's access list decides what it may do. Kept only in this page's memory.
+let login = null;
 
 function button(text, onClick, extra) {
   const element = document.createElement("button");
@@ -67,18 +73,68 @@ function build() {
     punter: choice.punter, order: choice.order, amount: choice.amount }));
   for (const [id, key] of [["title", "title"], ["punter-title", "punter"], ["amount-title", "amount"], ["copper-label", "copper"],
                            ["bet", "bet"], ["withdraw", "withdraw"], ["clear", "clear"], ["call", "call"],
-                           ["call-title", "callTitle"], ["bankrolls-title", "bankrolls"]]) {
+                           ["call-title", "callTitle"], ["bankrolls-title", "bankrolls"], ["login-title", "logIn"],
+                           ["username-label", "username"], ["password-label", "password"], ["log-in", "logIn"],
+                           ["log-out", "logOut"]]) {
     document.getElementById(id).textContent = t[key];
   }
+  document.getElementById("username").value = document.documentElement.dataset.account || "";
+  document.getElementById("login").addEventListener("submit", (event) => { event.preventDefault(); logIn(); });
+  document.getElementById("log-out").addEventListener("click", () => { login = null; showAccount(""); refresh(); });
+  showAccount("");
+}
+
+function basicAuthorization(username, password) {
+  const bytes = new TextEncoder().encode(`${username}:${password}`);
+  return "Basic " + btoa(String.fromCharCode(...bytes));
+}
+
+// JSON and the credentials in a header of their own: a page of another site cannot send
+// either without the server's leave, which it never gives. credentials "omit" keeps the
+// browser from asking for a password itself when the broker refuses one.
+async function post(path, authorization, payload) {
+  const response = await fetch(path, { method: "POST", credentials: "omit",
+                                       headers: { "Content-Type": "application/json", Authorization: authorization },
+                                       body: JSON.stringify(payload) });
+  return { status: response.status, reply: await response.json() };
+}
+
+async function logIn() {
+  const username = document.getElementById("username").value;
+  const password = document.getElementById("password");
+  const answer = document.getElementById("login-answer");
+  answer.textContent = "…";
+  const authorization = basicAuthorization(username, password.value);
+  const { reply } = await post("/login", authorization, {});
+  if (reply.ok) {
+    login = { username, authorization };
+    password.value = "";
+  }
+  showAccount(reply.ok ? "" : reply.error);
+  refresh();
+}
+
+function showAccount(refusal) {
+  document.getElementById("login").hidden = !!login;
+  document.getElementById("logged-in").hidden = !login;
+  document.getElementById("logged-in-as").textContent = login ? `${t.loggedInAs} ${login.username}` : "";
+  document.getElementById("login-answer").textContent = refusal;
+  document.body.dataset.account = login ? login.username : "";
 }
 
 async function send(verb, payload) {
+  if (!login) return;
   const answer = document.getElementById("answer");
   answer.className = "";
   answer.textContent = "…";
-  const response = await fetch(`/cmd/${verb}`, { method: "POST", headers: { "Content-Type": "application/json" },
-                                                 body: JSON.stringify(payload) });
-  const reply = await response.json();
+  const { status, reply } = await post(`/cmd/${verb}`, login.authorization, payload);
+  if (status === 401) {  // the broker no longer takes the account: log in again
+    login = null;
+    answer.textContent = "";
+    showAccount(reply.error);
+    refresh();
+    return;
+  }
   answer.className = reply.ok ? "ok" : "refused";
   answer.textContent = reply.ok ? t.placed : reply.error;
   if (reply.ok) { choice.ranks = []; choice.order = []; refresh(); }
@@ -118,7 +174,7 @@ function refresh() {
   placeGroupChips(groups, t.copper);
   document.getElementById("chosen").textContent = choice.ranks.length
     ? `${choice.punter || ""} · ${spot()} · ${choice.amount}` : t.chooseRank;
-  for (const id of ["bet", "withdraw", "call"]) document.getElementById(id).disabled = locked;
+  for (const id of ["bet", "withdraw", "call"]) document.getElementById(id).disabled = locked || !login;
   const candidates = view.lamps.filter((lamp) => lamp.call_candidate).map((lamp) => lamp.rank);
   const callBox = document.getElementById("call-box");
   callBox.hidden = !candidates.length || locked;

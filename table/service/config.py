@@ -124,8 +124,10 @@ class WebConfig:
     host: str = "0.0.0.0"
     port: int = 8080
     language: str = "en"
-    # The croupier page sends its commands through the broker with a betting account.
+    # The croupier's page takes bets, through the broker, each in the name of the account
+    # logged in at the page; its login form offers this one.
     croupier_username: str = ""
+    # Unused: the page relays with the password typed at it (`run` still hands this on).
     croupier_password: str = ""
 
 
@@ -307,18 +309,17 @@ def _display(source: str, data: object) -> DisplayConfig:
 
 def _web(source: str, data: object) -> WebConfig:
     section = _Section(source, "web", data)
-    password_file = section.text("croupier_password_file", "")
-    password = (
-        _password_from(source, "[web] croupier_password_file", password_file)
-        if password_file
-        else ""
-    )
+    if section.get("croupier_password_file", None) is not None:
+        raise ConfigError(
+            f"{source}: [web] croupier_password_file: the croupier's page keeps no password: "
+            "whoever uses it logs in with their own account on the table's broker; remove "
+            "this line (and the file)"
+        )
     config = WebConfig(
         host=section.text("host", "0.0.0.0"),
         port=section.whole("port", 8080, 1, 65535),
         language=section.choice("language", "en", ("en", "es", "ru")),
         croupier_username=section.text("croupier_username", ""),
-        croupier_password=password,
     )
     section.finish()
     return config

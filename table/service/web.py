@@ -10,6 +10,7 @@ config) or from following a journal file that another process writes (``dealtabl
 
 from __future__ import annotations
 
+import base64
 import errno
 import json
 import logging
@@ -20,11 +21,14 @@ import threading
 import time
 import uuid
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from html import escape
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
@@ -217,15 +221,38 @@ class JournalFollower:
                 log.exception("reading the journal %s", self.path)
 
 
-def _page(name: str, language: str) -> bytes:
+def _page(name: str, language: str, account: str = "") -> bytes:
+    """A page of ``display/web``, told the language and the account its login form offers."""
     html = resources.files("display.web").joinpath(name).read_text(encoding="utf-8")
-    return html.replace('<html lang="en">', f'<html lang="en" data-lang="{language}">').encode()
+    told = f'data-lang="{language}" data-account="{escape(account)}"'
+    return html.replace('<html lang="en">', f'<html lang="en" {told}>').encode()
+
+
+@dataclass(frozen=True)
+class Account:
+    """The broker account the person at the croupier's page logged in with."""
+
+    username: str
+    password: str = field(repr=False)
+
+
+class AccountRefusedError(TableError):
+    """The broker would not take the account the person at the page logged in with."""
 
 
 class CommandRelay(Protocol):
-    """Sends a croupier's command to the table and returns the table's reply."""
+    """Sends a croupier's command to the table, in the name of the account logged in at the
+    page, and returns the table's reply."""
 
-    def send(self, verb: str, payload: dict[str, Any]) -> dict[str, Any]: ...
+    # The account the login form offers (a tablet's own), or "".
+    offered_username: str
+
+    def log_in(self, account: Account) -> dict[str, Any]:
+        """``{"ok": True}`` once the account may send commands; :class:`AccountRefusedError`
+        if the broker will not take it."""
+        ...
+
+    def send(self, account: Account, verb: str, payload: dict[str, Any]) -> dict[str, Any]: ...
 
     def close(self) -> None: ...
 
@@ -233,26 +260,143 @@ class CommandRelay(Protocol):
 class RefusingRelay:
     """Where the croupier's page has no way to the table: every command is refused with why."""
 
+    offered_username = ""
+
     def __init__(self, reason: str) -> None:
         self.reason = reason
 
-    def send(self, verb: str, payload: dict[str, Any]) -> dict[str, Any]:
+    def log_in(self, account: Account) -> dict[str, Any]:
+        return {"ok": False, "error": self.reason}
+
+    def send(self, account: Account, verb: str, payload: dict[str, Any]) -> dict[str, Any]:
         return {"ok": False, "error": self.reason}
 
     def close(self) -> None:
         pass
 
 
-# `dealtable web` follows a journal and holds no betting account.
+# `dealtable web` follows a journal and has no way to the table's broker.
 ONLY_SHOWN = (
     "this page only shows the table: the croupier's bets go through the table's broker, from "
-    "`dealtable run` with [mqtt] and a croupier account in [web]"
+    "`dealtable run` with [mqtt] and [web] croupier_username"
 )
 
 
+class _AccountLink:
+    """One account's connection to the broker: its commands out, the table's replies in."""
+
+    def __init__(self, config: MqttConfig, account: Account, prefix: str, client_id: str) -> None:
+        self.account = account
+        self.prefix = prefix
+        self.ready = threading.Event()  # connected and reading replies, or refused
+        self.refusal = ""
+        self._arrived = threading.Condition()
+        self._waiting: set[str] = set()
+        self._replies: dict[str, dict[str, Any]] = {}
+        self._refused_publishes: dict[int, str] = {}
+        client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5)
+        client.username_pw_set(account.username, account.password)
+        if config.tls is not None:
+            client.tls_set(
+                ca_certs=config.tls.ca_file or None,
+                certfile=config.tls.cert_file or None,
+                keyfile=config.tls.key_file or None,
+            )
+        client.on_connect = self._on_connect
+        client.on_subscribe = self._on_subscribe
+        client.on_message = self._on_message
+        client.on_publish = self._on_publish
+        client.connect_async(config.host, config.port)
+        client.loop_start()
+        self.client = client
+
+    def _on_connect(
+        self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any
+    ) -> None:
+        if reason.is_failure:
+            self.refusal = f"the broker refused the account {self.account.username}: {reason}"
+            self.ready.set()
+        else:
+            client.subscribe(f"{self.prefix}/reply", qos=1)
+
+    def _on_subscribe(
+        self, client: mqtt.Client, userdata: Any, mid: int, reasons: list[Any], props: Any
+    ) -> None:
+        if reasons and reasons[0].is_failure:
+            self.refusal = (
+                f"the broker does not let the account {self.account.username} read the "
+                f"table's replies ({reasons[0]})"
+            )
+        self.ready.set()
+
+    def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
+        try:
+            reply = json.loads(message.payload)
+        except ValueError:
+            return
+        if not isinstance(reply, dict):
+            return
+        with self._arrived:
+            request_id = str(reply.get("request_id"))
+            if request_id in self._waiting:
+                self._replies[request_id] = reply
+                self._arrived.notify_all()
+
+    def _on_publish(
+        self, client: mqtt.Client, userdata: Any, mid: int, reason: Any, props: Any
+    ) -> None:
+        if reason.is_failure:  # the broker's access list forbids this account the command
+            with self._arrived:
+                self._refused_publishes[mid] = str(reason)
+                self._arrived.notify_all()
+
+    def send(
+        self, verb: str, payload: dict[str, Any], timeout: float, expiry: int
+    ) -> dict[str, Any]:
+        request_id = uuid.uuid4().hex
+        with self._arrived:
+            self._waiting.add(request_id)
+        try:
+            body = json.dumps({**payload, "request_id": request_id})
+            expiring = Properties(PacketTypes.PUBLISH)  # type: ignore[no-untyped-call]
+            expiring.MessageExpiryInterval = expiry
+            sent = self.client.publish(
+                f"{self.prefix}/cmd/{verb}", body, qos=1, properties=expiring
+            )
+            with self._arrived:
+                self._arrived.wait_for(
+                    lambda: request_id in self._replies or sent.mid in self._refused_publishes,
+                    timeout,
+                )
+                refused = self._refused_publishes.pop(sent.mid, None)
+                reply = self._replies.pop(request_id, None)
+        finally:
+            with self._arrived:
+                self._waiting.discard(request_id)
+        if refused is not None:
+            return {
+                "ok": False,
+                "error": f"the broker does not let the account {self.account.username} send "
+                f"cmd/{verb} ({refused})",
+            }
+        if reply is None:
+            return {"ok": False, "error": f"the table did not answer within {timeout:g} s"}
+        return reply
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
 class MqttCommandRelay:
-    """The croupier page's commands, sent as MQTT commands with a betting terminal's account:
-    the broker's ACL lets it bet and never deal, and the engine judges every command.
+    """The croupier page's commands, sent as MQTT commands in the name of whoever logged in
+    at the page: the broker checks the account's password, its ACL decides which commands
+    it may send (a betting terminal's bets, never a deal), and the engine judges every
+    command. ``config`` says where the broker is and how to reach it; its ``username``, if
+    any, is only the account the login form offers.
+
+    Each account logged in keeps one connection to the broker until the page's server stops;
+    one the broker refuses is closed at once.
 
     A command the table has not answered within ``timeout`` seconds is reported as failed; if
     it still waits at the broker then (the table is away), it has expired: the table does not
@@ -261,75 +405,57 @@ class MqttCommandRelay:
     def __init__(self, config: MqttConfig, table_id: str, timeout: float = 5.0) -> None:
         if timeout < 2:
             raise ValueError(f"the croupier waits at least 2 s for the table, not {timeout:g} s")
+        self.config = config
+        self.table_id = table_id
         self.prefix = f"{config.prefix}/{table_id}"
+        self.offered_username = config.username
         self.timeout = timeout
         # MQTT counts a message's expiry in whole seconds, and Mosquitto drops an expired one
         # only once its clock has passed that whole second, up to a second late: a command
         # expires a second before the croupier is told it failed.
         self.expiry = math.floor(timeout) - 1
-        self._waiting: dict[str, tuple[threading.Event, list[dict[str, Any]]]] = {}
+        self._links: dict[Account, _AccountLink] = {}
         self._lock = threading.Lock()
-        self._subscribed = threading.Event()
-        client = mqtt.Client(
-            CallbackAPIVersion.VERSION2,
-            client_id=f"croupier-{table_id}-{uuid.uuid4().hex[:8]}",
-            protocol=mqtt.MQTTv5,
-        )
-        if config.username:
-            client.username_pw_set(config.username, config.password or None)
-        if config.tls is not None:
-            client.tls_set(
-                ca_certs=config.tls.ca_file or None,
-                certfile=config.tls.cert_file or None,
-                keyfile=config.tls.key_file or None,
-            )
-        client.on_connect = self._on_connect
-        client.on_subscribe = lambda *args: self._subscribed.set()
-        client.on_message = self._on_message
-        client.connect_async(config.host, config.port)
-        client.loop_start()
-        self.client = client
 
-    def _on_connect(
-        self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any
-    ) -> None:
-        if not reason.is_failure:
-            client.subscribe(f"{self.prefix}/reply", qos=1)
-
-    def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
-        try:
-            reply = json.loads(message.payload)
-        except ValueError:
-            return
-        with self._lock:
-            waiting = self._waiting.get(str(reply.get("request_id")))
-        if waiting is not None:
-            waiting[1].append(reply)
-            waiting[0].set()
-
-    def send(self, verb: str, payload: dict[str, Any]) -> dict[str, Any]:
-        if not self._subscribed.wait(self.timeout):
+    def log_in(self, account: Account) -> dict[str, Any]:
+        if self._link_for(account) is None:
             return {"ok": False, "error": "the table's broker cannot be reached"}
-        request_id = uuid.uuid4().hex
-        done = threading.Event()
-        answers: list[dict[str, Any]] = []
+        return {"ok": True, "account": account.username}
+
+    def send(self, account: Account, verb: str, payload: dict[str, Any]) -> dict[str, Any]:
+        link = self._link_for(account)
+        if link is None:
+            return {"ok": False, "error": "the table's broker cannot be reached"}
+        return link.send(verb, payload, self.timeout, self.expiry)
+
+    def _link_for(self, account: Account) -> _AccountLink | None:
+        """The account's connection, reading the table's replies; None if the broker cannot
+        be reached. Raises :class:`AccountRefusedError` if the broker will not take the account."""
         with self._lock:
-            self._waiting[request_id] = (done, answers)
-        try:
-            body = json.dumps({**payload, "request_id": request_id})
-            expiring = Properties(PacketTypes.PUBLISH)  # type: ignore[no-untyped-call]
-            expiring.MessageExpiryInterval = self.expiry
-            self.client.publish(f"{self.prefix}/cmd/{verb}", body, qos=1, properties=expiring)
-            if not done.wait(self.timeout):
-                return {"ok": False, "error": f"the table did not answer within {self.timeout:g} s"}
-            return answers[0]
-        finally:
-            with self._lock:
-                del self._waiting[request_id]
+            link = self._links.get(account)
+            if link is None:
+                client_id = f"croupier-{self.table_id}-{uuid.uuid4().hex[:8]}"
+                link = _AccountLink(self.config, account, self.prefix, client_id)
+                self._links[account] = link
+        if not link.ready.wait(self.timeout):
+            self._drop(link)  # tried afresh at the next command
+            return None
+        if link.refusal:
+            self._drop(link)
+            raise AccountRefusedError(link.refusal)
+        return link
+
+    def _drop(self, link: _AccountLink) -> None:
+        with self._lock:
+            if self._links.get(link.account) is link:
+                del self._links[link.account]
+        link.close()
 
     def close(self) -> None:
-        self.client.disconnect()
-        self.client.loop_stop()
+        with self._lock:
+            links, self._links = list(self._links.values()), {}
+        for link in links:
+            link.close()
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -346,11 +472,45 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
+    def _send_json(
+        self, status: int, reply: dict[str, Any], headers: dict[str, str] | None = None
+    ) -> None:
+        body = json.dumps(reply, ensure_ascii=False).encode()
+        self.send_response(status)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-cache")
+        self.end_headers()
+        self.wfile.write(body)
+
     def do_POST(self) -> None:
         path = self.path.split("?", 1)[0]
         verb = path[len("/cmd/") :] if path.startswith("/cmd/") else ""
-        if verb not in CROUPIER_VERBS:
+        if path != "/login" and verb not in CROUPIER_VERBS:
             self._send(HTTPStatus.NOT_FOUND, "text/plain", b"not found\n")
+            return
+        what = f"cmd/{verb}" if verb else "login"
+        # Another site's page in a browser on the table's network could post here too: only
+        # the table's own page, sending JSON, is heard.
+        cross_site = self._cross_site()
+        if cross_site:
+            self._send_json(HTTPStatus.FORBIDDEN, {"ok": False, "error": f"{what}: {cross_site}"})
+            return
+        if self.headers.get_content_type() != "application/json":
+            self._send_json(
+                HTTPStatus.UNSUPPORTED_MEDIA_TYPE,
+                {"ok": False, "error": f"{what}: send the command as application/json"},
+            )
+            return
+        account = self._account()
+        if account is None:
+            self._send_json(
+                HTTPStatus.UNAUTHORIZED,
+                {"ok": False, "error": f"{what}: log in with your account on the table's broker"},
+                {"WWW-Authenticate": 'Basic realm="dealtable croupier", charset="UTF-8"'},
+            )
             return
         reply: dict[str, Any]
         try:
@@ -359,12 +519,38 @@ class _Handler(BaseHTTPRequestHandler):
             if not isinstance(payload, dict):
                 raise ValueError("a command is a JSON object")
         except ValueError as error:
-            reply = {"ok": False, "error": f"cmd/{verb}: {error}"}
+            reply = {"ok": False, "error": f"{what}: {error}"}
         else:
-            reply = self.server.relay.send(verb, payload)
-        self._send(
-            HTTPStatus.OK, "application/json", json.dumps(reply, ensure_ascii=False).encode()
-        )
+            relay = self.server.relay
+            try:
+                reply = relay.send(account, verb, payload) if verb else relay.log_in(account)
+            except AccountRefusedError as refused:
+                self._send_json(HTTPStatus.UNAUTHORIZED, {"ok": False, "error": str(refused)})
+                return
+        self._send_json(HTTPStatus.OK, reply)
+
+    def _cross_site(self) -> str:
+        """Why the request comes from another site's page, or "" if it does not."""
+        if self.headers.get("Sec-Fetch-Site", "same-origin") not in ("same-origin", "none"):
+            return "only the table's own page may send commands"
+        origin = self.headers.get("Origin")
+        if origin is not None and urlsplit(origin).netloc != self.headers.get("Host"):
+            return f"only the table's own page may send commands, not one from {origin}"
+        return ""
+
+    def _account(self) -> Account | None:
+        """The account in the request's HTTP Basic credentials, if it has any."""
+        scheme, _, encoded = self.headers.get("Authorization", "").partition(" ")
+        if scheme.lower() != "basic":
+            return None
+        try:
+            text = base64.b64decode(encoded.strip(), validate=True).decode("utf-8")
+        except (ValueError, UnicodeDecodeError):
+            return None
+        username, colon, password = text.partition(":")
+        if not username or not colon:
+            return None
+        return Account(username, password)
 
     def do_GET(self) -> None:
         path = self.path.split("?", 1)[0]
@@ -373,9 +559,10 @@ class _Handler(BaseHTTPRequestHandler):
             message = f"the croupier's page lays bets on a Faro layout; this table deals {title}\n"
             self._send(HTTPStatus.NOT_FOUND, "text/plain; charset=utf-8", message.encode())
         elif path in PAGES:
-            self._send(
-                HTTPStatus.OK, "text/html; charset=utf-8", _page(PAGES[path], self.server.language)
-            )
+            name = PAGES[path]
+            offered = self.server.relay.offered_username if name == "croupier.html" else ""
+            page = _page(name, self.server.language, offered)
+            self._send(HTTPStatus.OK, "text/html; charset=utf-8", page)
         elif path.startswith("/static/") and path[len("/static/") :] in STATIC_FILES:
             name = path[len("/static/") :]
             body = resources.files("display.web").joinpath(name).read_bytes()
