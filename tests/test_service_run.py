@@ -754,7 +754,8 @@ def test_the_croupiers_page_without_an_account_names_the_missing_setting(tmp_pat
         status, reply = croupier_bet(port, "someone", "secret")
         assert status == 200 and reply["ok"] is False
         assert reply["error"].startswith(
-            "the croupier's page has no betting account on the broker: set [web] croupier_username"
+            "the croupier's page takes bets only once the table offers it: set [web] "
+            "croupier_username (the broker account its login form offers)"
         )
 
 

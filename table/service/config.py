@@ -127,8 +127,6 @@ class WebConfig:
     # The croupier's page takes bets, through the broker, each in the name of the account
     # logged in at the page; its login form offers this one.
     croupier_username: str = ""
-    # Unused: the page relays with the password typed at it (`run` still hands this on).
-    croupier_password: str = ""
 
 
 @dataclass(frozen=True)

@@ -461,17 +461,13 @@ def _croupier_relay(config: Config) -> CommandRelay:
         )
     if config.web is None or not config.web.croupier_username:
         return RefusingRelay(
-            "the croupier's page has no betting account on the broker: set [web] "
-            f"croupier_username and croupier_password_file in {config.source}"
+            "the croupier's page takes bets only once the table offers it: set [web] "
+            f"croupier_username (the broker account its login form offers) in {config.source}"
         )
-    return MqttCommandRelay(
-        dataclasses.replace(
-            config.mqtt,
-            username=config.web.croupier_username,
-            password=config.web.croupier_password,
-        ),
-        config.table.id,
-    )
+    # Each bet goes in the name of the account logged in at the page, with the password typed
+    # there: the broker checks it, and its ACL decides. The config's account is only offered.
+    offered = dataclasses.replace(config.mqtt, username=config.web.croupier_username, password="")
+    return MqttCommandRelay(offered, config.table.id)
 
 
 def _deal_over(service: TableService, deal: int) -> bool:
