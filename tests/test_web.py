@@ -232,6 +232,23 @@ def test_a_language_or_punter_named_as_a_javascript_object_property_is_only_a_na
         assert browser.find_element(By.ID, "bet").text == "Bet", name
 
 
+def test_a_tablet_flipping_between_the_pages_gets_each_at_once(
+    browser: webdriver.Chrome, live_table: Any
+) -> None:
+    """A page kept in the back-forward cache lets its stream go: a browser opens six streams
+    at most to one server, and the seventh page would wait a minute for one."""
+    service, simulated, server, _ = live_table
+    simulated.step()
+    for flip in range(5):
+        for page in ("", "croupier"):
+            started = time.monotonic()
+            browser.get(server.url + page)
+            assert shows(browser, service), (flip, page)
+            assert time.monotonic() - started < 5, (flip, page)
+        browser.back()
+        browser.forward()
+
+
 def test_with_the_advisor_on_each_live_rank_shows_its_edge(
     browser: webdriver.Chrome, live_table: Any
 ) -> None:

@@ -247,14 +247,22 @@ function render(view) {
 let lastView = null;
 window.addEventListener("resize", () => { if (lastView) render(lastView); });
 
+let source = null;
+
 function connect() {
   const status = document.getElementById("connection");
   status.textContent = t.connecting;
-  const source = new EventSource("/stream");
+  source = new EventSource("/stream");
   source.onopen = () => { status.textContent = t.live; status.dataset.state = "live"; };
   source.onmessage = (message) => { lastView = JSON.parse(message.data); render(lastView); };
   source.onerror = () => { status.textContent = t.lost; status.dataset.state = "lost"; };
 }
+
+// A page kept in the browser's back-forward cache would keep its stream open, and a browser
+// opens only six at a time to one server: a tablet flipping between the table's page and
+// the croupier's would wait a minute for the seventh.
+window.addEventListener("pagehide", () => { if (source) source.close(); });
+window.addEventListener("pageshow", (shown) => { if (shown.persisted) connect(); });
 
 buildLayout();
 connect();

@@ -193,6 +193,13 @@ function refresh() {
 }
 
 build();
-const source = new EventSource("/stream");
-source.onmessage = (message) => { view = JSON.parse(message.data); refresh(); };
+let source = null;
+function connect() {
+  source = new EventSource("/stream");
+  source.onmessage = (message) => { view = JSON.parse(message.data); refresh(); };
+}
+// As on the table's page: a cached page lets its stream go, and takes it up again when shown.
+window.addEventListener("pagehide", () => { if (source) source.close(); });
+window.addEventListener("pageshow", (shown) => { if (shown.persisted) connect(); });
+connect();
 window.addEventListener("resize", refresh);
