@@ -1099,3 +1099,34 @@ def test_the_lines_every_game_shares_work_alike_at_faro_and_baccarat() -> None:
         faro.apply(parse_line("stand"))
     with pytest.raises(IllegalCommandError, match="baccarat has no turn"):
         baccarat.apply(parse_line("call ana 2 3 4 5"))
+
+
+def test_a_journal_written_before_casino_rules_freed_the_home_banker_folds_as_it_did() -> None:
+    """An earlier dealtable kept the home banker through a 'rules classic' between deals,
+    and its journals say so in no event: they must fold to the chips they dealt."""
+    import json
+    from pathlib import Path
+
+    from table.events import event_from_json
+
+    record = Path(__file__).parent / "records" / "home_banker_through_casino_rules.jsonl"
+    events = [event_from_json(json.loads(line)) for line in record.read_text().splitlines()]
+    state = FaroTable.replay(events).state
+    assert state.banker == "ann"
+    assert state.bankrolls == {"ann": 105, "bob": 95}  # bob's lost 5 went to the banker
+    assert state.total_chips() == 200
+
+
+def test_a_deal_that_is_over_is_not_voided_for_a_stray_card_after_it() -> None:
+    """003: high card stands from deal to deal; a stray card after the hoc is voided alone,
+    and the deal stays over, its standing bet with it."""
+    table = open_table()
+    table.bet("anna", "high", 5)
+    deal_rest(table)
+    (alarm,) = table.deal(Card.parse("2C"))
+    assert isinstance(alarm, AlarmRaised) and alarm.kind is AlarmKind.EXTRA_CARD
+    with pytest.raises(IllegalCommandError, match=r"no deal is running .*; void the card alone"):
+        table.void_deal()
+    table.void_card()
+    assert table.state.phase is Phase.FINISHED and table.state.alarm is None
+    assert [bet.spot.text for bet in table.state.bets.values()] == ["high"]

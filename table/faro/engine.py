@@ -211,10 +211,6 @@ class FaroState(TableFolds):
         self.rules = find_rules(event.rules, event.options)
         self.rules_options = dict(event.options)
         self.casekeep = Casekeep(self.rules.deck_spec)
-        if not self.rules.bank_passes:
-            # The house holds the bank from the next deck on: the last home banker is a
-            # punter again, free to bet, to leave, and to bank if home rules come back.
-            self.banker = None
 
     def _voided_from(self) -> int:
         """A voided card that locked the bets itself takes its lock with it."""
@@ -232,7 +228,7 @@ class FaroState(TableFolds):
             self.banker = None
 
     def _fold_banker(self, event: BankerChosen) -> None:
-        self.banker = event.banker
+        self.banker = event.banker or None  # "": nobody; the house holds the bank
 
     def _fold_bank_passed(self, event: BankPassed) -> None:
         self.banker = event.to_banker
@@ -475,6 +471,11 @@ class FaroTable(DealerDesk):
             self._return(out, state.bets[bet_id], "the rules changed")
         texts = {key: str(value) for key, value in (options or {}).items()}
         self._emit(out, RulesChosen, game=GAME, rules=rules.name, options=texts)
+        if not rules.bank_passes and state.banker is not None:
+            # The house holds the bank from the next deck on: the last home banker is a
+            # punter again, free to bet, to leave, and to bank if home rules come back. Said
+            # in an event of its own, so that a journal written before folds as it did.
+            self._emit(out, BankerChosen, banker="")
         return out
 
     def fund_bank(self, amount: int, *, at: float | None = None) -> list[Event]:
@@ -1342,8 +1343,11 @@ class FaroTable(DealerDesk):
     ) -> list[Event]:
         """Abandon the deal: every open bet goes back to its punter."""
         state = self.state
-        if state.phase in (Phase.NO_DECK, Phase.FINISHED) and state.alarm is None:
-            raise IllegalCommandError(f"void deal: no deal is running ({state.where()})")
+        if state.phase in (Phase.NO_DECK, Phase.FINISHED):
+            # A deal that is over stays as it ended, its standing bets with it: a stray card
+            # after it is voided alone.
+            advice = "; void the card alone" if state.alarm is not None else ""
+            raise IllegalCommandError(f"void deal: no deal is running ({state.where()}){advice}")
         out = self._begin(at)
         if state.alarm is not None:
             self._emit(out, AlarmCleared, alarm=state.alarm.alarm_id, resolution="deal voided")
