@@ -1107,3 +1107,33 @@ def test_faro_lines_at_a_baccarat_table_are_refused_by_name() -> None:
     assert "coppers, marks and progressions are Faro's" in messages[2]
     assert "coppers are Faro's" in messages[3]
     assert "calling the turn is Faro's" in messages[4]
+
+
+def test_002_a_tie_whose_stakes_were_all_taken_back_holds_no_later_bank() -> None:
+    """Short of players a tied stake may be taken back; with none left on the layout, the
+    tie binds nothing: a new bank takes banco and lets a stake be withdrawn."""
+    record = """game chemin-de-fer
+        rules standard burn=none
+        punter ana 100
+        punter ben 100
+        punter cy 100
+        shuffle
+        bank 50
+        bet ben player 10
+        lock
+        card 2H
+        card 3H
+        card 4H
+        card 3D
+        stand
+        leave cy
+        withdraw ben player
+        pass
+        punter dee 100
+        bank 40
+        bet dee player 10
+        withdraw dee player
+        banco dee"""
+    replay = replay_lines(line.strip() for line in record.splitlines())
+    assert [error.message for error in replay.errors] == []
+    assert replay.game is not None and replay.game.state.banco == "dee"

@@ -527,6 +527,8 @@ class BaccaratState(TableFolds):
         bet = self.bets[event.bet]
         self._take_off(bet, event.amount, event.stake)
         self.coup_over = False
+        if not self.bets:
+            self.carried = False  # the tied coup's stakes are all taken back: none stand
 
     def _take_off(self, bet: Bet, amount: int, left: int) -> None:
         self.committed[bet.punter] -= amount
