@@ -164,3 +164,34 @@ def test_every_event_of_a_baccarat_shoe_round_trips_through_json() -> None:
         "shoe_finished",
         "bank_passed",
     } <= kinds
+
+
+def test_journals_an_earlier_dealtable_wrote_fold_to_the_state_they_dealt() -> None:
+    """A journal is folded again at every start: 60 random records of every game, written by
+    an earlier dealtable (tests/records/earlier_journals.py), must give today the chips, the
+    banker and the bets they gave then."""
+    import gzip
+    import json
+    from pathlib import Path
+
+    from table.baccarat.engine import BaccaratTable
+    from table.faro.engine import FaroTable
+
+    path = Path(__file__).parent / "records" / "journals_written_at_6290dc5.json.gz"
+    records = json.loads(gzip.decompress(path.read_bytes()))
+    assert len(records) == 60
+    games = set()
+    for number, record in enumerate(records):
+        events = [event_from_json(fields) for fields in record["events"]]
+        game = events[0].game  # type: ignore[attr-defined]
+        games.add(game)
+        state = (FaroTable if game == "faro" else BaccaratTable).replay(events).state
+        folded = {
+            "bankrolls": dict(state.bankrolls),
+            "bank": state.bank,
+            "banker": state.banker,
+            "bets": len(state.bets),
+            "seq": state.last_seq,
+        }
+        assert folded == record["summary"], (number, game)
+    assert games == {"faro", "punto-banco", "chemin-de-fer", "banque", "macao"}
