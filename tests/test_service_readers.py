@@ -139,10 +139,10 @@ def test_the_alarm_voided_elsewhere_ends_the_readers_question(tmp_path: Path) ->
     assert reader.filter.question is None and service.state.alarm is None
 
 
-def test_a_question_asked_before_a_restart_still_holds_the_cards_read_after(
-    tmp_path: Path,
-) -> None:
-    service, reader, clock = a_foreign_code_after_the_soda(tmp_path)
+def test_a_question_and_the_cards_held_behind_it_outlive_a_restart(tmp_path: Path) -> None:
+    """A shoe never reads again a card that slid out: KD, held behind the question when the
+    service stopped, is dealt after the dealer's answer, and the card read after it next."""
+    service, reader, clock = a_foreign_code_after_the_soda(tmp_path)  # KD held
     reader.close()
     service.journal.close()
     config = service.config
@@ -150,12 +150,31 @@ def test_a_question_asked_before_a_restart_still_holds_the_cards_read_after(
     assert again.state.alarm is not None
     reader = BarcodeShoeReader("loop://", again, clock, monotonic=clock)
     reader.poll()
-    scan(reader, encode_payload(Card.parse("KD"), 1))  # read again after the restart
-    clock.now += 0.5
-    reader.poll()
-    assert dealt(again) == ["5S"]
+    assert reader.filter.held_cards == [Card.parse("KD")]
     assert answer_from_console(reader, "card 9C", clock.now) == []
     assert dealt(again) == ["5S", "9C", "KD"]
+    scan(reader, encode_payload(Card.parse("3H"), 1))
+    clock.now += 0.5
+    reader.poll()
+    assert dealt(again) == ["5S", "9C", "KD", "3H"]
+    reader.close()
+    again.journal.close()
+
+    # Restarted once more with nothing held: nothing comes back.
+    final = TableService(config, Journal(config.table.journal, "t"))
+    reader = BarcodeShoeReader("loop://", final, clock, monotonic=clock)
+    assert not reader.filter.holds_anything and reader.filter.question is None
+
+
+def test_cards_held_for_a_voided_deal_do_not_come_back_after_a_restart(tmp_path: Path) -> None:
+    service, reader, clock = a_foreign_code_after_the_soda(tmp_path)
+    service.execute_line("void deal")
+    reader.close()
+    service.journal.close()
+    config = service.config
+    again = TableService(config, Journal(config.table.journal, "t"))
+    reader = BarcodeShoeReader("loop://", again, clock, monotonic=clock)
+    assert reader.filter.held_cards == [] and reader.filter.question is None
 
 
 def punto_banco(tmp_path: Path, rules: str = "standard") -> TableConfig:

@@ -567,6 +567,14 @@ class Journal:
             (name, seq),
         )
 
+    def keep_note(self, key: str, text: str) -> None:
+        """Keep what a part of the service must find again after a restart and that is no
+        fact of the table's (the cards a reader holds until the dealer answers it)."""
+        self._set_meta(f"note:{key}", text)
+
+    def note(self, key: str) -> str | None:
+        return self._meta(f"note:{key}")
+
     def remember_request(self, request_id: str, seq: int) -> None:
         """A command's request id, kept so that a replayed request is refused even after a
         restart."""

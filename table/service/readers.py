@@ -10,6 +10,7 @@ dealer, and the dealer's voids and corrections.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import queue
 import threading
@@ -89,6 +90,8 @@ class _TableReader:
         # over MQTT, say) has cleared it while the question still waits.
         self._asking_alarm: int | None = None
         self._cleared_elsewhere = False
+        self._kept = ""
+        self._restore_held()
         alarm = service.state.alarm
         if alarm is not None and alarm.kind is AlarmKind.UNREAD_CARD:
             # Asked before a restart: the cards read now wait for the dealer's answer.
@@ -96,6 +99,39 @@ class _TableReader:
             self._asking_alarm = alarm.alarm_id
         self.filter.table_waits = alarm is not None
         service.listeners.append(self._changed)
+
+    # The journal's note of the question waiting and the cards held behind it: a shoe never
+    # reads again a card that slid out, so a restart must not forget them.
+    HELD_NOTE = "reader-held"
+
+    def _keep_held(self) -> None:
+        if not (self._kept or self.filter.holds_anything):
+            return  # nothing held, and nothing kept to clear
+        record = self.filter.held_record()
+        record["seq"] = self.service.journal.last_seq
+        text = json.dumps(record, sort_keys=True)
+        if text != self._kept and (record["held"] or record["question"] or self._kept):
+            self.service.journal.keep_note(self.HELD_NOTE, text)
+            self._kept = text
+
+    def _restore_held(self) -> None:
+        """Take up the question and the held cards the service left, unless the deal they
+        belong to has been voided or a new deck or shoe has gone in since."""
+        kept = self.service.journal.note(self.HELD_NOTE)
+        if not kept:
+            return
+        record = json.loads(kept)
+        self._kept = kept
+        if not (record["held"] or record["question"]):
+            return
+        since = self.service.journal.events(after_seq=record["seq"])
+        if any(isinstance(event, DealVoided | DeckStarted | ShoeStarted) for event in since):
+            return
+        self.filter.restore_held(record)
+        log.info(
+            "the reader takes up what it held when the service stopped: %s",
+            ", ".join(card.code for card in self.filter.held_cards) or "a question",
+        )
 
     def _new_filter(self) -> ReadingFilter:
         raise NotImplementedError
@@ -118,6 +154,8 @@ class _TableReader:
         if voided:
             self.filter.abandon_question()
             self.filter.drop_held()
+        if voided or starts:
+            self._keep_held()
         corrections = [event for event in events if isinstance(event, DealerCorrection)]
         if corrections or voided or any(isinstance(event, CoupFinished) for event in events):
             # Cards taken back or taken again (a shuffler takes a coup's cards back): the
@@ -152,6 +190,7 @@ class _TableReader:
             elif isinstance(output, ConfirmRequest):
                 news.questions.append(output)
         self._ask_the_table(news)
+        self._keep_held()
 
     def _ask_the_table(self, news: ReaderNews) -> None:
         """A question waiting for the dealer is an alarm of the table's: the alarm lamp, MQTT,

@@ -38,6 +38,7 @@ import enum
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from table.cards import Card
 from vision.barcode import BarcodeReading
@@ -592,6 +593,62 @@ class ReadingFilter:
         until the alarm is resolved."""
         self.table_waits = True
         self._held.append(accepted)
+
+    @property
+    def holds_anything(self) -> bool:
+        """A question waits, or cards are held."""
+        return self._question is not None or bool(self._held)
+
+    def held_record(self) -> dict[str, Any]:
+        """The question waiting and the cards held behind it, as kept across a restart."""
+        question = self._question
+        return {
+            "question": None
+            if question is None
+            else {
+                "choices": [card.code for card in question.choices],
+                "message": question.message,
+                "at": question.timestamp,
+                "guess": question.guess.code if question.guess else None,
+            },
+            "held": [
+                {"card": item.card.code, "source": item.source.value, "deck": item.deck,
+                 "at": item.timestamp}
+                if isinstance(item, CardAccepted)
+                else {"unread": item.what, "guess": item.guess.code if item.guess else None,
+                      "at": item.timestamp}
+                for item in self._held
+            ],
+        }  # fmt: skip
+
+    def restore_held(self, record: dict[str, Any]) -> None:
+        """The question and the cards held behind it when the service stopped (see
+        :meth:`held_record`)."""
+        asked = record.get("question")
+        if asked is not None:
+            guess = asked["guess"]
+            self._question = ConfirmRequest(
+                tuple(Card.parse(code) for code in asked["choices"]),
+                asked["message"],
+                asked["at"],
+                guess=Card.parse(guess) if guess else None,
+            )
+        for item in record.get("held", []):
+            if "card" in item:
+                self._held.append(
+                    CardAccepted(
+                        Card.parse(item["card"]),
+                        ReadingSource(item["source"]),
+                        item["at"],
+                        1.0,
+                        item["deck"],
+                    )
+                )
+            else:
+                guess = item["guess"]
+                self._held.append(
+                    _Unread(item["unread"], item["at"], Card.parse(guess) if guess else None)
+                )
 
     @property
     def held_cards(self) -> list[Card]:
