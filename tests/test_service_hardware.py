@@ -33,7 +33,7 @@ from table.service.readers import BarcodeShoeReader
 from table.service.run import SimulatedTable
 from table.service.table_service import TableService
 from tests.mosquitto import wait_until
-from tests.test_service_readers import EMPTY, UNSURE_QH, dealt, scripted_camera, sure
+from tests.test_service_readers import EMPTY, UNSURE_QH, Clock, dealt, scripted_camera, sure
 from vision.barcode import encode_payload
 
 BOARD_BUTTONS = {"new_deck": 5, "lock_bets": 6, "void": 19, "confirm": 13}  # hw/board.toml
@@ -260,20 +260,12 @@ def test_the_confirm_button_deals_the_readers_guess_and_void_dismisses_its_quest
     camera.close()
 
 
-class SteppedClock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def monotonic(self) -> float:
-        return self.now
-
-
 def test_a_layout_board_never_reached_is_logged_once_with_why(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """A wrong port, or no board plugged in: the table deals on, and the log says so once
     with the reason, not never (the layout would stay dark with no word) nor every retry."""
-    clock = SteppedClock()
+    clock = Clock()
     url = str(tmp_path / "ttyACM9")
     config = HardwareConfig(microcontroller_url=url, abacus=False, buttons=False)
     hardware = TableHardware(config, clock=clock)
@@ -415,7 +407,7 @@ def test_a_card_past_the_pis_own_light_barrier_with_no_code_read_is_a_question(
 ) -> None:
     """The light barrier wired to the Pi (hw/WIRING.md, GPIO17) beside a USB scanner: a card
     that slid out unread stops the table; one whose code came is dealt."""
-    clock = SteppedClock()
+    clock = Clock()
     config = Config(
         table=TableConfig(id="t1", journal=str(tmp_path / "j.sqlite")),
         reader=ReaderConfig(kind="serial-scanner", url="loop://"),

@@ -36,10 +36,15 @@ from vision.synthetic import DESIGNS, FrameSpec, Scene, deal_video, render_card,
 
 
 class Clock:
+    """A clock the test moves: called, or asked for ``monotonic()``, it says ``now``."""
+
     def __init__(self) -> None:
         self.now = 1000.0
 
     def __call__(self) -> float:
+        return self.now
+
+    def monotonic(self) -> float:
         return self.now
 
 
