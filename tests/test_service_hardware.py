@@ -446,3 +446,40 @@ def test_a_card_past_the_pis_own_light_barrier_with_no_code_read_is_a_question(
         hardware.close()
         reader.close()
         service.journal.close()
+
+
+def test_while_another_alarm_waits_the_buttons_leave_the_readers_question_alone(
+    tmp_path: Path,
+) -> None:
+    """A stray card's alarm waits, and the camera's question about a later card waits behind
+    it: confirm does nothing yet, void voids the stray card, and then the question is put."""
+    table = TableConfig(id="t", rules="monte-bank", journal=str(tmp_path / "j.sqlite"))
+    config = Config(table=table, reader=ReaderConfig(kind="camera"))
+    service = TableService(config, Journal(table.journal, "t"))
+    service.execute_line("shuffle")
+    readings = [*[sure("5S")] * 3, EMPTY, *[sure("9H")] * 3, EMPTY, *[sure("KD")] * 3, EMPTY]
+    camera, _ = scripted_camera(service, [*readings, *[UNSURE_QH] * 8])
+    clock = Clock()
+    with mock_pins() as factory:
+        hardware = TableHardware(
+            HardwareConfig(abacus=False, layout=False), clock=clock, pin_factory=factory
+        )
+        hardware.attach(service)
+        hardware.answer_questions_of(camera, lambda: 10.0)
+        press(factory, BOARD_BUTTONS["confirm"])
+        assert hardware.poll() == []
+        clock.now += 1
+        press(factory, BOARD_BUTTONS["void"])
+        for command in hardware.poll():
+            service.execute(command)  # the engine's void: the stray 9H
+        camera.poll()
+        alarm = service.state.alarm
+        assert alarm is not None and alarm.kind is AlarmKind.UNREAD_CARD
+        assert dealt(service) == ["5S", "KD"]
+        clock.now += 1
+        press(factory, BOARD_BUTTONS["confirm"])
+        assert hardware.poll() == []
+        assert dealt(service) == ["5S", "KD", "QH"]
+        hardware.close()
+    camera.close()
+    service.journal.close()

@@ -1025,3 +1025,125 @@ def test_a_card_the_camera_could_not_match_named_by_the_dealer_is_no_missed_card
     cleared = service.journal.last_event_of("alarm_cleared")
     assert cleared is not None and cleared.resolution == "the card was 7H"  # type: ignore[attr-defined]
     camera.close()
+
+
+def test_a_code_that_comes_a_moment_after_its_slide_is_its_cards(tmp_path: Path) -> None:
+    service, reader, clock, scanner = board_shoe(tmp_path)
+    reader.card_slid()
+    assert reader.poll().questions == []  # the loop polls before the scanner has read it
+    clock.now += 0.1
+    scanner.forwarded(sticker_of("5S"))
+    reader.poll()
+    assert dealt(service) == ["5S"] and service.state.alarm is None
+
+
+def test_a_sticker_read_again_later_does_not_hide_a_torn_card_after_it(tmp_path: Path) -> None:
+    service, reader, clock, scanner = board_shoe(tmp_path)
+    reader.card_slid()
+    scanner.forwarded(sticker_of("5S"))
+    reader.poll()
+    clock.now += 0.7
+    scanner.forwarded(sticker_of("5S"))  # the scanner reads the soda's sticker again
+    reader.poll()
+    clock.now += 0.3
+    reader.card_slid()  # a torn card
+    for _ in range(5):
+        clock.now += 0.2
+        reader.poll()
+    alarm = service.state.alarm
+    assert alarm is not None and alarm.kind is EngineAlarmKind.UNREAD_CARD
+
+
+def test_three_unread_cards_are_asked_about_each_in_its_turn(tmp_path: Path) -> None:
+    service, reader, clock = make(tmp_path)
+    reader.poll()
+    service.execute_line("shuffle")
+    codes = ["5S", "TORN-1", "KD", "TORN-2", "9C", "TORN-3", "3H"]
+    scan_all(reader, clock, *(code if "TORN" in code else sticker_of(code) for code in codes))
+    for named in ("2H", "4S", "6D"):
+        alarm = service.state.alarm
+        assert alarm is not None and alarm.kind is EngineAlarmKind.UNREAD_CARD, named
+        assert answer_from_console(reader, f"card {named}", clock.now) == []
+        clock.now += 0.5
+        reader.poll()
+    assert dealt(service) == ["5S", "2H", "KD", "4S", "9C", "6D", "3H"]
+    assert service.state.alarm is None
+
+
+def test_in_a_shoe_of_six_decks_the_unread_card_may_be_a_copy_of_one_dealt(
+    tmp_path: Path,
+) -> None:
+    service, reader, clock = make(tmp_path, table=punto_banco(tmp_path))
+    reader.poll()
+    service.execute_line("shuffle")
+    service.execute_line("lock")
+    scan_all(reader, clock, sticker_of("KS"), sticker_of("2H"), "TORN", sticker_of("3C"))
+    assert answer_from_console(reader, "card KS", clock.now) == []
+    assert [[card.code for card in hand] for hand in service.state.hands] == [
+        ["KS", "KS"],
+        ["2H", "3C"],
+    ]
+
+
+UNSURE_7D = CardReading(
+    ReadingStatus.UNCERTAIN, None, 0.5, runner_up=Card.parse("7H"), guess=Card.parse("7D")
+)
+
+
+def test_a_second_card_the_camera_is_unsure_of_is_asked_about_after_the_first(
+    tmp_path: Path,
+) -> None:
+    service, _, _ = make(tmp_path)
+    service.execute_line("shuffle")
+    readings = [*[sure("5S")] * 3, EMPTY, *[UNSURE_QH] * 8, EMPTY, *[sure("KD")] * 3, EMPTY]
+    readings += [*[UNSURE_7D] * 8, EMPTY, *[sure("2C")] * 3]
+    camera, _ = scripted_camera(service, readings)
+    assert answer_from_console(camera, "card QH", 10.0) == []
+    assert dealt(service) == ["5S", "QH", "KD"]
+    question = camera.filter.question
+    assert question is not None and question.asked == "7D or 7H"
+    assert answer_from_console(camera, "card 7D", 11.0) == []
+    assert dealt(service) == ["5S", "QH", "KD", "7D", "2C"]
+    camera.close()
+
+
+def camera_read_in_steps(service: TableService, readings: list[CardReading]) -> CameraReader:
+    """A camera whose frames have all arrived, to be read a few at a time."""
+    camera = CameraReader(BlankFrames(len(readings)), ScriptedRecognizer(readings), service)  # type: ignore[arg-type]
+    assert wait_until(lambda: camera.frames.qsize() == len(readings))
+    return camera
+
+
+@pytest.mark.parametrize("read_after", ["unsure", "sure"])
+def test_the_card_the_dealer_named_is_not_taken_again_for_the_camera_misreading_it(
+    tmp_path: Path, read_after: str
+) -> None:
+    """The camera took the card for QH (or QS?), the dealer said QS: lying in the box, it is
+    still read as QH, and is neither asked about again nor dealt a second time."""
+    service, _, _ = make(tmp_path)
+    service.execute_line("shuffle")
+    first = [*[sure("5S")] * 3, EMPTY, *[UNSURE_QH] * 8]
+    after = [EMPTY] * 2 + ([*[UNSURE_QH] * 8] if read_after == "unsure" else [sure("QH")] * 3)
+    camera = camera_read_in_steps(service, first + after)
+    camera.poll(limit=len(first))
+    assert answer_from_console(camera, "card QS", 10.0) == []
+    camera.poll(limit=len(after))
+    assert dealt(service) == ["5S", "QS"]
+    assert service.state.alarm is None and camera.filter.question is None
+    camera.close()
+
+
+def test_the_card_that_ends_a_coup_is_not_taken_again_as_the_next_coups_first(
+    tmp_path: Path,
+) -> None:
+    service, _, _ = make(tmp_path, table=punto_banco(tmp_path))
+    service.execute_line("shuffle")
+    service.execute_line("lock")
+    coup = [frame for code in ("2C", "3D", "4H", "5S") for frame in [*[sure(code)] * 3, EMPTY]]
+    after = [*[EMPTY] * 3, *[sure("5S")] * 3]  # a hand passes over the 5S still lying there
+    camera = camera_read_in_steps(service, coup + after)
+    camera.poll(limit=len(coup))
+    service.execute_line("lock")
+    camera.poll(limit=len(after))
+    assert service.state.hands == [[], []] and service.state.alarm is None
+    camera.close()

@@ -51,6 +51,9 @@ class AskingReader(Protocol):
 
     filter: ReadingFilter
 
+    @property
+    def asks_the_table(self) -> bool: ...
+
     def confirm_guess(self, timestamp: float) -> Any: ...
 
     def dismiss_question(self) -> Any: ...
@@ -172,14 +175,21 @@ class TableHardware:
         self.show()
 
     def _question_waits(self) -> bool:
-        return self.reader is not None and self.reader.filter.question is not None
+        """The reader's question is what the table waits on: the buttons answer it. While
+        another alarm waits, void is the engine's, and confirm waits for the dealer."""
+        return (
+            self.reader is not None
+            and self.reader.filter.question is not None
+            and self.reader.asks_the_table
+        )
 
     def _answer(self, action: DealerAction) -> None:
         """The confirm button takes the reader's guess; void, while a question waits,
         dismisses it and deals no card (it would void the card before the one asked about)."""
-        if self.reader is None or self.reader.filter.question is None:
-            log.info("button confirm: no card is in question")
+        if not self._question_waits():
+            log.info("button confirm: no card is in question the table waits on")
             return
+        assert self.reader is not None and self.reader.filter.question is not None
         question = self.reader.filter.question
         asked = question.asked
         if action is DealerAction.CONFIRM and question.guess is None:

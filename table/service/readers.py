@@ -90,6 +90,7 @@ class _TableReader:
         # over MQTT, say) has cleared it while the question still waits.
         self._asking_alarm: int | None = None
         self._cleared_elsewhere = False
+        self._answering = False  # the dealer's answer is being carried out
         self._kept = ""
         self._restore_held()
         alarm = service.state.alarm
@@ -142,8 +143,9 @@ class _TableReader:
                 self.filter.table_waits = True
             if isinstance(event, AlarmCleared) and event.alarm == self._asking_alarm:
                 self._asking_alarm = None
-                # Answered here, the question has ended already; else it ends at the next poll.
-                self._cleared_elsewhere = self.filter.question is not None
+                # Answered here, the question has ended already (one waiting now is the next);
+                # cleared elsewhere, it ends at the next poll.
+                self._cleared_elsewhere = not self._answering and self.filter.question is not None
         starts = [
             i for i, event in enumerate(events) if isinstance(event, DeckStarted | ShoeStarted)
         ]
@@ -157,25 +159,27 @@ class _TableReader:
         if voided or starts:
             self._keep_held()
         corrections = [event for event in events if isinstance(event, DealerCorrection)]
-        if corrections or voided or any(isinstance(event, CoupFinished) for event in events):
-            # Cards taken back or taken again (a shuffler takes a coup's cards back): the
-            # engine's dealt cards are the truth.
-            in_box = corrections[-1].card if corrections else None
-            self.filter.follow(table_dealt_cards(self.service), in_box)
-            return
         for event in events:
             if isinstance(event, CardDealt):
                 sending = self._sending
                 deck = sending.deck if sending is not None and sending.card == event.card else None
                 self.filter.placed(event.card, deck)
+        if corrections or voided or any(isinstance(event, CoupFinished) for event in events):
+            # Cards taken back or taken again (a shuffler takes a coup's cards back): the
+            # engine's dealt cards are the truth. The card in the box stays the one there.
+            dealt = [event.card for event in events if isinstance(event, CardDealt)]
+            in_box = corrections[-1].card if corrections else (dealt[-1] if dealt else None)
+            self.filter.follow(table_dealt_cards(self.service), in_box)
 
     def _route(self, outputs: Sequence[object], news: ReaderNews) -> None:
+        held_again = 0
         for output in outputs:
             if isinstance(output, CardAccepted):
                 if output.source is not ReadingSource.DEALER and self.service.state.alarm:
                     # Released into a table that cannot take it yet (the dealer's answer raised
-                    # an alarm of its own): it waits again, in its turn.
-                    self.filter.hold(output)
+                    # an alarm of its own): it waits again, ahead of those still held.
+                    self.filter.hold(output, held_again)
+                    held_again += 1
                     continue
                 self._sending = output  # its sticker's deck number, for the filter to keep
                 try:
@@ -187,7 +191,7 @@ class _TableReader:
             elif isinstance(output, ReaderAlarm):
                 log.warning("reader alarm: %s", output.message)
                 news.alarms.append(output)
-            elif isinstance(output, ConfirmRequest):
+            elif isinstance(output, ConfirmRequest) and output is self.filter.question:
                 news.questions.append(output)
         self._ask_the_table(news)
         self._keep_held()
@@ -253,9 +257,13 @@ class _TableReader:
             isinstance(output, CardAccepted) and output.source is ReadingSource.DEALER
             for output in outputs
         )
-        if asked is not None and self.filter.question is not asked and not named:
-            self._end_the_tables_alarm()
-        self._route(outputs, news)
+        self._answering = True
+        try:
+            if asked is not None and self.filter.question is not asked and not named:
+                self._end_the_tables_alarm()
+            self._route(outputs, news)
+        finally:
+            self._answering = False
         return news
 
     @property
@@ -484,13 +492,17 @@ def answer_from_console(
         ]
     if not isinstance(command, CardCmd):
         return None
-    if command.card not in question.choices and command.card in reader.filter.dealt:
+    every_copy_out = reader.filter.copies_out(command.card) >= reader.filter.decks
+    if (
+        command.card not in question.choices
+        and command.card in reader.filter.dealt
+        and (every_copy_out)
+    ):
         return [
             f"refused: card {command.card}: that card was already taken from the box; the "
             f"reader asks about the card there now ({asked}?): say which with 'card CARD'"
         ]
-    held = reader.filter.held_cards
-    if command.card in held and reader.filter.copies_out(command.card) >= reader.filter.decks:
+    if command.card in reader.filter.held_cards and every_copy_out:
         return [
             f"refused: card {command.card}: that card came out after the one asked about and "
             f"waits behind it; the reader asks about the card before it ({asked}?): say which "
@@ -530,9 +542,10 @@ class BarcodeShoeReader(_TableReader):
     # How long a reopened scanner must stay open, with no code read, to count as working.
     steady_after = 10.0
     # How far apart a card's slide past the light barrier and its code may come (seconds):
-    # the scanner may read the sticker before the card reaches the beam, or after. Less than
-    # the time between two cards dealt, or a torn card's slide would take the next card's code.
-    pair_within = 0.5
+    # the scanner may read the sticker before the card reaches the beam, or after. Well under
+    # the time between two cards dealt (half a second at the quickest), or a torn card's slide
+    # would take the next card's code.
+    pair_within = 0.3
 
     def __init__(
         self,
@@ -572,8 +585,10 @@ class BarcodeShoeReader(_TableReader):
         unread, before it: they are asked about first, so that the cards keep their order."""
         last_text, last_at = self._last_code
         self._last_code = (reading.text, now)
-        if reading.text == last_text and now - last_at <= self.pair_within:
-            return  # the same sticker read twice in one slide
+        if self.filter.repeats_last(reading) or (
+            reading.text == last_text and now - last_at <= self.pair_within
+        ):
+            return  # the same sticker read again: no card of its own
         # Of several slides waiting, a code is the newest's: codes come in the order of their
         # cards, so an older slide still waiting has lost its code.
         self._unread_slides(now, news, keep=1)
@@ -586,7 +601,7 @@ class BarcodeShoeReader(_TableReader):
         """Slides that no code answered in time, and all but the ``keep`` newest: cards that
         came out unread, asked about in their order."""
         slides = self._slides
-        while slides and (len(slides) > keep or now - slides[0] > self.pair_within):
+        while slides and ((keep and len(slides) > keep) or now - slides[0] > self.pair_within):
             slides.popleft()
             unread = BarcodeReading("", None, "a card slid past the light barrier")
             self._route(self.filter.barcode(unread, self.clock()), news)

@@ -122,12 +122,10 @@ class _Dealt:
 
 @dataclass(frozen=True)
 class _Unread:
-    """A card that came out unread while a question already waited: asked about in its
-    turn, once the cards before it are settled."""
+    """A question for a card that came out while another waited (or while the table's alarm
+    did): asked in its turn, once the cards before it are settled."""
 
-    what: str
-    timestamp: float
-    guess: Card | None = None
+    question: ConfirmRequest
 
 
 @dataclass
@@ -186,6 +184,10 @@ class ReadingFilter:
         # The card the camera takes to be lying in the box, already dealt: a hand passing over
         # it or a flicker does not make it a new card.
         self._in_box: Card | None = None
+        # What the camera took the card in the box for, when the dealer named it otherwise
+        # (the card named and the camera's guess, until the table takes the card named).
+        self._in_box_read_as: Card | None = None
+        self._named_for: tuple[Card | None, Card | None] = (None, None)
         self._in_box_from_last_deck = False
         self._empty_frames = 0
         self._box_emptied = False  # since the card in the box was dealt
@@ -281,26 +283,23 @@ class ReadingFilter:
 
     def _ask(self, what: str, timestamp: float, card: Card | None = None) -> list[ConfirmRequest]:
         """Ask the dealer which card came out (``card`` is the reader's guess, if it has
-        one); the cards read meanwhile wait for the answer. One question at a time: while
-        one waits, the dealer is already looking at the box."""
-        if self._question is not None or self.table_waits:
-            # The dealer settles one question at a time: this card is asked about in its
-            # turn, and the cards read after it wait behind it.
-            self._held.append(_Unread(what, timestamp, card))
-            return []
-        return [self._question_for(_Unread(what, timestamp, card))]
-
-    def _question_for(self, unread: _Unread) -> ConfirmRequest:
-        what, timestamp, card = unread.what, unread.timestamp, unread.guess
+        one); the cards read meanwhile wait for the answer."""
         advice = (
             "confirm it on the console or with the button"
             if card is not None
             else "name it with 'card CARD', or void if no card came out"
         )
-        self._question = ConfirmRequest(
-            (card,) if card is not None else (), f"{what}: {advice}", timestamp, guess=card
-        )
-        return self._question
+        choices = (card,) if card is not None else ()
+        return self._pose(ConfirmRequest(choices, f"{what}: {advice}", timestamp, guess=card))
+
+    def _pose(self, question: ConfirmRequest) -> list[ConfirmRequest]:
+        """One question at a time: while one waits, or the table's alarm does, this one
+        waits in the line of held cards, and the cards read after it behind it."""
+        if self._question is not None or self.table_waits:
+            self._held.append(_Unread(question))
+            return []
+        self._question = question
+        return [question]
 
     def ask_dealer(self, message: str, timestamp: float) -> None:
         """Hold the cards read from now on until the dealer says which card came out: the
@@ -329,21 +328,27 @@ class ReadingFilter:
         if run.frames >= self.confirm_after_frames and not self._already_placed(card):
             run.done = True
             choices = (card,) if run.runner_up is None else (card, run.runner_up)
-            self._question = ConfirmRequest(
-                choices,
-                f"the camera is not sure of this card: {card.code}"
-                + (f" or {run.runner_up.code}" if run.runner_up else "")
-                + "? Confirm on the console or with the button",
-                timestamp,
-                guess=card,
-            )
-            return [self._question]
+            return [
+                *self._pose(
+                    ConfirmRequest(
+                        choices,
+                        f"the camera is not sure of this card: {card.code}"
+                        + (f" or {run.runner_up.code}" if run.runner_up else "")
+                        + "? Confirm on the console or with the button",
+                        timestamp,
+                        guess=card,
+                    )
+                )
+            ]
         return []
 
     def _already_placed(self, card: Card) -> bool:
-        """The camera sees the card dealt (or held) last, still lying in the box."""
+        """The camera sees the card dealt (or held) last, still lying in the box (or reads
+        it as the card it took it for when the dealer named it otherwise)."""
         last = self._held[-1] if self._held else None
-        return card == (last.card if isinstance(last, CardAccepted) else self._in_box)
+        if isinstance(last, CardAccepted):
+            return card == last.card
+        return card in (self._in_box, self._in_box_read_as)
 
     def _out(self) -> list[_Dealt]:
         """The cards dealt, then those held until the dealer answers the question."""
@@ -425,10 +430,9 @@ class ReadingFilter:
             f"the camera saw {camera_card.code} but the shoe read {barcode_card.code}: "
             "which card was dealt? Say which with 'card CARD'"
         )
-        self._question = ConfirmRequest((camera_card, barcode_card), message, timestamp)
         return [
             ReaderAlarm(AlarmKind.CONFLICT, message, timestamp, (camera_card, barcode_card)),
-            self._question,
+            *self._pose(ConfirmRequest((camera_card, barcode_card), message, timestamp)),
         ]
 
     def tick(self, timestamp: float) -> list[FilterOutput]:
@@ -506,6 +510,9 @@ class ReadingFilter:
         dealt, and it is the card lying in the box now."""
         self._dealt.append(_Dealt(card, deck))
         self._in_box = card
+        named, read_as = self._named_for
+        self._in_box_read_as = read_as if card == named else None
+        self._named_for = (None, None)
         self._in_box_from_last_deck = False
         self._box_emptied = False
         self._stray_frames = 0  # a card given by hand was the one the camera could not read
@@ -547,15 +554,19 @@ class ReadingFilter:
     def confirm(self, card: Card, timestamp: float) -> list[FilterOutput]:
         """The dealer names the card asked about (or any card: the dealer is believed); it
         goes first, then the cards held while the question waited."""
-        if card != self._in_box and self.copies_out(card) >= self.decks:
+        # Only a camera sees the card it asks about still lying in the box; a shoe reads each
+        # card once, and in a shoe of several decks the same card may well come again.
+        still_there = ReadingSource.CAMERA in self.sources and card == self._in_box
+        if not still_there and self.copies_out(card) >= self.decks:
             # Every copy is out already, or read and waiting behind the question: the card
             # asked about is another. The question stays.
             return [self._seen_before(card, timestamp, "")]
+        asked = self._question
         held = self._end_question()
         self._stray_frames = 0  # the frames the camera could not read were this card's
-        outputs = (
-            [] if card == self._in_box else self._accept(card, ReadingSource.DEALER, timestamp, 1.0)
-        )
+        outputs = [] if still_there else self._accept(card, ReadingSource.DEALER, timestamp, 1.0)
+        if asked is not None and asked.guess is not None and asked.guess != card:
+            self._named_for = (card, asked.guess)  # the camera will go on reading it so
         return outputs + self._release(held)
 
     def confirm_guess(self, timestamp: float) -> list[FilterOutput]:
@@ -588,11 +599,21 @@ class ReadingFilter:
         """The deal (or coup) the held cards came in is voided: they are not dealt."""
         self._held = []
 
-    def hold(self, accepted: CardAccepted) -> None:
-        """A card the table could not take yet (an alarm waits): it waits, in its turn,
-        until the alarm is resolved."""
+    def hold(self, accepted: CardAccepted, position: int) -> None:
+        """A card the table could not take yet (an alarm waits): it waits, at ``position``
+        in the line of held cards, until the alarm is resolved. A question asked about a
+        card that came out after it waits behind it again."""
         self.table_waits = True
-        self._held.append(accepted)
+        if self._question is not None:
+            self._held.insert(0, _Unread(self._question))
+            self._question = None
+        self._held.insert(position, accepted)
+
+    def repeats_last(self, reading: BarcodeReading) -> bool:
+        """The sticker read is the one read last: the same card read again, not a new one."""
+        out = self._out()
+        code = reading.code
+        return code is not None and bool(out) and out[-1] == _Dealt(code.card, code.deck_number)
 
     @property
     def holds_anything(self) -> bool:
@@ -603,20 +624,12 @@ class ReadingFilter:
         """The question waiting and the cards held behind it, as kept across a restart."""
         question = self._question
         return {
-            "question": None
-            if question is None
-            else {
-                "choices": [card.code for card in question.choices],
-                "message": question.message,
-                "at": question.timestamp,
-                "guess": question.guess.code if question.guess else None,
-            },
+            "question": None if question is None else _question_record(question),
             "held": [
                 {"card": item.card.code, "source": item.source.value, "deck": item.deck,
                  "at": item.timestamp}
                 if isinstance(item, CardAccepted)
-                else {"unread": item.what, "guess": item.guess.code if item.guess else None,
-                      "at": item.timestamp}
+                else {"unread": _question_record(item.question)}
                 for item in self._held
             ],
         }  # fmt: skip
@@ -626,13 +639,7 @@ class ReadingFilter:
         :meth:`held_record`)."""
         asked = record.get("question")
         if asked is not None:
-            guess = asked["guess"]
-            self._question = ConfirmRequest(
-                tuple(Card.parse(code) for code in asked["choices"]),
-                asked["message"],
-                asked["at"],
-                guess=Card.parse(guess) if guess else None,
-            )
+            self._question = _question_from(asked)
         for item in record.get("held", []):
             if "card" in item:
                 self._held.append(
@@ -645,10 +652,7 @@ class ReadingFilter:
                     )
                 )
             else:
-                guess = item["guess"]
-                self._held.append(
-                    _Unread(item["unread"], item["at"], Card.parse(guess) if guess else None)
-                )
+                self._held.append(_Unread(_question_from(item["unread"])))
 
     @property
     def held_cards(self) -> list[Card]:
@@ -675,10 +679,30 @@ class ReadingFilter:
         outputs: list[FilterOutput] = []
         for index, item in enumerate(held):
             if isinstance(item, _Unread):
-                outputs.append(self._question_for(item))
+                self._question = item.question
+                outputs.append(item.question)
                 self._held = held[index + 1 :]
                 return outputs
             if not self.follows_table:
                 self.placed(item.card, item.deck)
             outputs.append(item)
         return outputs
+
+
+def _question_record(question: ConfirmRequest) -> dict[str, Any]:
+    return {
+        "choices": [card.code for card in question.choices],
+        "message": question.message,
+        "at": question.timestamp,
+        "guess": question.guess.code if question.guess else None,
+    }
+
+
+def _question_from(record: dict[str, Any]) -> ConfirmRequest:
+    guess = record["guess"]
+    return ConfirmRequest(
+        tuple(Card.parse(code) for code in record["choices"]),
+        record["message"],
+        record["at"],
+        guess=Card.parse(guess) if guess else None,
+    )
