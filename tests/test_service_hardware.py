@@ -33,7 +33,15 @@ from table.service.readers import BarcodeShoeReader
 from table.service.run import SimulatedTable
 from table.service.table_service import TableService
 from tests.mosquitto import wait_until
-from tests.test_service_readers import EMPTY, UNSURE_QH, Clock, dealt, scripted_camera, sure
+from tests.test_service_readers import (
+    EMPTY,
+    UNSURE_QH,
+    Clock,
+    dealt,
+    monte_bank,
+    scripted_camera,
+    sure,
+)
 from vision.barcode import encode_payload
 
 BOARD_BUTTONS = {"new_deck": 5, "lock_bets": 6, "void": 19, "confirm": 13}  # hw/board.toml
@@ -453,7 +461,7 @@ def test_while_another_alarm_waits_the_buttons_leave_the_readers_question_alone(
 ) -> None:
     """A stray card's alarm waits, and the camera's question about a later card waits behind
     it: confirm does nothing yet, void voids the stray card, and then the question is put."""
-    table = TableConfig(id="t", rules="monte-bank", journal=str(tmp_path / "j.sqlite"))
+    table = monte_bank(tmp_path)
     config = Config(table=table, reader=ReaderConfig(kind="camera"))
     service = TableService(config, Journal(table.journal, "t"))
     service.execute_line("shuffle")

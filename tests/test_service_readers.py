@@ -61,15 +61,28 @@ def make(
     return service, reader, clock
 
 
+def dealing(
+    tmp_path: Path, opener: Any = None, table: TableConfig | None = None
+) -> tuple[TableService, BarcodeShoeReader, Clock]:
+    """A barcode shoe with its port open and a new deck (or shoe) in: where most tests start."""
+    service, reader, clock = make(tmp_path, opener, table)
+    reader.poll()  # opens the port
+    service.execute_line("shuffle")
+    return service, reader, clock
+
+
+def monte_bank(tmp_path: Path) -> TableConfig:
+    """A Faro table of Monte Bank's 40 cards: a 9 is a stray card from another deck."""
+    return TableConfig(id="t", rules="monte-bank", journal=str(tmp_path / "j.sqlite"))
+
+
 def scan(reader: BarcodeShoeReader, text: str) -> None:
     assert reader.scanner is not None
     reader.scanner.port.write(text.encode() + b"\r\n")  # loop:// hands it back as the scanner
 
 
 def test_scanned_stickers_become_cards_in_the_engine(tmp_path: Path) -> None:
-    service, reader, clock = make(tmp_path)
-    reader.poll()  # opens the port
-    service.execute_line("shuffle")
+    service, reader, clock = dealing(tmp_path)
     for card in ("5S", "KD", "9C"):
         scan(reader, encode_payload(Card.parse(card), 1))
         clock.now += 0.5
@@ -80,9 +93,7 @@ def test_scanned_stickers_become_cards_in_the_engine(tmp_path: Path) -> None:
 
 def a_foreign_code_after_the_soda(tmp_path: Path) -> tuple[TableService, BarcodeShoeReader, Clock]:
     """The soda 5S read, then a code that is no sticker of ours, then KD read."""
-    service, reader, clock = make(tmp_path)
-    reader.poll()
-    service.execute_line("shuffle")
+    service, reader, clock = dealing(tmp_path)
     scan(reader, encode_payload(Card.parse("5S"), 1))
     reader.poll()
     scan(reader, "9781234567897")  # a torn sticker, or a parcel under the scanner
@@ -196,9 +207,7 @@ def punto_banco(tmp_path: Path, rules: str = "standard") -> TableConfig:
 def test_a_shoe_of_six_decks_deals_the_same_card_of_two_decks_and_forgets_a_finished_shoe(
     tmp_path: Path,
 ) -> None:
-    service, reader, clock = make(tmp_path, table=punto_banco(tmp_path))
-    reader.poll()
-    service.execute_line("shuffle")
+    service, reader, clock = dealing(tmp_path, table=punto_banco(tmp_path))
     service.execute_line("lock")
     alarms: list[str] = []
     for card, deck in (("KS", 1), ("KS", 2), ("2H", 1), ("3C", 1)):
@@ -226,9 +235,7 @@ def test_a_shoe_of_six_decks_deals_the_same_card_of_two_decks_and_forgets_a_fini
 def test_a_shuffler_takes_a_coups_cards_back_and_the_shoe_reads_them_again(
     tmp_path: Path,
 ) -> None:
-    service, reader, clock = make(tmp_path, table=punto_banco(tmp_path, "shuffler"))
-    reader.poll()
-    service.execute_line("shuffle")
+    service, reader, clock = dealing(tmp_path, table=punto_banco(tmp_path, "shuffler"))
     for coup in (1, 2):
         service.execute_line("lock")
         for card in ("KS", "2H", "9S", "3C"):  # the player's natural 9 ends the coup
@@ -882,9 +889,7 @@ def scan_all(reader: BarcodeShoeReader, clock: Clock, *codes: str) -> None:
 def test_a_second_unread_card_while_a_question_waits_is_asked_about_in_its_turn(
     tmp_path: Path,
 ) -> None:
-    service, reader, clock = make(tmp_path)
-    reader.poll()
-    service.execute_line("shuffle")
+    service, reader, clock = dealing(tmp_path)
     scan_all(reader, clock, sticker_of("5S"), "TORN-1", sticker_of("KD"), "TORN-2")
     scan_all(reader, clock, sticker_of("9C"))
     assert answer_from_console(reader, "card 2H", clock.now) == []
@@ -911,10 +916,7 @@ def test_while_another_alarm_waits_void_is_the_engines_and_the_read_cards_keep_w
 ) -> None:
     """A stray card's alarm waits when a sticker reads torn: the dealer's void is for the
     stray card; the torn card is asked about next, and the card after it waits behind it."""
-    table = TableConfig(id="t", rules="monte-bank", journal=str(tmp_path / "j.sqlite"))
-    service, reader, clock = make(tmp_path, table=table)
-    reader.poll()
-    service.execute_line("shuffle")
+    service, reader, clock = dealing(tmp_path, table=monte_bank(tmp_path))
     scan_all(reader, clock, sticker_of("5S"), sticker_of("9H"), "TORN", sticker_of("KD"))
     alarm = service.state.alarm
     assert alarm is not None and alarm.kind is EngineAlarmKind.UNKNOWN_CARD
@@ -931,10 +933,7 @@ def test_while_another_alarm_waits_void_is_the_engines_and_the_read_cards_keep_w
 def test_an_answer_that_raises_an_alarm_of_its_own_keeps_the_cards_behind_it(
     tmp_path: Path,
 ) -> None:
-    table = TableConfig(id="t", rules="monte-bank", journal=str(tmp_path / "j.sqlite"))
-    service, reader, clock = make(tmp_path, table=table)
-    reader.poll()
-    service.execute_line("shuffle")
+    service, reader, clock = dealing(tmp_path, table=monte_bank(tmp_path))
     scan_all(reader, clock, sticker_of("5S"), "TORN", sticker_of("KD"))
     assert answer_from_console(reader, "card 9H", clock.now) == []  # no 9 in this deck
     alarm = service.state.alarm
@@ -950,9 +949,7 @@ def board_shoe(tmp_path: Path) -> tuple[TableService, BarcodeShoeReader, Clock, 
     from table.service.hardware import BoardScanner
 
     scanner = BoardScanner()
-    service, reader, clock = make(tmp_path, opener=lambda _: scanner)
-    reader.poll()
-    service.execute_line("shuffle")
+    service, reader, clock = dealing(tmp_path, opener=lambda _: scanner)
     return service, reader, clock, scanner
 
 
@@ -993,9 +990,7 @@ def test_cards_given_at_the_console_while_the_scanner_is_gone_are_no_unread_card
             raise ScannerError("cannot open barcode scanner: no such device")
         return scanner
 
-    service, reader, clock = make(tmp_path, opener=opener)
-    reader.poll()
-    service.execute_line("shuffle")
+    service, reader, clock = dealing(tmp_path, opener=opener)
     for card in ("5S", "KD", "9C"):  # each slides past the beam, given at the console
         reader.card_slid()
         service.execute_line(f"card {card}")
@@ -1055,9 +1050,7 @@ def test_a_sticker_read_again_later_does_not_hide_a_torn_card_after_it(tmp_path:
 
 
 def test_three_unread_cards_are_asked_about_each_in_its_turn(tmp_path: Path) -> None:
-    service, reader, clock = make(tmp_path)
-    reader.poll()
-    service.execute_line("shuffle")
+    service, reader, clock = dealing(tmp_path)
     codes = ["5S", "TORN-1", "KD", "TORN-2", "9C", "TORN-3", "3H"]
     scan_all(reader, clock, *(code if "TORN" in code else sticker_of(code) for code in codes))
     for named in ("2H", "4S", "6D"):
@@ -1073,9 +1066,7 @@ def test_three_unread_cards_are_asked_about_each_in_its_turn(tmp_path: Path) -> 
 def test_in_a_shoe_of_six_decks_the_unread_card_may_be_a_copy_of_one_dealt(
     tmp_path: Path,
 ) -> None:
-    service, reader, clock = make(tmp_path, table=punto_banco(tmp_path))
-    reader.poll()
-    service.execute_line("shuffle")
+    service, reader, clock = dealing(tmp_path, table=punto_banco(tmp_path))
     service.execute_line("lock")
     scan_all(reader, clock, sticker_of("KS"), sticker_of("2H"), "TORN", sticker_of("3C"))
     assert answer_from_console(reader, "card KS", clock.now) == []
