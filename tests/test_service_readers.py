@@ -697,9 +697,15 @@ def sure(code: str) -> CardReading:
     return CardReading(ReadingStatus.CARD, card, 0.99, guess=card)
 
 
-UNSURE_QH = CardReading(
-    ReadingStatus.UNCERTAIN, None, 0.5, runner_up=Card.parse("QS"), guess=Card.parse("QH")
-)
+def unsure(guess: str, runner_up: str) -> CardReading:
+    """A frame the camera takes for ``guess``, not sure it is not ``runner_up``."""
+    return CardReading(
+        ReadingStatus.UNCERTAIN, None, 0.5, runner_up=Card.parse(runner_up), guess=Card.parse(guess)
+    )
+
+
+UNSURE_QH = unsure("QH", "QS")
+UNSURE_7D = unsure("7D", "7H")
 EMPTY = CardReading(ReadingStatus.NO_CARD)
 
 
@@ -1074,11 +1080,6 @@ def test_in_a_shoe_of_six_decks_the_unread_card_may_be_a_copy_of_one_dealt(
         ["KS", "KS"],
         ["2H", "3C"],
     ]
-
-
-UNSURE_7D = CardReading(
-    ReadingStatus.UNCERTAIN, None, 0.5, runner_up=Card.parse("7H"), guess=Card.parse("7D")
-)
 
 
 def test_a_second_card_the_camera_is_unsure_of_is_asked_about_after_the_first(
