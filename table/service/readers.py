@@ -111,9 +111,12 @@ class _TableReader:
         record = self.filter.held_record()
         record["seq"] = self.service.journal.last_seq
         text = json.dumps(record, sort_keys=True)
-        if text != self._kept and (record["held"] or record["question"] or self._kept):
-            self.service.journal.keep_note(self.HELD_NOTE, text)
-            self._kept = text
+        if text == self._kept:
+            return
+        self.service.journal.keep_note(self.HELD_NOTE, text)
+        # Once the note says nothing is held, there is nothing to compare it with until
+        # something is: the readings of a quiet table build no record.
+        self._kept = text if self.filter.holds_anything else ""
 
     def _restore_held(self) -> None:
         """Take up the question and the held cards the service left, unless the deal they
@@ -122,9 +125,9 @@ class _TableReader:
         if not kept:
             return
         record = json.loads(kept)
-        self._kept = kept
         if not (record["held"] or record["question"]):
             return
+        self._kept = kept  # a stale note is cleared at the first reading, if not taken up
         since = self.service.journal.events(after_seq=record["seq"])
         if any(isinstance(event, DealVoided | DeckStarted | ShoeStarted) for event in since):
             return
@@ -494,9 +497,9 @@ def answer_from_console(
         return None
     every_copy_out = reader.filter.copies_out(command.card) >= reader.filter.decks
     if (
-        command.card not in question.choices
+        every_copy_out
         and command.card in reader.filter.dealt
-        and (every_copy_out)
+        and command.card not in question.choices
     ):
         return [
             f"refused: card {command.card}: that card was already taken from the box; the "

@@ -281,7 +281,7 @@ class ReadingFilter:
             return [ReaderAlarm(AlarmKind.UNREADABLE, what, timestamp), *self._ask(what, timestamp)]
         return []
 
-    def _ask(self, what: str, timestamp: float, card: Card | None = None) -> list[ConfirmRequest]:
+    def _ask(self, what: str, timestamp: float, card: Card | None = None) -> list[FilterOutput]:
         """Ask the dealer which card came out (``card`` is the reader's guess, if it has
         one); the cards read meanwhile wait for the answer."""
         advice = (
@@ -292,7 +292,7 @@ class ReadingFilter:
         choices = (card,) if card is not None else ()
         return self._pose(ConfirmRequest(choices, f"{what}: {advice}", timestamp, guess=card))
 
-    def _pose(self, question: ConfirmRequest) -> list[ConfirmRequest]:
+    def _pose(self, question: ConfirmRequest) -> list[FilterOutput]:
         """One question at a time: while one waits, or the table's alarm does, this one
         waits in the line of held cards, and the cards read after it behind it."""
         if self._question is not None or self.table_waits:
@@ -328,18 +328,16 @@ class ReadingFilter:
         if run.frames >= self.confirm_after_frames and not self._already_placed(card):
             run.done = True
             choices = (card,) if run.runner_up is None else (card, run.runner_up)
-            return [
-                *self._pose(
-                    ConfirmRequest(
-                        choices,
-                        f"the camera is not sure of this card: {card.code}"
-                        + (f" or {run.runner_up.code}" if run.runner_up else "")
-                        + "? Confirm on the console or with the button",
-                        timestamp,
-                        guess=card,
-                    )
+            return self._pose(
+                ConfirmRequest(
+                    choices,
+                    f"the camera is not sure of this card: {card.code}"
+                    + (f" or {run.runner_up.code}" if run.runner_up else "")
+                    + "? Confirm on the console or with the button",
+                    timestamp,
+                    guess=card,
                 )
-            ]
+            )
         return []
 
     def _already_placed(self, card: Card) -> bool:
@@ -374,11 +372,10 @@ class ReadingFilter:
                 ReaderAlarm(AlarmKind.FOREIGN_CODE, what, timestamp),
                 *self._ask(what, timestamp),
             ]
-        sticker = _Dealt(reading.code.card, reading.code.deck_number)
-        out = self._out()
-        if out and out[-1] == sticker:
+        if self.repeats_last(reading):
             return []  # the same sticker scanned twice in one slide
-        if sticker in out or self.copies_out(sticker.card) >= self.decks:
+        sticker = _Dealt(reading.code.card, reading.code.deck_number)
+        if sticker in self._out() or self.copies_out(sticker.card) >= self.decks:
             return [self._seen_before(sticker.card, timestamp, f" (deck {sticker.deck})")]
         return self._sighted(sticker.card, ReadingSource.BARCODE, timestamp, 1.0, deck=sticker.deck)
 
