@@ -1309,32 +1309,26 @@ class FaroTable(DealerDesk):
     def _call_order(
         self, what: str, words: tuple[str, ...], last_three: list[Card], kind: str
     ) -> tuple[str, str, str]:
+        named = _named_order(words)
+        by_colour = named is not None and named[0] in _COLOURS
         if kind == "colour":
-            try:
-                colours = [word.lower() for word in words]
-                if any(colour not in ("red", "black") for colour in colours):
-                    raise ValueError
-            except ValueError:
+            if not by_colour:
                 raise BetRefusedError(
                     f"{what}: the last three are of one rank; "
                     "call their colours, e.g. red black red"
-                ) from None
-            named = sorted(colours)
+                )
             actual = sorted(card.colour.value for card in last_three)
         else:
-            try:
-                ranks = [Rank.parse(word) for word in words]
-            except ValueError:
+            if named is None or by_colour:
                 raise BetRefusedError(
                     f"{what}: name three ranks, loser first, then winner, then hoc"
-                ) from None
-            named = sorted(rank.label for rank in ranks)
+                )
             actual = sorted(card.rank.label for card in last_three)
-            colours = [rank.label for rank in ranks]
-        if named != actual:
+        assert named is not None
+        if sorted(named) != actual:
             left = " ".join(card.pretty for card in last_three)
             raise BetRefusedError(f"{what}: only the cards left can be called ({left})")
-        return (colours[0], colours[1], colours[2])
+        return (named[0], named[1], named[2])
 
     # --- the dealer's corrections ---------------------------------------------------------
 
@@ -1386,11 +1380,14 @@ def _bank_pays(bets: Sequence[Bet], loser_rank: Rank, winner_rank: Rank, rules: 
 _ANY_SUIT = Suit.SPADES
 
 
+_COLOURS = ("red", "black")
+
+
 def _named_order(words: Sequence[str]) -> tuple[str, ...] | None:
     """A call's cards as the dealer names them, written as the call keeps them (rank labels,
     or colours); None when the words name no call."""
     colours = tuple(word.strip().lower() for word in words)
-    if all(colour in ("red", "black") for colour in colours):
+    if all(colour in _COLOURS for colour in colours):
         return colours
     try:
         return tuple(Rank.parse(word).label for word in words)
