@@ -30,8 +30,11 @@ from table.faro.spots import parse_spot
 
 # 2: a Faro checkpoint keeps the bets standing from deal to deal. A dealtable that reads
 # only format 1 sets such a checkpoint aside rather than resume without them.
-CHECKPOINT_FORMAT = 2
-READABLE_FORMATS = (1, 2)
+# 3: the card readers lost. An earlier format was written before a reader could be, so it
+# reads as none lost.
+CHECKPOINT_FORMAT = 3
+READABLE_FORMATS = (1, 2, 3)
+_FIELDS_SINCE_FORMAT_3 = ("readers_lost",)
 
 AnyState = FaroState | BaccaratState
 
@@ -39,13 +42,13 @@ AnyState = FaroState | BaccaratState
 # other field must be as a new table has it, or no checkpoint is made.
 _FARO_FIELDS = (
     "deal", "bank", "bankrolls", "seats", "banker", "banks_held", "next_bet_id",
-    "next_alarm_id", "last_seq", "chips_committed", "marks_committed",
+    "next_alarm_id", "last_seq", "chips_committed", "marks_committed", "readers_lost",
 )  # fmt: skip
 _BACCARAT_FIELDS = (
     "coup", "shoe", "cards_out", "cut_out", "coups_in_shoe", "burn_left", "dealt", "actor",
     "pending", "choices", "committed", "commission_box", "spot_totals", "carried", "bank",
     "house", "bankrolls", "seats", "banker", "next_bet_id", "next_alarm_id", "coup_over",
-    "deviations", "last_seq",
+    "deviations", "last_seq", "readers_lost",
 )  # fmt: skip
 
 
@@ -138,6 +141,9 @@ def state_from_checkpoint(text: str) -> AnyState:
                 f"checkpoint format {data.get('format')!r}, not one of "
                 f"{', '.join(map(str, READABLE_FORMATS))}"
             )
+        if data["format"] < 3:
+            data["readers_lost"] = {}
+            data["state_fields"] = _with_later_fields(data["state_fields"])
         if data["game"] == "faro":
             state: AnyState = _faro_state(data)
         else:
@@ -149,6 +155,15 @@ def state_from_checkpoint(text: str) -> AnyState:
         raise
     except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as error:
         raise CheckpointError(f"unreadable checkpoint: {error!r}") from None
+
+
+def _with_later_fields(names: object) -> object:
+    """An earlier format's state fields, as this dealtable's state names them: the fields
+    added since follow ``alarm``, as they do in the state."""
+    if not isinstance(names, list) or "alarm" not in names or _FIELDS_SINCE_FORMAT_3[0] in names:
+        return names
+    at = names.index("alarm") + 1
+    return [*names[:at], *_FIELDS_SINCE_FORMAT_3, *names[at:]]
 
 
 def _faro_state(data: dict[str, Any]) -> FaroState:

@@ -26,6 +26,8 @@ from table.events import (
     Event,
     PunterLeft,
     PunterSeated,
+    ReaderNotice,
+    ReaderNoticeKind,
     build_event,
 )
 
@@ -60,6 +62,8 @@ class TableFolds:
     bankrolls: dict[str, int]
     seats: list[str]
     alarm: Alarm | None
+    # The card readers lost, by name, with what they said: until each is back or removed.
+    readers_lost: dict[str, str]
     next_alarm_id: int
     next_bet_id: int
     last_seq: int
@@ -114,6 +118,12 @@ class TableFolds:
     def _fold_alarm_cleared(self, event: AlarmCleared) -> None:
         self.alarm = None
 
+    def _fold_reader_notice(self, event: ReaderNotice) -> None:
+        if event.notice is ReaderNoticeKind.READER_LOST:
+            self.readers_lost[event.reader] = event.message
+        elif event.notice in (ReaderNoticeKind.READER_BACK, ReaderNoticeKind.READER_REMOVED):
+            self.readers_lost.pop(event.reader, None)
+
     def _fold_correction(self, event: DealerCorrection) -> None:
         """A voided or corrected card: the state becomes the checkpoint with every event
         since folded again, up to the card (a correction's new card then follows)."""
@@ -124,8 +134,13 @@ class TableFolds:
             raise IllegalCommandError(f"no {self.unit} to correct")
         rebuilt = checkpoint.copy()
         rebuilt.checkpoint = checkpoint
-        for earlier in self.since_checkpoint[: self._voided_from()]:
+        voided_from = self._voided_from()
+        for earlier in self.since_checkpoint[:voided_from]:
             rebuilt.apply(earlier)
+        # A reader's news after the card is not the card's: a reader lost stays lost.
+        for later in self.since_checkpoint[voided_from:]:
+            if isinstance(later, ReaderNotice):
+                rebuilt.apply(later)
         # Ids keep counting up so that a bet or alarm id is never given twice.
         rebuilt.next_alarm_id = max(self.next_alarm_id, rebuilt.next_alarm_id)
         rebuilt.next_bet_id = max(self.next_bet_id, rebuilt.next_bet_id)
@@ -332,6 +347,27 @@ class DealerDesk:
         self._raise_alarm(out, AlarmKind.UNREAD_CARD, message, None)
         return out
 
+    def reader_notice(
+        self, reader: str, notice: ReaderNoticeKind, message: str, *, at: float | None = None
+    ) -> list[Event]:
+        """A card reader's news that stops no card (see :class:`ReaderNotice`). Heard even
+        while an alarm waits: a reader lost then is the reason the dealer must know first."""
+        if not reader or not reader.replace("-", "").replace("_", "").isalnum():
+            raise IllegalCommandError(
+                f"reader {reader!r}: a reader's name is letters, digits, '-' or '_'"
+            )
+        if not message.strip():
+            raise IllegalCommandError(f"reader {reader}: a notice says what the reader saw")
+        back = notice in (ReaderNoticeKind.READER_BACK, ReaderNoticeKind.READER_REMOVED)
+        if back and reader not in self.state.readers_lost:
+            raise IllegalCommandError(
+                f"reader {reader}: {notice.value.replace('_', ' ')}, but it is not lost "
+                f"(lost: {', '.join(self.state.readers_lost) or 'none'})"
+            )
+        out = self._begin(at)
+        self._emit(out, ReaderNotice, reader=reader, notice=notice, message=message)
+        return out
+
     def void_card(self, *, at: float | None = None) -> list[Event]:
         """The dealer voids the card an alarm stopped, or the last card taken (a misread)."""
         state = self.state
@@ -401,7 +437,7 @@ class DealerDesk:
         if index < 0:
             raise IllegalCommandError(f"{what}: no card has been dealt in this {self.state.unit}")
         for event in log[index + 1 :]:
-            if not isinstance(event, self.consequences) and not (
+            if not isinstance(event, (*self.consequences, ReaderNotice)) and not (
                 isinstance(event, DealerCorrection) and not event.undone
             ):
                 raise IllegalCommandError(

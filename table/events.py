@@ -59,6 +59,17 @@ class AlarmKind(enum.Enum):
     UNREAD_CARD = "unread_card"
 
 
+class ReaderNoticeKind(enum.Enum):
+    """What a card reader tells the table that stops no card."""
+
+    READER_LOST = "reader_lost"  # the camera blind or gone, the scanner unplugged
+    READER_BACK = "reader_back"  # it reads again
+    READER_REMOVED = "reader_removed"  # the service started without it
+    TWO_CARDS = "two_cards"  # two cards in the camera's view
+    SEEN_BEFORE = "seen_before"  # a dealt card seen again: not a new card
+    MISSED_CARD = "missed_card"  # the box showed a card no reader named
+
+
 @dataclass(frozen=True, kw_only=True)
 class Event:
     """A fact about one table. Subclasses add what the fact is about."""
@@ -311,6 +322,18 @@ class DealerCorrection(Event):
     card: Card
     replacement: Card | None
     undone: bool
+
+
+@event_type
+@dataclass(frozen=True, kw_only=True)
+class ReaderNotice(Event):
+    """News from a card reader (``camera``, ``barcode``) that stops no card. A lost reader
+    stays lost, on the screens, the layout's alarm lamp and MQTT's state, until it is back
+    or removed; the other notices ask the dealer to look at the box and the dealt cards."""
+
+    reader: str
+    notice: ReaderNoticeKind
+    message: str
 
 
 # --- baccarat: Punto Banco, Chemin de Fer, Banque, Macao ------------------------------------

@@ -30,6 +30,7 @@ from table.events import (
     DealVoided,
     Event,
     PunterLeft,
+    ReaderNoticeKind,
     RulesChosen,
     ShoeFinished,
     ShoeStarted,
@@ -230,6 +231,18 @@ def test_a_box_replays_and_a_voided_card_takes_its_commission_back() -> None:
     assert BaccaratTable.replay(events).state == table.state
     table.void_card()
     assert table.state.commission_box == {} and table.state.bankrolls == before
+
+
+def test_a_reader_lost_mid_coup_stays_lost_when_the_coups_card_is_voided() -> None:
+    table = BaccaratTable("t1", "punto-banco", "standard", {"burn": "none"})
+    events = [*table.opening, *table.fund_bank(10_000), *table.seat("ben", 1000)]
+    events += table.new_shoe() + table.bet("ben", "banker", 10) + table.lock()
+    events += deal(table, "2H 9C")
+    events += table.reader_notice("camera", ReaderNoticeKind.READER_LOST, "the camera is gone")
+    events += table.void_card()
+    assert table.state.readers_lost == {"camera": "the camera is gone"}
+    assert len(table.state.hands[0]) + len(table.state.hands[1]) == 1
+    assert BaccaratTable.replay(events).state == table.state
 
 
 def test_004_tie_pays_8_to_1_and_punto_and_banca_push() -> None:

@@ -20,6 +20,8 @@ from table.events import (
     CardDealt,
     CardRole,
     DealFinished,
+    ReaderNotice,
+    ReaderNoticeKind,
     TurnClosed,
     event_from_json,
     event_to_json,
@@ -979,6 +981,60 @@ def test_void_is_refused_once_play_has_gone_on() -> None:
     table.bet("dan", "3", 1)
     with pytest.raises(IllegalCommandError, match="can no longer be voided"):
         table.void_card()
+
+
+LOST = ReaderNoticeKind.READER_LOST
+BACK = ReaderNoticeKind.READER_BACK
+
+
+def test_a_lost_reader_stops_no_card_and_stays_lost_until_it_is_back() -> None:
+    """A reader lost is the table's news until it reads again: the dealer deals on from the
+    console meanwhile, and the fold of the events knows it as the live table does."""
+    table = FaroTable("t1")
+    events = [*table.opening, *table.fund_bank(1000), *table.seat("dan", 100)]
+    events += table.new_deck() + deal(table, "2C")
+    events += table.reader_notice("camera", LOST, "the camera is gone: deal from the console")
+    assert table.state.readers_lost == {"camera": "the camera is gone: deal from the console"}
+    events += table.bet("dan", "9", 5) + deal(table, "KD 9C")
+    assert table.state.bankrolls["dan"] == 105
+    assert FaroTable.replay(events).state == table.state
+    news = table.reader_notice("camera", BACK, "the camera reads again")
+    assert isinstance(news[0], ReaderNotice) and news[0].notice is BACK
+    assert table.state.readers_lost == {}
+    assert event_from_json(event_to_json(news[0])) == news[0]
+
+
+def test_a_reader_notice_that_makes_no_sense_is_refused_and_changes_nothing() -> None:
+    table = open_table()
+    table.reader_notice("barcode", LOST, "the scanner is unplugged")
+    before = table.state.copy()
+    with pytest.raises(IllegalCommandError, match="reader camera: reader back, but it is not"):
+        table.reader_notice("camera", BACK, "the camera reads again")
+    with pytest.raises(IllegalCommandError, match="a reader's name is letters"):
+        table.reader_notice("the camera", LOST, "gone")
+    with pytest.raises(IllegalCommandError, match="says what the reader saw"):
+        table.reader_notice("camera", ReaderNoticeKind.TWO_CARDS, " ")
+    assert table.state == before
+
+
+def test_a_reader_is_heard_while_an_alarm_waits_and_its_news_outlives_a_voided_card() -> None:
+    """An alarm waits for the dealer, and the reader is lost meanwhile: the dealer hears it.
+    A card voided later takes back what the card did, not what the reader said after it."""
+    table = FaroTable("t1")
+    events = [*table.opening, *table.fund_bank(1000), *table.seat("dan", 100)]
+    events += table.new_deck() + deal(table, "2C") + table.bet("dan", "9", 5)
+    events += deal(table, "9C 2C")
+    assert table.state.alarm is not None
+    events += table.reader_notice("camera", LOST, "the camera is gone")
+    events += table.void_card()  # the card seen twice
+    events += table.reader_notice("barcode", LOST, "the scanner is gone")
+    events += table.void_card()  # the 9C, after both notices: it can still be voided
+    assert table.state.bankrolls["dan"] == 100 and table.state.cards_left == 51
+    assert table.state.readers_lost == {
+        "camera": "the camera is gone",
+        "barcode": "the scanner is gone",
+    }
+    assert FaroTable.replay(events).state == table.state
 
 
 def test_voiding_a_turns_first_card_reopens_the_bets_it_locked() -> None:

@@ -23,7 +23,7 @@ from table.baccarat.shoe import BaccaratShoe
 from table.cards import Card, Rank, Suit
 from table.checkpoints import checkpoint_of, state_from_checkpoint
 from table.errors import TableError
-from table.events import DeckStarted, Event, ShoeStarted
+from table.events import DeckStarted, Event, ReaderNoticeKind, ShoeStarted
 from table.faro import FaroTable
 from table.service.config import Config, ConfigError, ReaderConfig, TableConfig
 from table.service.journal import CHECKPOINTS_KEPT, Journal
@@ -395,6 +395,29 @@ def test_a_deck_that_goes_in_under_standing_bets_is_kept_with_them() -> None:
     older["format"] = 1
     del older["bets"]
     assert state_from_checkpoint(json.dumps(older)) == empty
+
+
+def test_a_deck_that_goes_in_while_a_reader_is_lost_is_kept_with_it() -> None:
+    """The readers lost are the table's state like its bets: a deck's checkpoint keeps
+    them. One written before a reader could be lost (format 2) reads as none lost."""
+    table = FaroTable("t")
+    table.fund_bank(1000)
+    table.reader_notice("camera", ReaderNoticeKind.READER_LOST, "the camera is gone")
+    events = table.new_deck()
+    checkpoint = table.state.checkpoint
+    assert checkpoint is not None
+    kept = checkpoint_of(checkpoint, events[-1].seq)
+    assert kept is not None and state_from_checkpoint(kept) == checkpoint
+    assert state_from_checkpoint(kept).readers_lost == {"camera": "the camera is gone"}
+    table.reader_notice("camera", ReaderNoticeKind.READER_BACK, "it reads again")
+    events = table.new_deck()
+    found = table.state.checkpoint
+    assert found is not None
+    older = json.loads(checkpoint_of(found, events[-1].seq) or "")
+    older["format"] = 2
+    del older["readers_lost"]
+    older["state_fields"].remove("readers_lost")
+    assert state_from_checkpoint(json.dumps(older)) == found
 
 
 def test_the_table_at_any_record_is_read_from_the_checkpoint_before_it(tmp_path: Path) -> None:

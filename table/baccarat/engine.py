@@ -56,6 +56,7 @@ from table.events import (
     Outcome,
     PunterLeft,
     PunterSeated,
+    ReaderNotice,
     RulesChosen,
     ShoeFinished,
     ShoeStarted,
@@ -217,6 +218,7 @@ class BaccaratState(TableFolds):
     next_bet_id: int = 1
     next_alarm_id: int = 1
     alarm: Alarm | None = None
+    readers_lost: dict[str, str] = field(default_factory=dict)
     coup_over: bool = False
     deviations: int = 0
     last_result: CoupResult | None = None
@@ -343,6 +345,7 @@ class BaccaratState(TableFolds):
         twin.commission_box = dict(self.commission_box)
         twin.spot_totals = dict(self.spot_totals)
         twin.bankrolls = dict(self.bankrolls)
+        twin.readers_lost = dict(self.readers_lost)
         twin.seats = list(self.seats)
         twin.since_checkpoint = list(self.since_checkpoint)
         return twin
@@ -598,6 +601,7 @@ _FOLDS: dict[type[Event], Callable[[BaccaratState, Any], None]] = {
     CommissionTaken: BaccaratState._fold_commission,
     AlarmRaised: BaccaratState._fold_alarm,
     AlarmCleared: BaccaratState._fold_alarm_cleared,
+    ReaderNotice: BaccaratState._fold_reader_notice,
     DealerCorrection: BaccaratState._fold_correction,
 }
 BaccaratState.folds = _FOLDS

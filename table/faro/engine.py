@@ -45,6 +45,7 @@ from table.events import (
     Outcome,
     PunterLeft,
     PunterSeated,
+    ReaderNotice,
     RulesChosen,
     TurnCalled,
     TurnClosed,
@@ -115,6 +116,7 @@ class FaroState(TableFolds):
     next_bet_id: int = 1
     next_alarm_id: int = 1
     alarm: Alarm | None = None
+    readers_lost: dict[str, str] = field(default_factory=dict)
     last_seq: int = 0
     # The deal so far, for voiding a card: the state at its deck start and every event since.
     checkpoint: FaroState | None = field(default=None, repr=False)
@@ -200,6 +202,7 @@ class FaroState(TableFolds):
         twin.marks_committed = dict(self.marks_committed)
         twin.stack_index = dict(self.stack_index)
         twin.bankrolls = dict(self.bankrolls)
+        twin.readers_lost = dict(self.readers_lost)
         twin.seats = list(self.seats)
         twin.banks_held = dict(self.banks_held)
         twin.since_checkpoint = list(self.since_checkpoint)
@@ -409,6 +412,7 @@ _FOLDS: dict[type[Event], Callable[[FaroState, Any], None]] = {
     BetSettled: FaroState._fold_settled,
     AlarmRaised: FaroState._fold_alarm,
     AlarmCleared: FaroState._fold_alarm_cleared,
+    ReaderNotice: FaroState._fold_reader_notice,
     DealerCorrection: FaroState._fold_correction,
 }
 FaroState.folds = _FOLDS
