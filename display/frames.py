@@ -94,6 +94,8 @@ class LayoutFrame:
     calls: tuple[tuple[str, tuple[str, str, str], int], ...]
     bets_locked: bool
     alarm: str | None
+    # The card readers lost, by name, with what they said; the dealer deals from the console.
+    readers_lost: tuple[tuple[str, str], ...] = ()
 
     def lamp(self, rank: Rank) -> RankLamp:
         return next(lamp for lamp in self.lamps if lamp.rank is rank)
@@ -154,6 +156,7 @@ def layout_frame(state: FaroState) -> LayoutFrame:
         calls=tuple(calls),
         bets_locked=state.phase in (Phase.LOCKED, Phase.IN_TURN, Phase.AWAITING_HOC),
         alarm=state.alarm.message if state.alarm else None,
+        readers_lost=tuple(state.readers_lost.items()),
     )
 
 
@@ -204,6 +207,7 @@ def table_view(state: FaroState, advisor: bool = False) -> dict[str, object]:
         "last_turn": [str(card) for card in state.last_turn] if state.last_turn else None,
         "splits": state.splits,
         "alarm": layout.alarm,
+        "readers_lost": dict(layout.readers_lost),
         "abacus": [
             {
                 "rank": spindle.rank.label,

@@ -50,6 +50,7 @@ CALL: RGB = (0, 90, 90)
 LINK_UP: RGB = (0, 30, 0)
 LOCKED: RGB = (90, 60, 0)
 ALARM: RGB = (200, 0, 0)
+READER_LOST: RGB = (200, 90, 0)  # no alarm waits, but a card reader is lost
 STATUS_LAMPS = 3  # after the 13 rank lamps: link, bets locked, alarm (hw/WIRING.md)
 
 
@@ -76,11 +77,12 @@ def lamp_colour(lamp: RankLamp) -> RGB:
 
 
 def layout_pixels(frame: LayoutFrame) -> list[RGB]:
-    """The 16 pixels under the layout: ace to king, then the link, lock and alarm lamps."""
+    """The 16 pixels under the layout: ace to king, then the link, lock and alarm lamps (red
+    for an alarm, amber for a card reader lost)."""
     pixels = [lamp_colour(lamp) for lamp in frame.lamps]
     pixels.append(LINK_UP)
     pixels.append(LOCKED if frame.bets_locked else OFF)
-    pixels.append(ALARM if frame.alarm else OFF)
+    pixels.append(ALARM if frame.alarm else READER_LOST if frame.readers_lost else OFF)
     return pixels
 
 

@@ -23,6 +23,7 @@ from table.events import (
     DealVoided,
     DeckStarted,
     Event,
+    ReaderNotice,
     TurnCalled,
     TurnClosed,
 )
@@ -244,6 +245,8 @@ def describe(event: Event) -> str | None:
         return f"ALARM {event.alarm}: {event.message}"
     if isinstance(event, AlarmCleared):
         return f"alarm {event.alarm} cleared: {event.resolution}"
+    if isinstance(event, ReaderNotice):
+        return f"{event.reader} reader: {event.message}"
     if isinstance(event, DealerCorrection):
         to = f" to {event.replacement.pretty}" if event.replacement else ""
         return f"dealer: {event.action} {event.card.pretty}{to}"

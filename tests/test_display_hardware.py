@@ -14,6 +14,7 @@ from display.hardware import (
     LOCKED,
     LOST,
     OFF,
+    READER_LOST,
     STRAIGHT,
     WON,
     AbacusDriver,
@@ -24,6 +25,7 @@ from hw.board import CasekeepMode, CasekeepWiring
 from hw.casekeep import CasekeepAbacus
 from hw.simulated.shift_register import ShiftRegisterChain
 from table.cards import Rank
+from table.events import ReaderNoticeKind
 from tests.conftest import deal, open_table
 
 
@@ -69,6 +71,17 @@ def test_layout_pixels_say_what_the_last_turn_did() -> None:
     assert layout_pixels(layout_frame(table.state))[14] == LOCKED
     table.deal("3H")  # the same card again: alarm
     assert layout_pixels(layout_frame(table.state))[15] == ALARM
+
+
+def test_the_alarm_lamp_is_amber_while_a_card_reader_is_lost_and_red_for_an_alarm() -> None:
+    table = open_table(soda="7S")
+    table.reader_notice("camera", ReaderNoticeKind.READER_LOST, "the lamp is out")
+    assert layout_pixels(layout_frame(table.state))[15] == READER_LOST
+    deal(table, "KH KH")  # the same card again: the alarm outranks the reader
+    assert layout_pixels(layout_frame(table.state))[15] == ALARM
+    table.void_card()
+    table.reader_notice("camera", ReaderNoticeKind.READER_BACK, "it reads again")
+    assert layout_pixels(layout_frame(table.state))[15] == OFF
 
 
 def test_the_layout_lamps_on_the_microcontroller_follow_the_deal(tmp_path: Path) -> None:

@@ -164,6 +164,28 @@ def test_a_full_simulated_deal_arrives_in_order_and_the_retained_state_matches(
     late.close()
 
 
+def test_a_reader_lost_is_an_event_and_stays_in_the_retained_state_until_it_is_back(
+    table: tuple[TableService, MqttLink, Journal], watcher: Watcher
+) -> None:
+    """A display or a phone watching an exhibit hears that the camera is gone, and one that
+    connects later still sees it in the retained state, until the camera reads again."""
+    from table.events import ReaderNoticeKind
+
+    service, link, _ = table
+    service.reader_notice("camera", ReaderNoticeKind.READER_LOST, "the lamp is out")
+
+    def last_state() -> dict[str, Any]:
+        link.pump()
+        states = watcher.on("/state")
+        return json.loads(states[-1]) if states else {}
+
+    assert wait_until(lambda: last_state().get("readers_lost") == {"camera": "the lamp is out"})
+    told = [e for e in watcher.events() if e["type"] == "reader_notice"]
+    assert told[0]["reader"] == "camera" and told[0]["notice"] == "reader_lost"
+    service.reader_notice("camera", ReaderNoticeKind.READER_BACK, "the camera reads again")
+    assert wait_until(lambda: last_state().get("readers_lost") == {})
+
+
 def test_the_state_never_shows_a_card_still_in_the_box(
     table: tuple[TableService, MqttLink, Journal],
 ) -> None:

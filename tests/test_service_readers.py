@@ -18,6 +18,7 @@ from vision_fixtures import TEST_DESIGN, taught_profile
 
 from table.cards import STANDARD_52, Card
 from table.events import AlarmKind as EngineAlarmKind
+from table.events import ReaderNotice
 from table.service.config import Config, ReaderConfig, TableConfig
 from table.service.journal import Journal
 from table.service.readers import (
@@ -297,22 +298,30 @@ def test_a_scanner_that_opens_but_fails_every_read_is_retried_after_a_growing_pa
     assert len(said) < 12  # not one every half second
 
 
-def test_a_scanner_that_worked_a_while_is_reopened_soon_after_it_fails_again(
-    tmp_path: Path,
-) -> None:
-    plugged = [True]
+class UsbSocket:
+    """Where the scanner plugs in: opening it fails while nothing is plugged."""
 
-    def opener(url: str) -> SerialScanner:
-        if not plugged[0]:
+    def __init__(self, plugged: bool) -> None:
+        self.plugged = plugged
+        self.opened: list[str] = []
+
+    def open(self, url: str) -> SerialScanner:
+        self.opened.append(url)
+        if not self.plugged:
             raise ScannerError(f"cannot open barcode scanner {url!r}: no such device")
         return SerialScanner(url)
 
-    _, reader, clock = make(tmp_path, opener)
-    plugged[0] = False
+
+def test_a_scanner_that_worked_a_while_is_reopened_soon_after_it_fails_again(
+    tmp_path: Path,
+) -> None:
+    socket = UsbSocket(plugged=True)
+    _, reader, clock = make(tmp_path, socket.open)
+    socket.plugged = False
     for _ in range(4):  # unplugged a while: the pause grew to 8 s
         reader.poll()
         clock.now += 10
-    plugged[0] = True
+    socket.plugged = True
     reader.poll()
     assert reader.scanner is not None
     clock.now += 60  # a quiet hour at the table, then unplugged again
@@ -321,26 +330,99 @@ def test_a_scanner_that_worked_a_while_is_reopened_soon_after_it_fails_again(
     assert lost and lost[0].message.endswith("it is reopened in 0.5 s; deal from the console")
 
 
+def notices(service: TableService) -> list[tuple[str, str]]:
+    """(reader, notice) of every reader notice the journal holds, in order."""
+    return [
+        (event.reader, event.notice.value)
+        for event in service.journal.events()
+        if isinstance(event, ReaderNotice)
+    ]
+
+
+def test_a_scanner_lost_is_the_tables_news_once_an_outage_until_it_reads_again(
+    tmp_path: Path,
+) -> None:
+    """Under systemd no one reads the log: a scanner unplugged is journaled, so MQTT, the
+    screens and the layout's alarm lamp show it, once however often it is retried, until
+    it reads a code again or stays open a while."""
+    socket = UsbSocket(plugged=False)
+    service, reader, clock = make(tmp_path, socket.open)
+    for _ in range(120):  # an hour unplugged, polled every half minute
+        reader.poll()
+        clock.now += 30
+    assert notices(service) == [("barcode", "reader_lost")]
+    assert "no such device" in service.state.readers_lost["barcode"]
+    socket.plugged = True
+    reader.poll()  # open again, nothing read yet: not yet known to work
+    assert service.state.readers_lost != {}
+    service.execute_line("shuffle")
+    scan(reader, encode_payload(Card.parse("2H"), 1))
+    reader.poll()
+    assert notices(service) == [("barcode", "reader_lost"), ("barcode", "reader_back")]
+    assert service.state.readers_lost == {} and dealt(service) == ["2H"]
+    assert reader.scanner is not None
+    reader.scanner.port.close()  # unplugged again: a new outage, told again
+    reader.poll()
+    socket.plugged = False
+    clock.now += 1
+    reader.poll()
+    socket.plugged = True
+    clock.now += 1
+    reader.poll()
+    clock.now += reader.steady_after  # open a while, with no card dealt: it works
+    reader.poll()
+    assert notices(service)[2:] == [("barcode", "reader_lost"), ("barcode", "reader_back")]
+
+
+def test_a_reader_lost_when_the_service_stopped_is_back_once_it_reads_after_the_restart(
+    tmp_path: Path,
+) -> None:
+    service, reader, _ = dealing(tmp_path)
+    assert reader.scanner is not None
+    reader.scanner.port.close()
+    reader.poll()
+    reader.close()
+    service.journal.close()
+    again, reader, _ = make(tmp_path)
+    assert again.state.readers_lost.keys() == {"barcode"}
+    reader.poll()
+    scan(reader, encode_payload(Card.parse("2H"), 1))
+    reader.poll()
+    assert notices(again) == [("barcode", "reader_lost"), ("barcode", "reader_back")]
+    assert again.state.readers_lost == {}
+
+
+def test_a_dealt_card_scanned_again_is_told_once_a_minute_and_stops_no_card(
+    tmp_path: Path,
+) -> None:
+    service, reader, clock = dealing(tmp_path)
+    for code in ("2H", "KD", "2H", "5C", "2H"):
+        scan(reader, encode_payload(Card.parse(code), 1))
+        reader.poll()
+        clock.now += 1
+    assert dealt(service) == ["2H", "KD", "5C"]
+    assert notices(service) == [("barcode", "seen_before")]  # the second time, the same news
+    clock.now += reader.notice_repeat_seconds
+    scan(reader, encode_payload(Card.parse("KD"), 1))
+    reader.poll()
+    scan(reader, encode_payload(Card.parse("2H"), 1))
+    reader.poll()
+    assert notices(service) == [("barcode", "seen_before")] * 3
+    assert service.state.alarm is None
+
+
 def test_a_scanner_is_reopened_on_time_when_the_wall_clock_is_set_back(tmp_path: Path) -> None:
-    plugged = [False]
-    opened = []
-
-    def opener(url: str) -> SerialScanner:
-        opened.append(url)
-        if not plugged[0]:
-            raise ScannerError(f"cannot open barcode scanner {url!r}: no such device")
-        return SerialScanner(url)
-
+    socket = UsbSocket(plugged=False)
     service, _, monotonic = make(tmp_path)
     wall = Clock()
-    reader = BarcodeShoeReader("loop://", service, wall, opener=opener, monotonic=monotonic)
+    reader = BarcodeShoeReader("loop://", service, wall, opener=socket.open, monotonic=monotonic)
     reader.poll()
     wall.now -= 3600  # NTP steps the wall clock back an hour
-    plugged[0] = True
+    socket.plugged = True
     monotonic.now += 0.6
     wall.now += 0.6
     reader.poll()
-    assert len(opened) == 2 and reader.scanner is not None
+    assert len(socket.opened) == 2 and reader.scanner is not None
 
 
 def test_a_scanner_sending_line_after_line_is_read_a_few_lines_a_round(tmp_path: Path) -> None:
@@ -841,6 +923,31 @@ def test_a_failing_camera_is_an_alarm_with_its_reason_and_is_reopened_after_a_gr
     assert dealt(service) == ["5S", "KD"]
     assert said[2:] == [
         "the camera reader is lost: no more frames from the camera; deal from the console"
+    ]
+    camera.close()
+
+
+def test_a_camera_blind_a_while_is_lost_until_it_sees_the_box_again(tmp_path: Path) -> None:
+    """A lamp gone out or a cloth over the lens: the camera is lost, on the table's screens
+    and MQTT, until it shows the box again for a second; blind once more is news again."""
+    service, _, _ = make(tmp_path)
+    service.execute_line("shuffle")
+    hand = CardReading(ReadingStatus.OBSTRUCTED)
+    dark = CardReading(ReadingStatus.BAD_FRAME)
+    # Fewer frames than the camera's backlog holds, so that none is dropped: blind after
+    # 10 spoiled frames here, seeing again after 5 that show the box.
+    readings = [*[hand] * 12, *[EMPTY] * 4, EMPTY, *[dark] * 12, *[sure("5S")] * 5, EMPTY]
+    camera = CameraReader(BlankFrames(len(readings)), ScriptedRecognizer(readings), service)  # type: ignore[arg-type]
+    camera.filter.blind_frames = 10
+    camera.working_frames = 5
+    assert wait_until(lambda: camera.ended, step=camera.poll)
+    assert dealt(service) == ["5S"]
+    assert notices(service) == [
+        ("camera", "reader_lost"),
+        ("camera", "reader_back"),
+        ("camera", "reader_lost"),
+        ("camera", "reader_back"),
+        ("camera", "reader_lost"),  # the frames ran out
     ]
     camera.close()
 

@@ -1117,6 +1117,34 @@ def test_a_slow_simulated_shoe_serves_the_tables_devices_while_it_waits_for_a_ca
     assert max(gaps) <= 0.1
 
 
+def test_a_reader_lost_before_a_restart_without_it_is_removed_from_the_table(
+    tmp_path: Path,
+) -> None:
+    """The scanner was lost when the service stopped, and the dealer starts it again with
+    the console alone: the table no longer waits for that scanner, on its screens or MQTT."""
+    from table.events import ReaderNotice, ReaderNoticeKind
+    from table.service.table_service import TableService
+
+    config = Config(
+        table=TableConfig(id="t1", journal=str(tmp_path / "j.sqlite")),
+        reader=ReaderConfig(kind="console"),
+    )
+    with Journal(config.table.journal, "t1") as journal:
+        service = TableService(config, journal)
+        service.reader_notice("barcode", ReaderNoticeKind.READER_LOST, "the scanner is gone")
+    out = io.StringIO()
+    assert run_table(config, out=out, console=io.StringIO("shuffle\ncard 5S\n")) == 0
+    with Journal(config.table.journal, "t1") as journal:
+        told = [e for e in journal.events() if isinstance(e, ReaderNotice)]
+        resumed = TableService(config, journal)
+    assert [(e.reader, e.notice) for e in told] == [
+        ("barcode", ReaderNoticeKind.READER_LOST),
+        ("barcode", ReaderNoticeKind.READER_REMOVED),
+    ]
+    assert resumed.state.readers_lost == {}
+    assert "barcode reader: the service started without the barcode reader" in out.getvalue()
+
+
 def test_a_board_scanner_without_the_layout_board_is_refused_by_the_config(
     tmp_path: Path,
 ) -> None:

@@ -107,6 +107,26 @@ def test_a_page_opened_mid_deal_shows_the_table_at_once(
     assert felt[1] > felt[0] * 1.5 and felt[1] > felt[2] * 1.5, f"not green felt: {felt}"
 
 
+def test_a_reader_lost_shows_on_the_page_until_it_is_back(
+    browser: webdriver.Chrome, live_table: Any
+) -> None:
+    from table.events import ReaderNoticeKind
+
+    service, simulated, server, _ = live_table
+    simulated.step()
+    browser.get(server.url + "?lang=ru")
+    assert shows(browser, service)
+    line = browser.find_element(By.ID, "readers-lost")
+    assert not line.is_displayed()
+    service.reader_notice("camera", ReaderNoticeKind.READER_LOST, "лампа погасла")
+    assert shows(browser, service)
+    assert line.is_displayed()
+    assert line.text == "СЧИТЫВАТЕЛЬ ПОТЕРЯН (camera): лампа погасла"
+    service.reader_notice("camera", ReaderNoticeKind.READER_BACK, "the camera reads again")
+    assert shows(browser, service)
+    assert not line.is_displayed()
+
+
 def centre(element: Any) -> tuple[float, float]:
     rect = element.rect
     return rect["x"] + rect["width"] / 2, rect["y"] + rect["height"] / 2

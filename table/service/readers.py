@@ -33,12 +33,14 @@ from table.events import (
     DealVoided,
     DeckStarted,
     Event,
+    ReaderNoticeKind,
     ShoeStarted,
 )
 from table.faro.engine import FaroState
 from table.language import CardCmd, CorrectCmd, UnreadCmd, VoidCmd, parse_line
 from table.service.config import ReaderConfig
 from table.service.reading_filter import (
+    SPOILED,
     CardAccepted,
     ConfirmRequest,
     FilterOutput,
@@ -46,6 +48,7 @@ from table.service.reading_filter import (
     ReadingFilter,
     ReadingSource,
 )
+from table.service.reading_filter import AlarmKind as ReaderAlarmKind
 from table.service.table_service import TableService
 from vision.barcode import BarcodeReading, SerialScanner, read_frame_barcodes
 from vision.errors import ScannerError, VisionError
@@ -71,16 +74,33 @@ class ReaderNews:
     refused: list[str] = field(default_factory=list)
 
 
+# The reader alarms that are the table's news (journaled, on MQTT and the screens) without
+# stopping a card. The others ask the dealer which card came out: the table's unread alarm
+# says them already.
+_NOTICES = {
+    ReaderAlarmKind.READER_LOST: ReaderNoticeKind.READER_LOST,
+    ReaderAlarmKind.TWO_CARDS: ReaderNoticeKind.TWO_CARDS,
+    ReaderAlarmKind.SEEN_BEFORE: ReaderNoticeKind.SEEN_BEFORE,
+    ReaderAlarmKind.MISSED_CARD: ReaderNoticeKind.MISSED_CARD,
+}
+
+
 class _TableReader:
     """What both readers share: a reading filter that follows the table, and the way its
     answers reach the engine."""
 
     service: TableService
     filter: ReadingFilter
+    # The same notice again within this many seconds is the same trouble: logged, not
+    # journaled again (a dealer waving a dealt card at the scanner, say).
+    notice_repeat_seconds = 60.0
 
     def __init__(self, service: TableService) -> None:
         self.service = service
         self._sending: CardAccepted | None = None
+        # Lost before a restart: it is lost until it shows it works.
+        self._lost = self.name in service.state.readers_lost
+        self._last_notice: tuple[ReaderNoticeKind, str, float] | None = None
         self.filter = self._new_filter()
         # Resumed mid-deal: the cards dealt before the restart are out, the last one perhaps
         # still lying in the box.
@@ -140,6 +160,37 @@ class _TableReader:
     def _new_filter(self) -> ReadingFilter:
         raise NotImplementedError
 
+    @property
+    def name(self) -> str:
+        """The reader's name in the table's notices: ``camera`` or ``barcode``."""
+        raise NotImplementedError
+
+    def _notice(self, kind: ReaderNoticeKind, message: str) -> None:
+        """Tell the table: journaled, then on MQTT, the screens and the layout's alarm lamp.
+        A reader lost is told once an outage, however often it is retried meanwhile."""
+        if kind is ReaderNoticeKind.READER_LOST:
+            if self._lost:
+                return
+            self._lost = True
+        now = self.service.clock()
+        last = self._last_notice
+        since = now - last[2] if last is not None and last[:2] == (kind, message) else None
+        if since is not None and since < self.notice_repeat_seconds:
+            return
+        self._last_notice = (kind, message, now)
+        try:
+            self.service.reader_notice(self.name, kind, message)
+        except TableError as refused:
+            log.warning("the %s reader's notice was refused: %s", self.name, refused)
+
+    def _works_again(self) -> None:
+        """The reader reads again, after it was lost."""
+        if not self._lost:
+            return
+        self._lost = False
+        self._notice(ReaderNoticeKind.READER_BACK, f"the {self.name} reader reads again")
+        log.info("the %s reader reads again", self.name)
+
     def _changed(self, events: Sequence[Event]) -> None:
         for event in events:
             if isinstance(event, AlarmRaised):
@@ -194,6 +245,9 @@ class _TableReader:
             elif isinstance(output, ReaderAlarm):
                 log.warning("reader alarm: %s", output.message)
                 news.alarms.append(output)
+                notice = _NOTICES.get(output.kind)
+                if notice is not None:
+                    self._notice(notice, output.message)
             elif isinstance(output, ConfirmRequest) and output is self.filter.question:
                 news.questions.append(output)
         self._ask_the_table(news)
@@ -328,11 +382,17 @@ class CameraReader(_TableReader):
         self._reopen_at: float | None = None
         self._backoff = 0.5
         self._frames_since_open = 0
+        self._usable_frames = 0  # in a row, showing the box
         self._thread = self._start_capture()
+
+    @property
+    def name(self) -> str:
+        return self.kind.value
 
     def _start_capture(self) -> threading.Thread:
         self._failure = None
         self._frames_since_open = 0
+        self._usable_frames = 0
         thread = threading.Thread(target=self._capture, name="camera", daemon=True)
         thread.start()
         return thread
@@ -385,10 +445,15 @@ class CameraReader(_TableReader):
                 self._backoff = 0.5
             if self.recognizer is not None:
                 reading = self.recognizer.read(frame.image)
+                usable = reading.status not in SPOILED
+                self._usable_frames = self._usable_frames + 1 if usable else 0
                 self._route(self.filter.camera(reading, frame.timestamp), news)
             else:
+                self._usable_frames += 1
                 for code in read_frame_barcodes(frame.image):
                     self._route(self.filter.barcode(code, frame.timestamp), news)
+            if self._usable_frames >= self.working_frames:
+                self._works_again()
             self._route(self.filter.tick(frame.timestamp), news)
         return news
 
@@ -571,6 +636,10 @@ class BarcodeShoeReader(_TableReader):
         self._codes: deque[float] = deque()  # codes read before their card's slide, by time
         self._last_code: tuple[str, float] = ("", -1.0)
 
+    @property
+    def name(self) -> str:
+        return ReadingSource.BARCODE.value
+
     def card_slid(self) -> None:
         """The light barrier saw a card slide out of the shoe."""
         if self.scanner is None:
@@ -644,6 +713,7 @@ class BarcodeShoeReader(_TableReader):
                 if (reading := self.scanner.read()) is None:
                     break
                 self._backoff = 0.5  # it reads: it works
+                self._works_again()
                 self._code_read(reading, self.monotonic(), news)
                 # Each card to the engine before the next line is judged: the filter knows a
                 # card is dealt once the engine took it.
@@ -653,6 +723,9 @@ class BarcodeShoeReader(_TableReader):
             if self.monotonic() - self._opened_at >= self.steady_after:
                 self._backoff = 0.5  # it worked a while: this is a new outage
             self._failed(error, now, news)
+        else:
+            if self.monotonic() - self._opened_at >= self.steady_after:
+                self._works_again()  # open a while with nothing read: a quiet shoe
         self._unread_slides(self.monotonic(), news)
         self._route(self.filter.tick(now), news)
         return news

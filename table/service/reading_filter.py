@@ -99,7 +99,8 @@ class ConfirmRequest:
 
 FilterOutput = CardAccepted | ReaderAlarm | ConfirmRequest
 
-_IGNORED = frozenset({ReadingStatus.OBSTRUCTED, ReadingStatus.BAD_FRAME})
+# Frames that show nothing of the box: many in a row are a camera lost.
+SPOILED = frozenset({ReadingStatus.OBSTRUCTED, ReadingStatus.BAD_FRAME})
 
 
 @dataclass
@@ -209,9 +210,10 @@ class ReadingFilter:
     # --- the camera -------------------------------------------------------------------
 
     def camera(self, reading: CardReading, timestamp: float) -> list[FilterOutput]:
-        if reading.status in _IGNORED:
+        if reading.status in SPOILED:
             return self._spoiled(reading, timestamp)
         self._spoiled_frames = 0
+        self._blind_reported = False  # seeing again: blind once more is news once more
         if reading.status is not ReadingStatus.NO_CARD:
             self._empty_frames = 0
         if reading.status in (ReadingStatus.CARD, ReadingStatus.UNCERTAIN):

@@ -33,6 +33,7 @@ from table.events import (
     DealFinished,
     DealVoided,
     Event,
+    ReaderNoticeKind,
     ShoeFinished,
 )
 from table.faro.engine import FaroState, Phase
@@ -302,6 +303,7 @@ def run(
         shoe_reader = CameraReader(*camera, service)
     if hardware is not None and shoe_reader is not None:
         hardware.answer_questions_of(shoe_reader, clock)
+    _forget_readers_removed(service, shoe_reader)
     status = 0
     pause = 1.0 / config.reader.cards_per_second if config.reader.cards_per_second > 0 else 0.0
     next_card_at = monotonic()
@@ -468,6 +470,20 @@ def _croupier_relay(config: Config) -> CommandRelay:
     # there: the broker checks it, and its ACL decides. The config's account is only offered.
     offered = dataclasses.replace(config.mqtt, username=config.web.croupier_username, password="")
     return MqttCommandRelay(offered, config.table.id)
+
+
+def _forget_readers_removed(
+    service: TableService, reader: BarcodeShoeReader | CameraReader | None
+) -> None:
+    """A reader lost before the service stopped, and not read from since it started again
+    (the config names another, or none), is no longer the table's: it is removed."""
+    for name in list(service.state.readers_lost):
+        if reader is None or reader.name != name:
+            service.reader_notice(
+                name,
+                ReaderNoticeKind.READER_REMOVED,
+                f"the service started without the {name} reader",
+            )
 
 
 def _deal_over(service: TableService, deal: int) -> bool:

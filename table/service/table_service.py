@@ -20,7 +20,7 @@ from table.cards import Card
 from table.checkpoints import CheckpointError, checkpoint_of, table_from_checkpoint
 from table.dealer import Alarm
 from table.errors import TableError
-from table.events import Event, RulesChosen, event_to_json
+from table.events import Event, ReaderNoticeKind, RulesChosen, event_to_json
 from table.faro.casekeep import Bead
 from table.faro.engine import FaroState, FaroTable, Phase
 from table.faro.rules import FaroRules, find_rules
@@ -214,6 +214,12 @@ class TableService:
     def card(self, card: Card) -> list[Event]:
         return self.execute(CardCmd(card))
 
+    def reader_notice(self, reader: str, notice: ReaderNoticeKind, message: str) -> list[Event]:
+        """A card reader's news that stops no card, journaled before anyone hears of it."""
+        events = self.game.reader_notice(reader, notice, message, at=self.clock())
+        self._record(events)
+        return events
+
     def _record(self, events: list[Event], request_id: str | None = None) -> None:
         try:
             self.journal.append(events, request_id)
@@ -306,6 +312,7 @@ def baccarat_snapshot(state: BaccaratState) -> dict[str, Any]:
         "house": state.house,
         "commission_box": dict(state.commission_box),
         "alarm": alarm_json(state.alarm),
+        "readers_lost": dict(state.readers_lost),
     }
 
 
@@ -355,6 +362,7 @@ def state_snapshot(state: FaroState, advisor: bool = False) -> dict[str, Any]:
         "banker": state.banker,
         "bankrolls": dict(state.bankrolls),
         "alarm": alarm_json(state.alarm),
+        "readers_lost": dict(state.readers_lost),
         "advice": _advice(state) if advisor else None,
     }
 
