@@ -16,7 +16,7 @@ from gpiozero import Button  # type: ignore[import-untyped]
 from wire_fixtures import mock_pins
 
 from display.frames import layout_frame
-from display.hardware import ALARM, LINK_UP, OFF, layout_pixels
+from display.hardware import ALARM, LINK_UP, OFF, READER_LOST, layout_pixels
 from firmware_bridge.clock import SystemClock
 from hw.board import DEFAULT_BOARD
 from hw.errors import HardwareError
@@ -254,7 +254,8 @@ def test_the_confirm_button_deals_the_readers_guess_and_void_dismisses_its_quest
     press(factory, BOARD_BUTTONS["confirm"])
     assert hardware.poll() == []
     assert dealt(service) == ["5S", "QH"] and camera.filter.question is None
-    assert layout_pixels(layout_frame(service.state))[15] == OFF
+    # No alarm waits now; the scripted camera's frames have run out, so it is a reader lost.
+    assert layout_pixels(layout_frame(service.state))[15] == READER_LOST
     camera.close()
 
     readings = [EMPTY, *[sure("KD")] * 3, EMPTY, *[UNSURE_QH] * 8]
