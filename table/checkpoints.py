@@ -31,10 +31,9 @@ from table.faro.spots import parse_spot
 # 2: a Faro checkpoint keeps the bets standing from deal to deal. A dealtable that reads
 # only format 1 sets such a checkpoint aside rather than resume without them.
 # 3: the card readers lost. An earlier format was written before a reader could be, so it
-# reads as none lost.
+# reads as none lost; and the Faro state's hoc, empty where a deck starts, is no longer a field.
 CHECKPOINT_FORMAT = 3
 READABLE_FORMATS = (1, 2, 3)
-_FIELDS_SINCE_FORMAT_3 = ("readers_lost",)
 
 AnyState = FaroState | BaccaratState
 
@@ -158,12 +157,12 @@ def state_from_checkpoint(text: str) -> AnyState:
 
 
 def _with_later_fields(names: object) -> object:
-    """An earlier format's state fields, as this dealtable's state names them: the fields
-    added since follow ``alarm``, as they do in the state."""
-    if not isinstance(names, list) or "alarm" not in names or _FIELDS_SINCE_FORMAT_3[0] in names:
+    """An earlier format's state fields as format 3 names them: ``readers_lost`` after
+    ``alarm``, and no ``hoc``."""
+    if not isinstance(names, list) or "alarm" not in names or "readers_lost" in names:
         return names
     at = names.index("alarm") + 1
-    return [*names[:at], *_FIELDS_SINCE_FORMAT_3, *names[at:]]
+    return [name for name in [*names[:at], "readers_lost", *names[at:]] if name != "hoc"]
 
 
 def _faro_state(data: dict[str, Any]) -> FaroState:

@@ -87,6 +87,11 @@ class Casekeep:
         self._dealt[card] = entry
         self._left[card.rank] -= 1
 
+    @property
+    def last_entry(self) -> CasekeepEntry | None:
+        """The card dealt last, and how it went."""
+        return next(reversed(self._dealt.values()), None)
+
     def entry_for(self, card: Card) -> CasekeepEntry | None:
         """How this card went, if it is out."""
         return self._dealt.get(card)

@@ -98,7 +98,6 @@ class FaroState(TableFolds):
     casekeep: Casekeep = field(default_factory=lambda: Casekeep(find_rules("classic").deck_spec))
     pending_loser: Card | None = None
     last_turn: tuple[Card, Card] | None = None
-    hoc: Card | None = None
     splits: int = 0
     bets: dict[int, Bet] = field(default_factory=dict)
     bets_by_rank: dict[Rank, set[int]] = field(default_factory=dict)
@@ -131,6 +130,14 @@ class FaroState(TableFolds):
     @property
     def cards_left(self) -> int:
         return self.casekeep.cards_left
+
+    # Read off the casekeep rather than kept: a state of more than 29 fields no longer shares
+    # its attribute names with the other states, and every attribute read of the fold slows.
+    @property
+    def hoc(self) -> Card | None:
+        """The deal's last card, once it is out."""
+        last = self.casekeep.last_entry
+        return last.card if last is not None and last.role is CardRole.HOC else None
 
     @property
     def bets_open(self) -> bool:
@@ -243,7 +250,6 @@ class FaroState(TableFolds):
         self.casekeep = Casekeep(self.rules.deck_spec)
         self.pending_loser = None
         self.last_turn = None
-        self.hoc = None
         self.splits = 0
         self._take_checkpoint(event.seq)
 
@@ -256,8 +262,6 @@ class FaroState(TableFolds):
             self.phase = Phase.IN_TURN
             self.turn = event.turn
             self.pending_loser = card
-        elif role is CardRole.HOC:
-            self.hoc = card
 
     def _fold_locked(self, event: BetsLocked) -> None:
         self.phase = Phase.LOCKED
