@@ -372,6 +372,38 @@ def test_the_scanner_wired_to_the_board_deals_the_cards_it_reads(rig: Any) -> No
     )
 
 
+def test_the_scanner_wired_to_the_board_is_lost_while_the_board_is_and_back_with_it(
+    rig: Any,
+) -> None:
+    """The board unplugged takes the scanner wired to it: the table is told the barcode
+    reader is lost, once, and back once the board is and the scanner reads again."""
+    service, hardware, _factory, _chain, board = rig
+    service.execute_line("shuffle")
+    reader, now, _slides = board_scanner_reader(service, hardware)
+
+    def both() -> None:
+        now[0] += 1
+        hardware.poll()
+        reader.poll()
+
+    assert wait_until(lambda: hardware.link.is_up, timeout=10, step=both)
+    board.unplug()
+    assert wait_until(lambda: reader.lost, timeout=10, step=both)
+    assert "layout board" in service.state.readers_lost["barcode"]
+    for _ in range(50):
+        both()
+    board.plug_in()
+    assert wait_until(lambda: hardware.link.is_up, timeout=10, step=both)
+    board.scan(encode_payload(Card.parse("5S"), 1))
+    assert wait_until(lambda: dealt(service) == ["5S"], timeout=10, step=both)
+    told = [
+        (e.reader, e.notice.value)
+        for e in service.journal.events()
+        if e.type_name == "reader_notice"
+    ]
+    assert told == [("barcode", "reader_lost"), ("barcode", "reader_back")]
+
+
 def test_a_card_that_slid_out_with_no_code_read_stops_the_table_until_the_dealer_names_it(
     rig: Any,
 ) -> None:

@@ -396,19 +396,69 @@ def test_a_dealt_card_scanned_again_is_told_once_a_minute_and_stops_no_card(
     tmp_path: Path,
 ) -> None:
     service, reader, clock = dealing(tmp_path)
-    for code in ("2H", "KD", "2H", "5C", "2H"):
+    for code in ("2H", "KD", "5C", *["2H", "KD"] * 5):  # a hand waves two dealt cards past
         scan(reader, encode_payload(Card.parse(code), 1))
         reader.poll()
         clock.now += 1
     assert dealt(service) == ["2H", "KD", "5C"]
-    assert notices(service) == [("barcode", "seen_before")]  # the second time, the same news
+    assert notices(service) == [("barcode", "seen_before")] * 2  # each card's news, once
     clock.now += reader.notice_repeat_seconds
     scan(reader, encode_payload(Card.parse("KD"), 1))
     reader.poll()
-    scan(reader, encode_payload(Card.parse("2H"), 1))
-    reader.poll()
     assert notices(service) == [("barcode", "seen_before")] * 3
     assert service.state.alarm is None
+
+
+def test_a_wall_clock_set_back_does_not_silence_the_readers_news(tmp_path: Path) -> None:
+    """The minute between two tellings of the same news runs on the monotonic clock: NTP
+    stepping the wall clock back an hour does not make it an hour."""
+    wall, monotonic = Clock(), Clock()
+    config = Config(
+        table=TableConfig(id="t", journal=str(tmp_path / "j.sqlite")),
+        reader=ReaderConfig(kind="serial-scanner", url="loop://"),
+    )
+    service = TableService(config, Journal(config.table.journal, "t"), clock=wall)
+    reader = BarcodeShoeReader("loop://", service, wall, monotonic=monotonic)
+    reader.poll()
+    service.execute_line("shuffle")
+    wall.now -= 3600
+    for code in ("2H", "KD", "2H"):
+        scan(reader, encode_payload(Card.parse(code), 1))
+        reader.poll()
+        monotonic.now += reader.notice_repeat_seconds
+    assert notices(service) == [("barcode", "seen_before")]
+    scan(reader, encode_payload(Card.parse("2H"), 1))
+    reader.poll()
+    assert notices(service) == [("barcode", "seen_before")] * 2
+
+
+def test_a_reader_back_the_journal_could_not_take_is_told_when_it_next_can(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The journal busy for a moment just as the scanner is back: the table still has it
+    lost, and is told it is back as soon as the journal takes it."""
+    from table.service.journal import JournalError
+
+    socket = UsbSocket(plugged=False)
+    service, reader, clock = make(tmp_path, socket.open)
+    reader.poll()
+    socket.plugged = True
+    clock.now += 1
+    reader.poll()
+
+    def busy(*_: Any, **__: Any) -> None:
+        raise JournalError("journal: cannot append: database is locked")
+
+    with monkeypatch.context() as moment:
+        moment.setattr(service.journal, "append", busy)
+        clock.now += reader.steady_after
+        reader.poll()
+    assert service.state.readers_lost.keys() == {"barcode"}
+    service.execute_line("shuffle")
+    scan(reader, encode_payload(Card.parse("2H"), 1))
+    reader.poll()
+    assert dealt(service) == ["2H"] and service.state.readers_lost == {}
+    assert notices(service) == [("barcode", "reader_lost"), ("barcode", "reader_back")]
 
 
 def test_a_scanner_is_reopened_on_time_when_the_wall_clock_is_set_back(tmp_path: Path) -> None:
@@ -932,11 +982,10 @@ def test_a_camera_blind_a_while_is_lost_until_it_sees_the_box_again(tmp_path: Pa
     and MQTT, until it shows the box again for a second; blind once more is news again."""
     service, _, _ = make(tmp_path)
     service.execute_line("shuffle")
-    hand = CardReading(ReadingStatus.OBSTRUCTED)
     dark = CardReading(ReadingStatus.BAD_FRAME)
     # Fewer frames than the camera's backlog holds, so that none is dropped: blind after
-    # 10 spoiled frames here, seeing again after 5 that show the box.
-    readings = [*[hand] * 12, *[EMPTY] * 4, EMPTY, *[dark] * 12, *[sure("5S")] * 5, EMPTY]
+    # 10 black frames here, seeing again after 5 that show the box.
+    readings = [*[dark] * 12, *[EMPTY] * 4, EMPTY, *[dark] * 12, *[sure("5S")] * 5, EMPTY]
     camera = CameraReader(BlankFrames(len(readings)), ScriptedRecognizer(readings), service)  # type: ignore[arg-type]
     camera.filter.blind_frames = 10
     camera.working_frames = 5
@@ -949,6 +998,24 @@ def test_a_camera_blind_a_while_is_lost_until_it_sees_the_box_again(tmp_path: Pa
         ("camera", "reader_back"),
         ("camera", "reader_lost"),  # the frames ran out
     ]
+    camera.close()
+
+
+def test_a_hand_resting_over_the_box_is_no_camera_lost(tmp_path: Path) -> None:
+    """The dealer's hand over the box while bets go down: the camera works, and says so by
+    telling nothing, however long the hand rests and however often."""
+    service, _, _ = make(tmp_path)
+    service.execute_line("shuffle")
+    hand = CardReading(ReadingStatus.OBSTRUCTED)
+    readings = ([hand] * 100 + [EMPTY] * 40) * 5
+    camera = CameraReader(
+        BlankFrames(len(readings)),
+        ScriptedRecognizer(readings),  # type: ignore[arg-type]
+        service,
+        backlog=len(readings) + 1,
+    )
+    assert wait_until(lambda: camera.ended, step=camera.poll, timeout=30)
+    assert notices(service) == [("camera", "reader_lost")]  # only the frames running out
     camera.close()
 
 

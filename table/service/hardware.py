@@ -41,6 +41,7 @@ from table.service.config import HardwareConfig
 from table.service.reading_filter import ReadingFilter
 from table.service.table_service import TableService
 from vision.barcode import BarcodeReading, barcode_reading
+from vision.errors import ScannerError
 
 log = logging.getLogger("dealtable.hardware")
 
@@ -87,16 +88,24 @@ def _refused_in_one_line(device: str, board_file: Path) -> Iterator[None]:
 
 class BoardScanner:
     """The barcode scanner wired to the layout board (hw/WIRING.md): the codes the board
-    forwards, read by a barcode shoe reader as if from a serial scanner of its own."""
+    forwards, read by a barcode shoe reader as if from a serial scanner of its own.
 
-    def __init__(self) -> None:
+    ``trouble`` says why the board cannot be reached ("" while it can): the scanner behind
+    it is then gone, as an unplugged serial scanner is, and its reader is lost."""
+
+    def __init__(self, trouble: Callable[[], str] = lambda: "") -> None:
         self._codes: deque[str] = deque()
+        self._trouble = trouble
 
     def forwarded(self, text: str) -> None:
         self._codes.append(text)
 
     def read(self) -> BarcodeReading | None:
-        return barcode_reading(self._codes.popleft()) if self._codes else None
+        if self._codes:
+            return barcode_reading(self._codes.popleft())
+        if trouble := self._trouble():
+            raise ScannerError(f"the layout board that reads the scanner is not reached: {trouble}")
+        return None
 
     def close(self) -> None:
         self._codes.clear()
@@ -157,7 +166,8 @@ class TableHardware:
         if self.link is None:
             raise HardwareError("the board's scanner is read over the layout board's link")
         if self.scanner is None:
-            self.scanner = BoardScanner()
+            link = self.link
+            self.scanner = BoardScanner(lambda: "" if link.is_up else link.last_error)
         return self.scanner
 
     def answer_questions_of(self, reader: AskingReader, clock: Callable[[], float]) -> None:

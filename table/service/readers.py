@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import math
 import queue
 import threading
 import time
@@ -39,8 +40,8 @@ from table.events import (
 from table.faro.engine import FaroState
 from table.language import CardCmd, CorrectCmd, UnreadCmd, VoidCmd, parse_line
 from table.service.config import ReaderConfig
+from table.service.reading_filter import AlarmKind as ReaderAlarmKind
 from table.service.reading_filter import (
-    SPOILED,
     CardAccepted,
     ConfirmRequest,
     FilterOutput,
@@ -48,7 +49,6 @@ from table.service.reading_filter import (
     ReadingFilter,
     ReadingSource,
 )
-from table.service.reading_filter import AlarmKind as ReaderAlarmKind
 from table.service.table_service import TableService
 from vision.barcode import BarcodeReading, SerialScanner, read_frame_barcodes
 from vision.errors import ScannerError, VisionError
@@ -60,7 +60,7 @@ from vision.frames import (
     VideoCaptureSource,
 )
 from vision.profile import find_profile
-from vision.recognize import Recognizer
+from vision.recognize import ReadingStatus, Recognizer
 
 log = logging.getLogger("dealtable.readers")
 
@@ -98,9 +98,8 @@ class _TableReader:
     def __init__(self, service: TableService) -> None:
         self.service = service
         self._sending: CardAccepted | None = None
-        # Lost before a restart: it is lost until it shows it works.
-        self._lost = self.name in service.state.readers_lost
-        self._last_notice: tuple[ReaderNoticeKind, str, float] | None = None
+        # When each notice was last told, by what it said (on the monotonic clock).
+        self._told_at: dict[tuple[ReaderNoticeKind, str], float] = {}
         self.filter = self._new_filter()
         # Resumed mid-deal: the cards dealt before the restart are out, the last one perhaps
         # still lying in the box.
@@ -165,29 +164,39 @@ class _TableReader:
         """The reader's name in the table's notices: ``camera`` or ``barcode``."""
         raise NotImplementedError
 
+    def _monotonic(self) -> float:
+        raise NotImplementedError
+
+    @property
+    def lost(self) -> bool:
+        """The table has this reader lost: the journal's word, so that a notice the journal
+        could not take is told again, not taken as told."""
+        return self.name in self.service.state.readers_lost
+
     def _notice(self, kind: ReaderNoticeKind, message: str) -> None:
         """Tell the table: journaled, then on MQTT, the screens and the layout's alarm lamp.
-        A reader lost is told once an outage, however often it is retried meanwhile."""
-        if kind is ReaderNoticeKind.READER_LOST:
-            if self._lost:
-                return
-            self._lost = True
-        now = self.service.clock()
-        last = self._last_notice
-        since = now - last[2] if last is not None and last[:2] == (kind, message) else None
-        if since is not None and since < self.notice_repeat_seconds:
+        A reader lost is told once an outage, however often it is retried meanwhile; any
+        other notice at most once in :attr:`notice_repeat_seconds`."""
+        if kind is ReaderNoticeKind.READER_LOST and self.lost:
             return
-        self._last_notice = (kind, message, now)
+        now = self._monotonic()
+        told = self._told_at
+        if kind not in (ReaderNoticeKind.READER_LOST, ReaderNoticeKind.READER_BACK):
+            if now - told.get((kind, message), -math.inf) < self.notice_repeat_seconds:
+                return
+            for key, at in list(told.items()):
+                if now - at >= self.notice_repeat_seconds:
+                    del told[key]  # long past: kept no longer than it can silence
+            told[kind, message] = now
         try:
             self.service.reader_notice(self.name, kind, message)
         except TableError as refused:
-            log.warning("the %s reader's notice was refused: %s", self.name, refused)
+            log.warning("the %s reader's notice was not journaled: %s", self.name, refused)
 
     def _works_again(self) -> None:
         """The reader reads again, after it was lost."""
-        if not self._lost:
+        if not self.lost:
             return
-        self._lost = False
         self._notice(ReaderNoticeKind.READER_BACK, f"the {self.name} reader reads again")
         log.info("the %s reader reads again", self.name)
 
@@ -389,6 +398,9 @@ class CameraReader(_TableReader):
     def name(self) -> str:
         return self.kind.value
 
+    def _monotonic(self) -> float:
+        return self.clock()
+
     def _start_capture(self) -> threading.Thread:
         self._failure = None
         self._frames_since_open = 0
@@ -445,8 +457,10 @@ class CameraReader(_TableReader):
                 self._backoff = 0.5
             if self.recognizer is not None:
                 reading = self.recognizer.read(frame.image)
-                usable = reading.status not in SPOILED
-                self._usable_frames = self._usable_frames + 1 if usable else 0
+                if reading.status is ReadingStatus.BAD_FRAME:
+                    self._usable_frames = 0
+                elif reading.status is not ReadingStatus.OBSTRUCTED:  # a hand: no news
+                    self._usable_frames += 1
                 self._route(self.filter.camera(reading, frame.timestamp), news)
             else:
                 self._usable_frames += 1
@@ -639,6 +653,9 @@ class BarcodeShoeReader(_TableReader):
     @property
     def name(self) -> str:
         return ReadingSource.BARCODE.value
+
+    def _monotonic(self) -> float:
+        return self.monotonic()
 
     def card_slid(self) -> None:
         """The light barrier saw a card slide out of the shoe."""

@@ -99,7 +99,7 @@ class ConfirmRequest:
 
 FilterOutput = CardAccepted | ReaderAlarm | ConfirmRequest
 
-# Frames that show nothing of the box: many in a row are a camera lost.
+# Frames that show nothing of the box; many bad frames in a row are a camera lost.
 SPOILED = frozenset({ReadingStatus.OBSTRUCTED, ReadingStatus.BAD_FRAME})
 
 
@@ -241,6 +241,10 @@ class ReadingFilter:
         self._run = next_run or _Run()
 
     def _spoiled(self, reading: CardReading, timestamp: float) -> list[FilterOutput]:
+        if reading.status is not ReadingStatus.BAD_FRAME:
+            # A hand resting over the box is a camera that works: only frames that show
+            # nothing (black, blank, overexposed) make it blind.
+            return []
         self._spoiled_frames += 1
         if self._spoiled_frames >= self.blind_frames and not self._blind_reported:
             self._blind_reported = True
