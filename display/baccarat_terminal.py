@@ -173,6 +173,8 @@ def render_baccarat(
         lines.append(f"  banker's deviations from the table: {state.deviations}")
     if state.alarm:
         lines.append(paint.paint(f"  ALARM {state.alarm.alarm_id}: {state.alarm.message}", _RED))
+    for reader, message in state.readers_lost.items():
+        lines.append(paint.paint(f"  READER LOST ({reader}): {message}", _RED))
     lines.append("")
     lines += render_scoreboard(Scoreboard.of(coups_of(results)), paint)
     recent = list(recent)

@@ -166,6 +166,8 @@ def render_status(state: FaroState, paint: Painter) -> list[str]:
         lines += wrap(session_line(state), indent="  ", subsequent="    ")
     if state.alarm:
         lines.append(paint.paint(f"  ALARM {state.alarm.alarm_id}: {state.alarm.message}", _RED))
+    for reader, message in state.readers_lost.items():
+        lines.append(paint.paint(f"  READER LOST ({reader}): {message}", _RED))
     return lines
 
 

@@ -250,6 +250,21 @@ def test_history_counts_a_corrected_card_once_and_the_split_it_undid_not_at_all(
     assert re.search(r"deal +1  .*   5 cards    1 split  in progress  \(events 4-16\)$", line), line
 
 
+def test_history_opens_no_coup_for_a_readers_news_between_coups(tmp_path: Path) -> None:
+    from table.baccarat import BaccaratTable
+    from table.events import ReaderNoticeKind
+
+    table = BaccaratTable("table", "punto-banco", "standard", {"burn": "none"})
+    events = [*table.opening, *table.fund_bank(10_000), *table.seat("ann", 100)]
+    events += table.new_shoe() + table.bet("ann", "player", 10) + table.lock()
+    for card in ("KS", "2H", "9S", "3C"):
+        events += table.deal(card)
+    events += table.reader_notice("camera", ReaderNoticeKind.READER_LOST, "the lamp is out")
+    with Journal(tmp_path / "j.sqlite", "table") as journal:
+        journal.append(events)
+        assert [coup.ended for coup in journal.coups()] == ["settled"]
+
+
 def test_history_refuses_to_list_fewer_than_one_deal(tmp_path: Path) -> None:
     journal, _ = journal_with_a_deal(tmp_path / "j.sqlite")
     journal.close()

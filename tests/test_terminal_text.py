@@ -8,11 +8,12 @@ import re
 
 import pytest
 
+from display.baccarat_terminal import render_baccarat
 from display.narration import Narrator
-from display.terminal import describe
+from display.terminal import describe, render_table
 from display.text import count, wrap
 from table.cards import Card
-from table.events import DealFinished
+from table.events import DealFinished, ReaderNoticeKind
 from table.service.demo import run_demo
 
 
@@ -120,3 +121,20 @@ def test_a_home_session_shows_who_has_banked_and_at_its_end_who_won() -> None:
             table.new_deck()
     shown = " ".join(render_table(table.state).split())
     assert "session over: everyone has held the bank 1 time; anna wins with 110 (ben 90)" in shown
+
+
+def test_a_reader_lost_stays_on_the_dealers_screen_until_it_is_back() -> None:
+    """The dealer at the console deals by hand while a reader is lost: the screen says so
+    with every card, not only with the notice."""
+    from table.baccarat import BaccaratTable
+    from tests.conftest import deal, open_table
+
+    table = open_table()
+    table.reader_notice("camera", ReaderNoticeKind.READER_LOST, "the lamp is out")
+    deal(table, "5S")
+    assert "READER LOST (camera): the lamp is out" in render_table(table.state)
+    table.reader_notice("camera", ReaderNoticeKind.READER_BACK, "it reads again")
+    assert "READER LOST" not in render_table(table.state)
+    baccarat = BaccaratTable("t1", "punto-banco", "standard")
+    baccarat.reader_notice("barcode", ReaderNoticeKind.READER_LOST, "unplugged")
+    assert "READER LOST (barcode): unplugged" in render_baccarat(baccarat.state, [])

@@ -816,8 +816,8 @@ class Journal:
         coups: dict[int, _CoupTally] = {}
         for deal, seq, at, kind, detail in rows:
             opened = opened or kind == "shoe_started"
-            if not opened:
-                continue
+            if not opened or kind == "reader_notice":
+                continue  # a reader's news between coups opens no coup
             if kind == "shoe_finished" and deal in over:
                 coup = deal  # the shoe ends with the coup it follows
             elif deal == 0 or deal in over:
