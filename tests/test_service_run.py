@@ -741,6 +741,39 @@ def test_run_says_once_that_the_broker_is_out_of_reach_and_what_waits_in_the_out
         broker.stop()
 
 
+def test_a_service_that_will_not_start_on_a_damaged_journal_says_offline(
+    tmp_path: Path, broker: Broker
+) -> None:
+    """The broker and the service died together (a power cut): the will was never published
+    and ``online`` stays retained. The service then refuses its damaged journal: a monitor
+    must not go on seeing the table up."""
+    from table.service.config import MqttConfig
+    from table.service.journal import JournalDamagedError
+    from tests.test_service_journal import journal_with_a_deal
+
+    journal, _ = journal_with_a_deal(tmp_path / "j.sqlite")
+    journal.close()
+    with sqlite3.connect(tmp_path / "j.sqlite") as db:
+        db.execute("UPDATE events SET body = '{bad' WHERE seq = 20")
+    db.close()
+    before = Watcher(broker.port, "dealtable/t1/status")
+    assert before.connected.wait(5)
+    before.client.publish("dealtable/t1/status", "online", qos=1, retain=True).wait_for_publish(5)
+    before.close()
+    config = Config(
+        table=TableConfig(id="t1", journal=str(tmp_path / "j.sqlite")),
+        reader=ReaderConfig(kind="simulated", seed=3),
+        mqtt=MqttConfig(host="127.0.0.1", port=broker.port, client_id="table-t1"),
+    )
+    with pytest.raises(JournalDamagedError):
+        run_table(config, deals=1, out=io.StringIO())
+    after = Watcher(broker.port, "dealtable/t1/status")
+    try:
+        assert wait_until(lambda: after.on("/status") == [b"offline"])
+    finally:
+        after.close()
+
+
 def test_the_croupiers_page_without_an_account_names_the_missing_setting(tmp_path: Path) -> None:
     port = free_port()
     config = console_config(

@@ -229,6 +229,42 @@ def _why_unreachable(error: BaseException | None) -> str:
     return "the connection failed"
 
 
+def _client(config: MqttConfig, client_id: str) -> mqtt.Client:
+    """A client of the table's broker, with the config's account and TLS."""
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5)
+    if config.username:
+        client.username_pw_set(config.username, config.password or None)
+    if config.tls is not None:
+        client.tls_set(
+            ca_certs=config.tls.ca_file or None,
+            certfile=config.tls.cert_file or None,
+            keyfile=config.tls.key_file or None,
+        )
+    return client
+
+
+def say_offline(config: MqttConfig, table_id: str, timeout: float = 3.0) -> bool:
+    """Set the table's retained ``status`` to ``offline``, for a service that will not start.
+    A service that died with the broker left ``online`` retained and no will was published:
+    a monitor would go on seeing the table up. Its own client id, so the service's
+    session, and the commands it keeps, are left alone. True once the broker has it."""
+    client = _client(config, f"{config.client_id or f'dealtable-{table_id}'}-not-started")
+    client.connect_timeout = timeout
+    try:
+        client.connect(config.host, config.port, keepalive=max(5, int(timeout) * 2))
+        client.loop_start()
+        sent = client.publish(f"{config.prefix}/{table_id}/status", "offline", qos=1, retain=True)
+        sent.wait_for_publish(timeout)
+        return sent.is_published()
+    except (OSError, ValueError, RuntimeError) as error:
+        why = _why_unreachable(error) if isinstance(error, OSError) else str(error)
+        log.info("could not tell the broker the table is offline: %s", why)
+        return False
+    finally:
+        client.disconnect()
+        client.loop_stop()
+
+
 class MqttLink:
     def __init__(
         self,
@@ -260,19 +296,7 @@ class MqttLink:
         self._acked_beyond: set[int] = set()
         self._state_seq = -1
         self._named: dict[str, Properties] = {}
-        client = mqtt.Client(
-            CallbackAPIVersion.VERSION2,
-            client_id=config.client_id or f"dealtable-{table_id}",
-            protocol=mqtt.MQTTv5,
-        )
-        if config.username:
-            client.username_pw_set(config.username, config.password or None)
-        if config.tls is not None:
-            client.tls_set(
-                ca_certs=config.tls.ca_file or None,
-                certfile=config.tls.cert_file or None,
-                keyfile=config.tls.key_file or None,
-            )
+        client = _client(config, config.client_id or f"dealtable-{table_id}")
         client.will_set(f"{self.prefix}/status", "offline", qos=1, retain=True)
         client.reconnect_delay_set(min_delay=reconnect_delay[0], max_delay=reconnect_delay[1])
         client.on_connect = self._on_connect

@@ -243,7 +243,14 @@ def run(
 
             hardware = TableHardware(config.hardware)
             undo_if_refused.callback(hardware.close)
-        journal, service = open_table(config, clock, lock)
+        try:
+            journal, service = open_table(config, clock, lock)
+        except JournalDamagedError:
+            if config.mqtt is not None:
+                from table.service.mqtt import say_offline
+
+                say_offline(config.mqtt, config.table.id)
+            raise
         undo_if_refused.pop_all()
     if service.resumed:
         log.info(
