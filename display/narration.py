@@ -29,6 +29,8 @@ from table.events import (
     DeckStarted,
     Event,
     Outcome,
+    ReaderNotice,
+    ReaderNoticeKind,
     TurnCalled,
     TurnClosed,
 )
@@ -74,6 +76,9 @@ class Words:
     alarm_other: str
     alarm_waits: str
     alarm_cleared: str
+    # A card reader lost and back: the visitors see the dealer deal by hand meanwhile.
+    reader_lost: str
+    reader_back: str
     bank_passed: str  # 001: the bank passes to the left after each deal
     advice: str = ""
     ranks_on: dict[Rank, str] | None = None  # after "on" where the language declines it
@@ -163,6 +168,8 @@ WORDS: dict[str, Words] = {
         alarm_other="Something is wrong at the table.",
         alarm_waits="The table waits for the dealer to set it right.",
         alarm_cleared="The dealer has set it right; the deal goes on.",
+        reader_lost="The card reader cannot see the cards; the dealer deals by hand meanwhile.",
+        reader_back="The card reader sees the cards again.",
         bank_passed="The bank passes to {name}.",
         bank="the bank",
         advice="The casekeep says: a bet costs least now on {ranks} (the bank's edge {edge}).",
@@ -226,6 +233,8 @@ WORDS: dict[str, Words] = {
         alarm_other="Algo no va bien en la mesa.",
         alarm_waits="La mesa espera a que el crupier lo corrija.",
         alarm_cleared="El crupier lo ha corregido; la mano sigue.",
+        reader_lost="El lector no ve las cartas; mientras tanto, el crupier reparte a mano.",
+        reader_back="El lector vuelve a ver las cartas.",
         bank_passed="La banca pasa a {name}.",
         bank="la banca",
         offered="a {rank}",
@@ -294,6 +303,8 @@ WORDS: dict[str, Words] = {
         alarm_other="За столом что-то не так.",
         alarm_waits="Стол ждёт, пока банкомёт всё исправит.",
         alarm_cleared="Банкомёт всё исправил; талия продолжается.",
+        reader_lost="Считыватель не видит карт; пока банкомёт мечет вручную.",
+        reader_back="Считыватель снова видит карты.",
         bank_passed="Банк теперь держит {name}.",
         bank="банк",
         advice="Кейскипер подсказывает: дешевле всего сейчас ставить на {ranks} "
@@ -433,6 +444,11 @@ class Narrator:
                 lines.append(f"{what} {words.alarm_waits}")
             elif isinstance(event, AlarmCleared):
                 lines.append(words.alarm_cleared)
+            elif isinstance(event, ReaderNotice):
+                if event.notice is ReaderNoticeKind.READER_LOST:
+                    lines.append(words.reader_lost)
+                elif event.notice is ReaderNoticeKind.READER_BACK:
+                    lines.append(words.reader_back)
             elif isinstance(event, BankPassed):
                 lines.append(words.bank_passed.format(name=event.to_banker.capitalize()))
             # After its sentence: a settlement is said with the stake the bet had before it.

@@ -137,6 +137,22 @@ def test_a_stopped_table_and_the_bank_passing_are_told(
     assert said[-1] == passed
 
 
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_visitors_hear_that_the_reader_is_lost_and_back_and_nothing_of_the_rest(
+    language: str,
+) -> None:
+    """The dealer deals by hand while the reader is lost: the visitors are told why; a
+    reader's other news is for the dealer, not the visitors."""
+    from table.events import ReaderNoticeKind
+
+    table = open_table()
+    narrator = Narrator(language)
+    lost = narrator.explain(table.reader_notice("camera", ReaderNoticeKind.READER_LOST, "gone"))
+    other = narrator.explain(table.reader_notice("camera", ReaderNoticeKind.TWO_CARDS, "two"))
+    back = narrator.explain(table.reader_notice("camera", ReaderNoticeKind.READER_BACK, "back"))
+    assert (lost, other, back) == ([narrator.words.reader_lost], [], [narrator.words.reader_back])
+
+
 def test_standing_bets_that_tie_together_are_told_in_one_sentence() -> None:
     table = open_table()
     events = table.bet("dan", "even", 2) + table.bet("anna", "even", 3)
