@@ -314,9 +314,11 @@ def test_a_refused_bet_shows_the_engines_reason_and_the_page_locks_during_a_turn
     assert browser.find_element(By.ID, "bet").is_enabled()
 
 
-def test_without_a_betting_account_the_page_says_so(
+def test_without_a_betting_account_the_page_says_so_and_still_shows_a_reader_lost(
     browser: webdriver.Chrome, tmp_path: Path
 ) -> None:
+    from table.events import ReaderNoticeKind
+
     journal = Journal(tmp_path / "j.sqlite", "t")
     service = TableService(Config(table=TableConfig(id="t")), journal)
     server, _ = serve(service)
@@ -332,6 +334,11 @@ def test_without_a_betting_account_the_page_says_so(
         assert shows(browser, service)
         assert browser.find_element(By.ID, "title").text == "Фаро"
         assert browser.find_element(By.ID, "punter-title").text.lower() == "понтёр"
+        lost = browser.find_element(By.ID, "readers-lost")
+        assert not lost.is_displayed()
+        service.reader_notice("barcode", ReaderNoticeKind.READER_LOST, "сканер отключён")
+        assert shows(browser, service)
+        assert lost.text == "СЧИТЫВАТЕЛЬ ПОТЕРЯН (barcode): сканер отключён"
     finally:
         server.stop()
         journal.close()
