@@ -570,40 +570,68 @@ def _no_passphrase() -> bytes:
 def _check_tls(source: str, tls: TlsConfig) -> None:
     """Load the certificates and key as the MQTT client will, so that a file that is not one
     is refused here, naming its key, rather than when the service connects."""
-    for key in ("ca_file", "cert_file", "key_file"):
-        named = getattr(tls, key)
-        if named and not Path(named).is_file():
-            raise ConfigError(f"{source}: [mqtt.tls] {key}: no file {named}")
+    _check_files_exist(
+        source,
+        "mqtt.tls",
+        {"ca_file": tls.ca_file, "cert_file": tls.cert_file, "key_file": tls.key_file},
+    )
     if tls.key_file and not tls.cert_file:
         raise ConfigError(
             f"{source}: [mqtt.tls] key_file: a client key goes with its certificate: set "
             "cert_file too"
         )
     context = ssl.create_default_context()
-    for key in ("ca_file", "cert_file"):
-        named = getattr(tls, key)
-        if not named:
-            continue
+    if tls.ca_file:
+        _check_certificate_file(source, "mqtt.tls", context, "ca_file", tls.ca_file)
+    if tls.cert_file:
+        _load_certificate(source, "mqtt.tls", context, tls.cert_file, tls.key_file)
+
+
+def _check_files_exist(source: str, section: str, files: dict[str, str]) -> None:
+    for key, named in files.items():
+        if named and not Path(named).is_file():
+            raise ConfigError(f"{source}: [{section}] {key}: no file {named}")
+
+
+def _check_certificate_file(
+    source: str, section: str, context: ssl.SSLContext, key: str, named: str
+) -> None:
+    try:
+        context.load_verify_locations(cafile=named)
+    except ssl.SSLError:
+        raise ConfigError(
+            f"{source}: [{section}] {key}: expected a certificate file (PEM), got {named}"
+        ) from None
+    except OSError as error:
+        raise ConfigError(
+            f"{source}: [{section}] {key}: cannot read {named}: {error.strerror}"
+        ) from None
+
+
+def _load_certificate(
+    source: str, section: str, context: ssl.SSLContext, cert_file: str, key_file: str
+) -> None:
+    """Load the certificate in ``cert_file`` with its private key, from ``key_file`` or, if
+    that is empty, from ``cert_file`` too."""
+    # Loaded as trusted certificates first: OpenSSL's error for a chain that will not load
+    # does not say whether the certificate or the key is at fault.
+    _check_certificate_file(source, section, ssl.create_default_context(), "cert_file", cert_file)
+    if key_file:
         try:
-            context.load_verify_locations(cafile=named)
-        except ssl.SSLError:
-            raise ConfigError(
-                f"{source}: [mqtt.tls] {key}: expected a certificate file (PEM), got {named}"
-            ) from None
+            Path(key_file).read_bytes()
         except OSError as error:
             raise ConfigError(
-                f"{source}: [mqtt.tls] {key}: cannot read {named}: {error.strerror}"
+                f"{source}: [{section}] key_file: cannot read {key_file}: {error.strerror}"
             ) from None
-    if tls.cert_file:
-        try:
-            context.load_cert_chain(tls.cert_file, tls.key_file or None, password=_no_passphrase)
-        except (ssl.SSLError, OSError):
-            if not tls.key_file:
-                raise ConfigError(
-                    f"{source}: [mqtt.tls] key_file: expected the file of the private key of "
-                    f"the certificate in cert_file, as {tls.cert_file} holds none"
-                ) from None
+    try:
+        context.load_cert_chain(cert_file, key_file or None, password=_no_passphrase)
+    except (ssl.SSLError, OSError):
+        if not key_file:
             raise ConfigError(
-                f"{source}: [mqtt.tls] key_file: expected the private key of the certificate in "
-                f"cert_file, not locked by a passphrase, got {tls.key_file}"
+                f"{source}: [{section}] key_file: expected the file of the private key of "
+                f"the certificate in cert_file, as {cert_file} holds none"
             ) from None
+        raise ConfigError(
+            f"{source}: [{section}] key_file: expected the private key of the certificate in "
+            f"cert_file, not locked by a passphrase, got {key_file}"
+        ) from None
