@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import os
 import shutil
+import ssl
 import subprocess
 import threading
 from collections.abc import Iterable, Iterator
@@ -20,7 +23,7 @@ from selenium.webdriver.chrome.service import Service
 from table.cards import Card
 from table.events import BetSettled, Event
 from table.faro import FaroTable
-from table.service.config import Config, ReaderConfig, TableConfig
+from table.service.config import Config, ReaderConfig, TableConfig, WebTlsConfig, web_tls_context
 from table.service.mqtt import MqttLink
 from table.service.web import Account, MqttCommandRelay
 from tests.mosquitto import Broker, free_port, wait_until
@@ -229,6 +232,61 @@ def shipped_broker(tmp_path: Path, example_certs: Path) -> Iterator[ShippedBroke
     broker.stop()
 
 
+# --- a certificate for the table's page over HTTPS -------------------------------------
+
+
+@dataclass(frozen=True)
+class PageCertificate:
+    """A self-signed certificate for localhost and 127.0.0.1, with its key."""
+
+    cert_file: Path
+    key_file: Path
+    spki_sha256: str  # its public key's hash, as Chromium is told to trust one certificate
+
+    def server_context(self) -> ssl.SSLContext:
+        """The page server's TLS, set up as `dealtable run` sets up its [web] tls."""
+        return web_tls_context("test", WebTlsConfig(str(self.cert_file), str(self.key_file)))
+
+    def client_context(self) -> ssl.SSLContext:
+        """A client's TLS that trusts this certificate and checks it as a browser would."""
+        return ssl.create_default_context(cafile=str(self.cert_file))
+
+
+@pytest.fixture(scope="session")
+def page_certificate(tmp_path_factory: pytest.TempPathFactory) -> PageCertificate:
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip(
+            "openssl is not installed (apt-get install openssl): it makes the test's certificate"
+        )
+    folder = tmp_path_factory.mktemp("page-certificate")
+    cert_file, key_file = folder / "page.crt", folder / "page.key"
+    subprocess.run(
+        [
+            openssl, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+            "-nodes", "-days", "2", "-subj", "/CN=localhost",
+            "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+            "-keyout", str(key_file), "-out", str(cert_file),
+        ],
+        check=True,
+        capture_output=True,
+    )  # fmt: skip
+    public_key = subprocess.run(
+        [openssl, "x509", "-in", str(cert_file), "-pubkey", "-noout"],
+        check=True,
+        capture_output=True,
+    ).stdout
+    spki = subprocess.run(
+        [openssl, "pkey", "-pubin", "-outform", "der"],
+        input=public_key,
+        check=True,
+        capture_output=True,
+    ).stdout
+    return PageCertificate(
+        cert_file, key_file, base64.b64encode(hashlib.sha256(spki).digest()).decode()
+    )
+
+
 # --- a real headless Chromium ---------------------------------------------------------
 
 CHROMIUM_FLAGS = [
@@ -238,12 +296,24 @@ CHROMIUM_FLAGS = [
 ]  # fmt: skip
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[webdriver.Chrome]:
+def chromium(*more_flags: str) -> webdriver.Chrome:
     options = Options()
     options.binary_location = "/usr/bin/chromium"
-    for flag in CHROMIUM_FLAGS:
+    for flag in (*CHROMIUM_FLAGS, *more_flags):
         options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[webdriver.Chrome]:
+    driver = chromium()
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture(scope="module")
+def tls_browser(page_certificate: PageCertificate) -> Iterator[webdriver.Chrome]:
+    """Chromium trusting the page's self-signed certificate, and no other one."""
+    driver = chromium(f"--ignore-certificate-errors-spki-list={page_certificate.spki_sha256}")
     yield driver
     driver.quit()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import io
 import json
+import ssl
 import threading
 import urllib.error
 import urllib.request
@@ -40,7 +41,7 @@ from table.service.web import (
     ServiceFeed,
     WebServer,
 )
-from tests.conftest import ACCOUNTS, TERMINAL, relayed
+from tests.conftest import ACCOUNTS, TERMINAL, PageCertificate, relayed
 from tests.mosquitto import Broker, free_port, wait_until
 from tests.test_web import serve, shows
 
@@ -48,7 +49,7 @@ from tests.test_web import serve, shows
 class Croupier:
     """The table, its broker link pumped on a thread as the service loop would, and the page."""
 
-    def __init__(self, tmp_path: Path, port: int) -> None:
+    def __init__(self, tmp_path: Path, port: int, tls: ssl.SSLContext | None = None) -> None:
         self.lock = threading.Lock()
         config = Config(
             table=TableConfig(id="faro-1", journal=str(tmp_path / "j.sqlite")),
@@ -72,7 +73,7 @@ class Croupier:
         self.relay = MqttCommandRelay(
             MqttConfig(host="127.0.0.1", port=port, username="terminal"), "faro-1"
         )
-        self.server = WebServer(self.view, "127.0.0.1", free_port(), relay=self.relay)
+        self.server = WebServer(self.view, "127.0.0.1", free_port(), relay=self.relay, tls=tls)
         self.server.start()
         self._stop = threading.Event()
         self._pump = threading.Thread(target=self._run, daemon=True)
@@ -99,6 +100,17 @@ class Croupier:
 @pytest.fixture
 def croupier(tmp_path: Path, secured_broker: Broker) -> Iterator[Croupier]:
     table = Croupier(tmp_path, secured_broker.port)
+    assert wait_until(lambda: table.link.connected, timeout=10)
+    yield table
+    table.close()
+
+
+@pytest.fixture
+def secured_croupier(
+    tmp_path: Path, secured_broker: Broker, page_certificate: PageCertificate
+) -> Iterator[Croupier]:
+    """The croupier's page served over HTTPS only, with the test's certificate."""
+    table = Croupier(tmp_path, secured_broker.port, page_certificate.server_context())
     assert wait_until(lambda: table.link.connected, timeout=10)
     yield table
     table.close()
@@ -175,14 +187,18 @@ def basic(username: str, password: str) -> str:
 
 
 def post(
-    server: WebServer, path: str, body: dict[str, Any], headers: dict[str, str]
+    server: WebServer,
+    path: str,
+    body: dict[str, Any],
+    headers: dict[str, str],
+    context: ssl.SSLContext | None = None,
 ) -> tuple[int, dict[str, Any]]:
-    """The page server's status and JSON answer to a POST."""
+    """The page server's status and JSON answer to a POST (over HTTPS, with ``context``)."""
     request = urllib.request.Request(
         server.url + path, data=json.dumps(body).encode(), method="POST", headers=headers
     )
     try:
-        with urllib.request.urlopen(request, timeout=15) as answered:
+        with urllib.request.urlopen(request, timeout=15, context=context) as answered:
             return answered.status, json.loads(answered.read())
     except urllib.error.HTTPError as refused:
         return refused.code, json.loads(refused.read())
@@ -248,6 +264,99 @@ def test_a_bet_is_taken_only_in_the_name_of_an_account_the_broker_lets_bet(
             e for e in croupier.journal.events(after_seq=journaled) if isinstance(e, BetPlaced)
         ]
     assert [(e.punter, e.spot, e.amount) for e in placed] == [("anna", spot.label, 40)]
+
+
+def test_over_https_a_bet_is_taken_only_from_the_tables_own_https_page(
+    secured_croupier: Croupier, page_certificate: PageCertificate
+) -> None:
+    """The page's checks hold over HTTPS: its own page's origin is https://, and a page
+    served in plain HTTP under the same name and port is another site's."""
+    croupier = secured_croupier
+    croupier.step(2)
+    with croupier.lock:
+        spot = next(r for r in croupier.service.state.casekeep.live_ranks() if r is not Rank.SEVEN)
+        journaled = croupier.journal.last_seq
+    bet = {"punter": "anna", "spot": spot.label, "amount": 40}
+    server, trusting = croupier.server, page_certificate.client_context()
+    assert server.url.startswith("https://127.0.0.1:")
+    own_origin = server.url.rstrip("/")
+    plain_origin = own_origin.replace("https://", "http://")
+    terminal = {
+        "Content-Type": "application/json",
+        "Authorization": basic("terminal", ACCOUNTS["terminal"]),
+    }
+    refused = {
+        "no credentials": (
+            {"Content-Type": "application/json", "Origin": own_origin},
+            401,
+            "cmd/bet: log in with your account on the table's broker",
+        ),
+        "a page of the same name and port in plain HTTP": (
+            {**terminal, "Origin": plain_origin},
+            403,
+            f"cmd/bet: only the table's own page may send commands, not one from {plain_origin}",
+        ),
+        "a page of another site": (
+            {**terminal, "Origin": "https://elsewhere.example"},
+            403,
+            "cmd/bet: only the table's own page may send commands, not one from "
+            "https://elsewhere.example",
+        ),
+        "a page of another site, as its browser says": (
+            {**terminal, "Sec-Fetch-Site": "cross-site"},
+            403,
+            "cmd/bet: only the table's own page may send commands",
+        ),
+    }
+    for who, (headers, status, error) in refused.items():
+        assert post(server, "cmd/bet", bet, headers, trusting) == (
+            status,
+            {"ok": False, "error": error},
+        ), who
+    with croupier.lock:
+        assert croupier.journal.last_seq == journaled
+    own_page = {**terminal, "Origin": own_origin, "Sec-Fetch-Site": "same-origin"}
+    status, reply = post(server, "cmd/bet", bet, own_page, trusting)
+    assert status == 200 and reply["ok"] is True, reply
+    with croupier.lock:
+        placed = [
+            e for e in croupier.journal.events(after_seq=journaled) if isinstance(e, BetPlaced)
+        ]
+    assert [(e.punter, e.spot, e.amount) for e in placed] == [("anna", spot.label, 40)]
+
+
+def test_over_https_the_page_logs_in_bets_and_shows_the_bet_live(
+    tls_browser: webdriver.Chrome, secured_croupier: Croupier
+) -> None:
+    """A browser that trusts the page's certificate: its origin is https://, its event
+    stream runs over TLS, and the bet it sends is taken."""
+    croupier, browser = secured_croupier, tls_browser
+    croupier.step(2)
+    browser.get(croupier.server.url + "croupier?lang=en")
+    assert shows(browser, croupier.service)
+    assert browser.execute_script("return window.isSecureContext") is True
+    assert log_in(browser) == "terminal"
+    with croupier.lock:
+        live = next(r for r in croupier.service.state.casekeep.live_ranks() if r is not Rank.SEVEN)
+        journaled = croupier.journal.last_seq
+    tap(browser, f'.spade[data-rank="{live.label}"]')
+    tap(browser, '#punters button[data-punter="ben"]')
+    tap(browser, '#amounts button[data-amount="5"]')
+    tap(browser, "#bet")
+    assert answer(browser) == "Done"
+    with croupier.lock:
+        placed = [
+            e for e in croupier.journal.events(after_seq=journaled) if isinstance(e, BetPlaced)
+        ]
+    assert [(e.punter, e.spot, e.amount) for e in placed] == [("ben", live.label, 5)]
+    assert wait_until(
+        lambda: any(
+            chip.get_attribute("data-punter") == "ben"
+            and chip.get_attribute("data-spot") == live.label
+            for chip in browser.find_elements(By.CSS_SELECTOR, ".chip")
+        ),
+        timeout=5,
+    )
 
 
 def test_the_page_bets_in_the_name_of_the_account_logged_in_at_it(

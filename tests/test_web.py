@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import http.client
 import io
 import json
 import signal
+import socket
+import ssl
 import subprocess
 import sys
 import threading
 import time
+import urllib.error
 import urllib.request
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -27,22 +32,22 @@ from table.service.journal import Journal, carry_on
 from table.service.run import SimulatedTable
 from table.service.table_service import TableService
 from table.service.web import JournalFollower, LiveView, ServiceFeed, WebServer
-from tests.conftest import punto_banco_config
+from tests.conftest import PageCertificate, punto_banco_config
 from tests.mosquitto import free_port, wait_until
 
 
-def serve(service: TableService) -> tuple[WebServer, LiveView]:
+def serve(service: TableService, tls: ssl.SSLContext | None = None) -> tuple[WebServer, LiveView]:
     """The web page of ``service``'s table, served on a free port and fed as it deals."""
     view = LiveView()
     ServiceFeed(service, view)
-    server = WebServer(view, "127.0.0.1", free_port())
+    server = WebServer(view, "127.0.0.1", free_port(), tls=tls)
     server.start()
     return server, view
 
 
-@pytest.fixture
-def live_table(
-    tmp_path: Path,
+@contextmanager
+def dealt_table(
+    tmp_path: Path, tls: ssl.SSLContext | None = None
 ) -> Iterator[tuple[TableService, SimulatedTable, WebServer, LiveView]]:
     config = Config(
         table=TableConfig(id="web", journal=str(tmp_path / "j.sqlite")),
@@ -50,10 +55,29 @@ def live_table(
     )
     journal = Journal(config.table.journal, "web")
     service = TableService(config, journal)
-    server, view = serve(service)
-    yield service, SimulatedTable(service, seed=6), server, view
-    server.stop()
-    journal.close()
+    server, view = serve(service, tls)
+    try:
+        yield service, SimulatedTable(service, seed=6), server, view
+    finally:
+        server.stop()
+        journal.close()
+
+
+@pytest.fixture
+def live_table(
+    tmp_path: Path,
+) -> Iterator[tuple[TableService, SimulatedTable, WebServer, LiveView]]:
+    with dealt_table(tmp_path) as table:
+        yield table
+
+
+@pytest.fixture
+def secured_table(
+    tmp_path: Path, page_certificate: PageCertificate
+) -> Iterator[tuple[TableService, SimulatedTable, WebServer, LiveView]]:
+    """The live table's page served over HTTPS only, with the test's certificate."""
+    with dealt_table(tmp_path, page_certificate.server_context()) as table:
+        yield table
 
 
 def page_seq(browser: webdriver.Chrome) -> int:
@@ -526,3 +550,126 @@ def test_a_baccarat_page_started_after_a_correction_shows_the_coup_once(tmp_path
         board = json.loads(view.current()[1])
     assert [result.coup for result in view.results] == [1]
     assert board["last_result"]["totals"]["banker"] == 7
+
+
+def next_event(stream: http.client.HTTPResponse) -> dict[str, Any]:
+    """The next view the page's event stream sends, past its comments and blank lines."""
+    while True:
+        line = stream.readline()
+        assert line, "the event stream ended"
+        if line.startswith(b"data: "):
+            return dict(json.loads(line[len(b"data: ") :]))
+
+
+def test_over_tls_the_page_its_view_and_its_live_stream_are_served_encrypted(
+    secured_table: Any, page_certificate: PageCertificate
+) -> None:
+    service, simulated, server, _ = secured_table
+    simulated.step()
+    port = server.server_address[1]
+    assert server.url == f"https://127.0.0.1:{port}/"
+    trusting = page_certificate.client_context()
+    with urllib.request.urlopen(server.url + "croupier", timeout=5, context=trusting) as page:
+        assert page.status == 200
+        assert b'<html lang="en" data-lang="en"' in page.read()
+    with urllib.request.urlopen(server.url + "view", timeout=5, context=trusting) as view:
+        assert json.loads(view.read())["seq"] == service.state.last_seq
+    with pytest.raises(urllib.error.URLError) as untrusted:
+        urllib.request.urlopen(server.url + "view", timeout=5, context=ssl.create_default_context())
+    assert isinstance(untrusted.value.reason, ssl.SSLCertVerificationError)
+
+    connection = http.client.HTTPSConnection("127.0.0.1", port, timeout=5, context=trusting)
+    try:
+        connection.connect()
+        assert isinstance(connection.sock, ssl.SSLSocket)
+        assert connection.sock.version() in ("TLSv1.2", "TLSv1.3")
+        served = connection.sock.getpeercert(binary_form=True)
+        assert served == ssl.PEM_cert_to_DER_cert(page_certificate.cert_file.read_text())
+        connection.request("GET", "/stream")
+        stream = connection.getresponse()
+        assert stream.getheader("Content-Type") == "text/event-stream"
+        assert next_event(stream)["seq"] == service.state.last_seq
+        for _ in range(3):
+            shown = service.state.last_seq
+            simulated.step()  # each change it journals goes out as it is made
+            while shown < service.state.last_seq:
+                seq = next_event(stream)["seq"]
+                assert seq > shown
+                shown = seq
+    finally:
+        connection.close()
+
+
+def let_go(client: socket.socket) -> bool:
+    """The server closes the connection (after a TLS alert, perhaps) within its timeout."""
+    try:
+        while client.recv(4096):
+            pass
+    except ConnectionResetError:
+        pass
+    except TimeoutError:
+        return False
+    return True
+
+
+def test_a_plain_broken_or_silent_client_of_the_tls_port_holds_up_no_one(
+    secured_table: Any, page_certificate: PageCertificate
+) -> None:
+    """Each connection's handshake runs on its own thread: a client that says nothing, or
+    stops mid-handshake, keeps no one else waiting, and is let go in the end. A plain HTTP
+    request is never served: a page is sent on to its https:// address, a command refused."""
+    service, _, server, _ = secured_table
+    port = server.server_address[1]
+    server.handshake_seconds = 6.0
+    # Shorter than the server waits for a silent client: were the handshakes made one after
+    # another in the accept loop, every client below would time out behind the silent one.
+    patience = server.handshake_seconds / 2
+    silent = socket.create_connection(("127.0.0.1", port), timeout=patience)
+    halfway = socket.create_connection(("127.0.0.1", port), timeout=patience)
+    halfway.sendall(bytes([0x16, 0x03, 0x01, 0x02, 0x00]))  # a handshake record's header only
+    stalled = socket.create_connection(("127.0.0.1", port), timeout=patience)
+    stalled.sendall(b"GET /croupier HTTP/1.1\r\n")  # a plain request that stops halfway
+    try:
+        plain = http.client.HTTPConnection("127.0.0.1", port, timeout=patience)
+        plain.request("GET", "/croupier?lang=es")
+        sent_on = plain.getresponse()
+        assert (sent_on.status, sent_on.getheader("Location")) == (
+            301,
+            f"https://127.0.0.1:{port}/croupier?lang=es",
+        )
+        plain.close()
+        plain = http.client.HTTPConnection("127.0.0.1", port, timeout=patience)
+        plain.request(
+            "POST",
+            "/cmd/bet",
+            body=json.dumps({"punter": "anna", "spot": "9", "amount": 1}),
+            headers={"Content-Type": "application/json", "Authorization": "Basic dDp0"},
+        )
+        refused = plain.getresponse()
+        assert (refused.status, refused.read()) == (
+            400,
+            b"this server speaks only HTTPS: use its https:// address\n",
+        )
+        plain.close()
+        with socket.create_connection(("127.0.0.1", port), timeout=patience) as garbled:
+            garbled.sendall(bytes([0x16]) + b"\xff" * 300)  # a handshake record of nonsense
+            assert let_go(garbled)
+        old = page_certificate.client_context()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # as it should be
+            old.minimum_version = old.maximum_version = ssl.TLSVersion.TLSv1_1
+        old.set_ciphers("DEFAULT:@SECLEVEL=0")  # so that this client offers TLS 1.1 at all
+        with (
+            socket.create_connection(("127.0.0.1", port), timeout=patience) as outdated,
+            pytest.raises(ssl.SSLError, match="PROTOCOL_VERSION"),
+        ):
+            old.wrap_socket(outdated, server_hostname="127.0.0.1")
+        trusting = page_certificate.client_context()
+        with urllib.request.urlopen(server.url + "view", timeout=patience, context=trusting) as got:
+            assert json.loads(got.read())["seq"] == service.state.last_seq
+    finally:
+        halfway.close()
+    for unfinished in (silent, stalled):
+        unfinished.settimeout(server.handshake_seconds * 2)
+        assert let_go(unfinished)  # once its time for a handshake is up
+        unfinished.close()

@@ -120,6 +120,14 @@ class HardwareConfig:
 
 
 @dataclass(frozen=True)
+class WebTlsConfig:
+    """The page server's certificate and its private key (PEM): with them it speaks only HTTPS."""
+
+    cert_file: str
+    key_file: str = ""  # empty: the key is in cert_file too
+
+
+@dataclass(frozen=True)
 class WebConfig:
     host: str = "0.0.0.0"
     port: int = 8080
@@ -321,6 +329,22 @@ def _web(source: str, data: object) -> WebConfig:
     )
     section.finish()
     return config
+
+
+def web_tls_context(source: str, tls: WebTlsConfig) -> ssl.SSLContext:
+    """The page server's side of TLS (TLS 1.2 at least) with the certificate and key of
+    ``tls`` loaded: read by ``config check`` as by ``run``, so that a file that is not what
+    its key says is refused, naming the key, before anything starts."""
+    if not tls.cert_file:
+        raise ConfigError(
+            f"{source}: [web.tls] cert_file: expected the file of the page's certificate "
+            "(PEM), got ''"
+        )
+    _check_files_exist(source, "web.tls", {"cert_file": tls.cert_file, "key_file": tls.key_file})
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    _load_certificate(source, "web.tls", context, tls.cert_file, tls.key_file)
+    return context
 
 
 def _exhibit(source: str, data: object) -> ExhibitConfig:

@@ -17,6 +17,7 @@ import logging
 import math
 import os
 import socket
+import ssl
 import threading
 import time
 import uuid
@@ -65,6 +66,10 @@ STATIC_FILES = {
 PAGES = {"/": "index.html", "/index.html": "index.html", "/croupier": "croupier.html"}
 CROUPIER_VERBS = ("bet", "withdraw", "move", "call")
 KEEPALIVE_SECONDS = 15.0
+# A client silent this long in its TLS handshake (or, on the TLS port, in its plain
+# request) is let go: until then it holds only its own thread, never another's.
+HANDSHAKE_SECONDS = 10.0
+TLS_HANDSHAKE_RECORD = 0x16  # the first byte of every TLS client's first message
 
 
 class LiveView:
@@ -534,7 +539,11 @@ class _Handler(BaseHTTPRequestHandler):
         if self.headers.get("Sec-Fetch-Site", "same-origin") not in ("same-origin", "none"):
             return "only the table's own page may send commands"
         origin = self.headers.get("Origin")
-        if origin is not None and urlsplit(origin).netloc != self.headers.get("Host"):
+        if origin is None:
+            return ""
+        own_scheme = "https" if self.server.tls is not None else "http"
+        told = urlsplit(origin)
+        if told.scheme != own_scheme or told.netloc != self.headers.get("Host"):
             return f"only the table's own page may send commands, not one from {origin}"
         return ""
 
@@ -602,6 +611,47 @@ class _Handler(BaseHTTPRequestHandler):
             return
 
 
+class _PlainRequestToTlsPort(BaseHTTPRequestHandler):
+    """A plain HTTP request to a server that speaks only HTTPS: a page asked for is sent on
+    to its https:// address, and a command is refused, never carried out."""
+
+    server: WebServer
+
+    def log_message(self, format: str, *args: Any) -> None:
+        log.debug("%s plain HTTP to the TLS port: " + format, self.address_string(), *args)
+
+    def do_GET(self) -> None:
+        self.close_connection = True
+        host = self.headers.get("Host", "")
+        if not host or any(c in host for c in "/\\@?# "):
+            self._refuse()
+            return
+        self.send_response(HTTPStatus.MOVED_PERMANENTLY)
+        self.send_header("Location", f"https://{host}{self.path}")
+        self.send_header("Content-Length", "0")
+        self.send_header("Connection", "close")
+        self.end_headers()
+
+    def do_HEAD(self) -> None:
+        self.do_GET()
+
+    def do_POST(self) -> None:
+        # Its password has crossed the network already; passing the command on over HTTPS
+        # would let such a client go on sending it in the clear.
+        self.close_connection = True
+        self._refuse()
+
+    def _refuse(self) -> None:
+        body = b"this server speaks only HTTPS: use its https:// address\n"
+        self.send_response(HTTPStatus.BAD_REQUEST)
+        self.send_header("Content-Type", "text/plain; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Connection", "close")
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+
 class WebServerError(TableError):
     """The page cannot be served; ``key`` is the setting to change (``host`` or ``port``)."""
 
@@ -634,10 +684,14 @@ class WebServer(ThreadingHTTPServer):
         port: int = 8080,
         language: str = "en",
         relay: CommandRelay | None = None,
+        tls: ssl.SSLContext | None = None,
     ):
         self.view = view
         self.language = language
         self.relay: CommandRelay = relay or RefusingRelay(ONLY_SHOWN)
+        # With a server context (its certificate loaded) every connection speaks TLS.
+        self.tls = tls
+        self.handshake_seconds = HANDSHAKE_SECONDS
         self.stopping = threading.Event()
         try:
             super().__init__((host, port), _Handler)
@@ -649,7 +703,44 @@ class WebServer(ThreadingHTTPServer):
     def url(self) -> str:
         host, port = self.server_address[:2]
         name = host.decode() if isinstance(host, bytes) else str(host)
-        return f"http://{'127.0.0.1' if name in ('0.0.0.0', '') else name}:{port}/"
+        scheme = "https" if self.tls is not None else "http"
+        return f"{scheme}://{'127.0.0.1' if name in ('0.0.0.0', '') else name}:{port}/"
+
+    def finish_request(self, request: Any, client_address: Any) -> None:
+        if self.tls is None:
+            super().finish_request(request, client_address)
+            return
+        # Each connection's handshake runs on that connection's own thread: done in the
+        # accept loop, one silent or slow client would keep every other one waiting.
+        secured = self._secure(request, client_address)
+        if secured is None:
+            return
+        try:
+            super().finish_request(secured, client_address)
+        finally:
+            # The handshake took the accepted socket over: closed here, not by the caller.
+            self.shutdown_request(secured)
+
+    def _secure(self, connection: socket.socket, client_address: Any) -> ssl.SSLSocket | None:
+        """The connection with its TLS handshake done; None if it did not speak TLS (a plain
+        request is answered in plain HTTP) or its handshake failed."""
+        assert self.tls is not None
+        connection.settimeout(self.handshake_seconds)
+        try:
+            first = connection.recv(1, socket.MSG_PEEK)
+            if not first:
+                return None  # gone before saying anything
+            if first[0] != TLS_HANDSHAKE_RECORD:
+                # Still within the handshake's time: a plain client that stops mid-request is
+                # let go as soon as a silent one.
+                _PlainRequestToTlsPort(connection, client_address, self)
+                return None
+            secured = self.tls.wrap_socket(connection, server_side=True)
+        except (ssl.SSLError, OSError) as failed:
+            log.debug("TLS handshake with %s failed: %s", client_address[0], failed)
+            return None
+        secured.settimeout(None)  # a page's event stream stays open all evening
+        return secured
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self.serve_forever, name="web", daemon=True)
