@@ -37,7 +37,7 @@ from table.games import replay_lines
 from table.service.config import Config, ReaderConfig, TableConfig
 from table.service.journal import Journal
 from table.service.run import run as run_table
-from tests.conftest import ACCOUNTS
+from tests.conftest import ACCOUNTS, PageCertificate
 from tests.mosquitto import Broker, free_port, wait_until
 from tests.test_service_mqtt import Watcher
 
@@ -417,6 +417,114 @@ def test_mqtt_settings_the_broker_would_refuse_are_refused_before_the_journal_is
     )
     checked = dealtable("config", "check", str(config))
     assert checked.returncode == 0, checked.stderr
+
+
+def test_web_tls_files_that_cannot_serve_the_page_are_refused_before_anything_starts(
+    tmp_path: Path, page_certificate: PageCertificate, example_certs: Path
+) -> None:
+    """A certificate or key missing, not one, not each other's or locked by a passphrase:
+    refused by `config check` and by `run`, naming the key, and `run` makes no journal."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not a certificate\n")
+    cert, key = page_certificate.cert_file, page_certificate.key_file
+    other_key = example_certs / "server.key"
+    locked = tmp_path / "locked.key"
+    locked.write_bytes(
+        subprocess.run(
+            ["openssl", "pkey", "-in", str(key), "-aes256", "-passout", "pass:s3cret"],
+            check=True,
+            capture_output=True,
+        ).stdout
+    )
+    missing = tmp_path / "missing.pem"
+    not_its_key = (
+        "[web.tls] key_file: expected the private key of the certificate in cert_file, not "
+        "locked by a passphrase, got {}"
+    )
+    refused = {
+        f'tls = {{ cert_file = "{missing}", key_file = "{key}" }}': (
+            f"[web.tls] cert_file: no file {missing}"
+        ),
+        f'tls = {{ cert_file = "{cert}", key_file = "{missing}" }}': (
+            f"[web.tls] key_file: no file {missing}"
+        ),
+        f'tls = {{ key_file = "{key}" }}': (
+            "[web.tls] cert_file: expected the file of the page's certificate (PEM), got ''"
+        ),
+        f'tls = {{ cert_file = "{notes}", key_file = "{key}" }}': (
+            f"[web.tls] cert_file: expected a certificate file (PEM), got {notes}"
+        ),
+        f'tls = {{ cert_file = "{key}", key_file = "{key}" }}': (
+            f"[web.tls] cert_file: expected a certificate file (PEM), got {key}"
+        ),
+        f'tls = {{ cert_file = "{cert}", key_file = "{notes}" }}': not_its_key.format(notes),
+        f'tls = {{ cert_file = "{cert}", key_file = "{cert}" }}': not_its_key.format(cert),
+        f'tls = {{ cert_file = "{cert}", key_file = "{other_key}" }}': not_its_key.format(
+            other_key
+        ),
+        f'tls = {{ cert_file = "{cert}", key_file = "{locked}" }}': not_its_key.format(locked),
+        f'tls = {{ cert_file = "{cert}" }}': (
+            "[web.tls] key_file: expected the file of the private key of the certificate in "
+            f"cert_file, as {cert} holds none"
+        ),
+        f'tls = {{ cert_file = "{cert}", key_file = "{key}", ca_file = "{cert}" }}': (
+            "[web.tls] unknown key 'ca_file' (known: cert_file, key_file)"
+        ),
+        'tls = "on"': "[web.tls] must be a table",
+    }
+    journal = tmp_path / "j.sqlite"
+    config = tmp_path / "table.toml"
+    for line, message in refused.items():
+        console_config(config, journal, more=f'\n[web]\nhost = "127.0.0.1"\n{line}\n')
+        checked = dealtable("config", "check", str(config))
+        assert (checked.returncode, checked.stderr) == (
+            2,
+            f"dealtable config: {config}: {message}\n",
+        ), line
+        ran = dealtable("run", "--config", str(config))
+        assert (ran.returncode, ran.stderr) == (2, f"dealtable run: {config}: {message}\n"), line
+        assert not journal.exists(), line
+    # A certificate made by hw/mosquitto/make-certs.sh, as the README makes the page's.
+    broker_certificate = (
+        f'tls = {{ cert_file = "{example_certs / "server.crt"}", key_file = "{other_key}" }}'
+    )
+    console_config(config, journal, more=f'\n[web]\nhost = "127.0.0.1"\n{broker_certificate}\n')
+    checked = dealtable("config", "check", str(config))
+    assert (checked.returncode, checked.stderr) == (0, ""), checked.stderr
+
+
+def test_with_web_tls_the_running_table_serves_its_page_over_https_only(
+    tmp_path: Path, page_certificate: PageCertificate
+) -> None:
+    port = free_port()
+    config = console_config(
+        tmp_path / "t.toml",
+        tmp_path / "j.sqlite",
+        more=f'\n[web]\nhost = "127.0.0.1"\nport = {port}\n'
+        f'tls = {{ cert_file = "{page_certificate.cert_file}", '
+        f'key_file = "{page_certificate.key_file}" }}\n',
+    )
+    trusting = page_certificate.client_context()
+
+    def shown_seq() -> int:
+        try:
+            with urllib.request.urlopen(
+                f"https://127.0.0.1:{port}/view", timeout=2, context=trusting
+            ) as page:
+                return int(json.loads(page.read()).get("seq", 0))
+        except OSError:
+            return 0  # not serving yet
+
+    with console_service(config, typed="punter anna 100\n") as service:
+        assert wait_until(lambda: shown_seq() > 0, timeout=30)
+        with pytest.raises(urllib.error.HTTPError) as plain:
+            urllib.request.urlopen(
+                urllib.request.Request(f"http://127.0.0.1:{port}/view", method="POST"), timeout=5
+            )
+        assert plain.value.code == 400
+    assert service.stderr is not None
+    said = service.stderr.read()
+    assert f"INFO dealtable: the table on the web: https://127.0.0.1:{port}/\n" in said
 
 
 def test_a_config_or_a_file_it_names_that_is_not_utf8_is_refused_naming_it(

@@ -135,6 +135,7 @@ class WebConfig:
     # The croupier's page takes bets, through the broker, each in the name of the account
     # logged in at the page; its login form offers this one.
     croupier_username: str = ""
+    tls: WebTlsConfig | None = None
 
 
 @dataclass(frozen=True)
@@ -321,11 +322,22 @@ def _web(source: str, data: object) -> WebConfig:
             "whoever uses it logs in with their own account on the table's broker; remove "
             "this line (and the file)"
         )
+    tls = None
+    tls_data = section.get("tls", None)
+    if tls_data is not None:
+        tls_section = _Section(source, "web.tls", tls_data)
+        tls = WebTlsConfig(
+            cert_file=tls_section.text("cert_file", ""),
+            key_file=tls_section.text("key_file", ""),
+        )
+        tls_section.finish()
+        web_tls_context(source, tls)
     config = WebConfig(
         host=section.text("host", "0.0.0.0"),
         port=section.whole("port", 8080, 1, 65535),
         language=section.choice("language", "en", ("en", "es", "ru")),
         croupier_username=section.text("croupier_username", ""),
+        tls=tls,
     )
     section.finish()
     return config

@@ -39,7 +39,7 @@ from table.events import (
 from table.faro.engine import FaroState, Phase
 from table.faro.punters import DEMO_PUNTERS, fresh_visitors, round_of_bets
 from table.language import Command, ShuffleCmd, parse_line, usage
-from table.service.config import Config, ConfigError
+from table.service.config import Config, ConfigError, web_tls_context
 from table.service.journal import Journal, JournalDamagedError, JournalLock
 from table.service.table_service import TableService
 from table.shoe import Shoe
@@ -434,12 +434,14 @@ def _bind_web(config: Config) -> WebServer | None:
         return None
     from table.service.web import LiveView, WebServer, WebServerError
 
+    tls = None if config.web.tls is None else web_tls_context(config.source, config.web.tls)
     try:
         return WebServer(
             LiveView(advisor=config.table.advisor),
             config.web.host,
             config.web.port,
             config.web.language,
+            tls=tls,
         )
     except WebServerError as error:
         raise ConfigError(f"{config.source}: [web] {error.key}: {error}") from None
