@@ -527,6 +527,52 @@ def test_with_web_tls_the_running_table_serves_its_page_over_https_only(
     assert f"INFO dealtable: the table on the web: https://127.0.0.1:{port}/\n" in said
 
 
+def test_a_croupiers_page_in_plain_http_on_the_network_is_warned_of_and_still_runs(
+    tmp_path: Path, page_certificate: PageCertificate
+) -> None:
+    """Passwords typed at the croupier's page cross the network in the clear unless the
+    page speaks TLS or is served on the Pi alone: `config check` and `run` say so, and the
+    table runs as it did."""
+    config = tmp_path / "t.toml"
+    tls = (
+        f'tls = {{ cert_file = "{page_certificate.cert_file}", '
+        f'key_file = "{page_certificate.key_file}" }}\n'
+    )
+    croupier = 'croupier_username = "terminal"\n'
+    warning = (
+        f"{config}: [web] croupier_username: the croupier's page is served over plain HTTP on "
+        "{}, so each broker password typed there crosses the network in the clear: set [web] "
+        'tls = {{ cert_file = ..., key_file = ... }}, or host = "127.0.0.1" behind a TLS proxy'
+    )
+    warned = {
+        'host = "0.0.0.0"\n' + croupier: warning.format("0.0.0.0"),
+        croupier: warning.format("0.0.0.0"),  # the default host
+        'host = "table-7.local"\n' + croupier: warning.format("table-7.local"),
+        'host = ""\n' + croupier: warning.format("every address"),
+        'host = "127.0.0.1"\n' + croupier: "",
+        'host = "127.0.0.53"\n' + croupier: "",
+        'host = "::1"\n' + croupier: "",
+        'host = "localhost"\n' + croupier: "",
+        'host = "0.0.0.0"\n' + croupier + tls: "",
+        'host = "0.0.0.0"\n': "",  # the table's page alone asks for no password
+    }
+    for web, said in warned.items():
+        console_config(config, tmp_path / "j.sqlite", more=f"\n[web]\n{web}")
+        checked = dealtable("config", "check", str(config))
+        assert checked.returncode == 0, web
+        assert checked.stderr == (f"dealtable config: warning: {said}\n" if said else ""), web
+    port = free_port()
+    console_config(
+        config,
+        tmp_path / "j.sqlite",
+        more=f'\n[web]\nhost = "0.0.0.0"\nport = {port}\n{croupier}',
+    )
+    ran = dealtable("run", "--config", str(config), typed="punter anna 100\n")
+    assert ran.returncode == 0, ran.stderr
+    assert f"WARNING dealtable: {warning.format('0.0.0.0')}" in ran.stderr.splitlines()
+    assert f"INFO dealtable: the table on the web: http://127.0.0.1:{port}/" in ran.stderr
+
+
 def test_a_config_or_a_file_it_names_that_is_not_utf8_is_refused_naming_it(
     tmp_path: Path,
 ) -> None:

@@ -28,6 +28,7 @@ A minimal file::
 
 from __future__ import annotations
 
+import ipaddress
 import ssl
 import tomllib
 from collections.abc import Callable
@@ -357,6 +358,30 @@ def web_tls_context(source: str, tls: WebTlsConfig) -> ssl.SSLContext:
     context.minimum_version = ssl.TLSVersion.TLSv1_2
     _load_certificate(source, "web.tls", context, tls.cert_file, tls.key_file)
     return context
+
+
+def page_password_warning(config: Config) -> str | None:
+    """Why the croupier's page, as configured, lets passwords cross the network readable."""
+    web = config.web
+    if web is None or not web.croupier_username or web.tls is not None:
+        return None
+    if _loopback(web.host):
+        return None
+    return (
+        f"{config.source}: [web] croupier_username: the croupier's page is served over plain "
+        f"HTTP on {web.host or 'every address'}, so each broker password typed there crosses "
+        "the network in the clear: set [web] tls = { cert_file = ..., key_file = ... }, or "
+        'host = "127.0.0.1" behind a TLS proxy'
+    )
+
+
+def _loopback(host: str) -> bool:
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # a name: whatever it stands for, it may be on the network
 
 
 def _exhibit(source: str, data: object) -> ExhibitConfig:
