@@ -355,6 +355,16 @@ def test_config_check_names_the_file_the_key_and_what_was_expected(tmp_path: Pat
     assert all(line.startswith(f"dealtable config: {several}: ") for line in lines)
 
 
+def refused_by_check_and_run(config: Path, journal: Path, message: str) -> None:
+    """``config check`` and ``run`` both refuse ``config`` with ``message``, and ``run`` makes
+    no journal."""
+    checked = dealtable("config", "check", str(config))
+    assert (checked.returncode, checked.stderr) == (2, f"dealtable config: {config}: {message}\n")
+    ran = dealtable("run", "--config", str(config))
+    assert (ran.returncode, ran.stderr) == (2, f"dealtable run: {config}: {message}\n")
+    assert not journal.exists()
+
+
 def test_mqtt_settings_the_broker_would_refuse_are_refused_before_the_journal_is_made(
     tmp_path: Path, example_certs: Path
 ) -> None:
@@ -400,14 +410,7 @@ def test_mqtt_settings_the_broker_would_refuse_are_refused_before_the_journal_is
     for line, message in refused.items():
         host = "" if line.startswith("host") else 'host = "127.0.0.1"\n'
         console_config(config, journal, more=f"\n[mqtt]\n{host}{line}\n")
-        checked = dealtable("config", "check", str(config))
-        assert (checked.returncode, checked.stderr) == (
-            2,
-            f"dealtable config: {config}: {message}\n",
-        ), line
-        ran = dealtable("run", "--config", str(config))
-        assert (ran.returncode, ran.stderr) == (2, f"dealtable run: {config}: {message}\n"), line
-        assert not journal.exists(), line
+        refused_by_check_and_run(config, journal, message)
     server_key = example_certs / "server.key"
     console_config(
         config,
@@ -476,14 +479,7 @@ def test_web_tls_files_that_cannot_serve_the_page_are_refused_before_anything_st
     config = tmp_path / "table.toml"
     for line, message in refused.items():
         console_config(config, journal, more=f'\n[web]\nhost = "127.0.0.1"\n{line}\n')
-        checked = dealtable("config", "check", str(config))
-        assert (checked.returncode, checked.stderr) == (
-            2,
-            f"dealtable config: {config}: {message}\n",
-        ), line
-        ran = dealtable("run", "--config", str(config))
-        assert (ran.returncode, ran.stderr) == (2, f"dealtable run: {config}: {message}\n"), line
-        assert not journal.exists(), line
+        refused_by_check_and_run(config, journal, message)
     # A certificate made by hw/mosquitto/make-certs.sh, as the README makes the page's.
     broker_certificate = (
         f'tls = {{ cert_file = "{example_certs / "server.crt"}", key_file = "{other_key}" }}'
