@@ -1,6 +1,11 @@
 from __future__ import annotations
 
+import dataclasses
+import enum
 import json
+import re
+import typing
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +18,7 @@ from table.events import (
     CardRole,
     EventCodecError,
     Outcome,
+    ReaderNoticeKind,
     event_from_json,
     event_to_json,
     event_types,
@@ -195,3 +201,61 @@ def test_journals_an_earlier_dealtable_wrote_fold_to_the_state_they_dealt() -> N
         }
         assert folded == record["summary"], (number, game)
     assert games == {"faro", "punto-banco", "chemin-de-fer", "banque", "macao"}
+
+
+# --- docs/events.md keeps up with the vocabulary --------------------------------------------
+
+EVENTS_MD = Path(__file__).parent.parent / "docs" / "events.md"
+ENVELOPE = ("type", "seq", "table", "at", "deal")
+
+
+def event_sections() -> dict[str, str]:
+    """docs/events.md's sections by their ``### name`` heading, each up to the next heading."""
+    sections = {}
+    for part in re.split(r"(?m)^(?=#{1,3} )", EVENTS_MD.read_text(encoding="utf-8")):
+        heading = re.match(r"### (\w+)\n", part)
+        if heading:
+            sections[heading.group(1)] = part
+    return sections
+
+
+def table_fields(section: str) -> list[str]:
+    """The names in the first column of a section's field table, in order."""
+    return re.findall(r"(?m)^\| `(\w+)` \|", section)
+
+
+def test_every_event_type_has_a_section_naming_its_fields_in_order() -> None:
+    """The JSON keys come in the order of the class's fields, so the doc's table lists them
+    so: an event type or a field the doc does not name fails here."""
+    sections = event_sections()
+    for name, cls in event_types().items():
+        assert name in sections, f"docs/events.md has no section '### {name}'"
+        fields = [item.name for item in dataclasses.fields(cls) if item.name not in ENVELOPE]
+        assert table_fields(sections[name]) == fields, name
+
+
+def test_every_value_of_an_event_enum_is_named_in_the_section_of_its_event() -> None:
+    sections = event_sections()
+    enums = set()
+    for name, cls in event_types().items():
+        for field_name, hint in typing.get_type_hints(cls).items():
+            kinds = [hint, *typing.get_args(hint)]
+            for kind in kinds:
+                if isinstance(kind, type) and issubclass(kind, enum.Enum):
+                    enums.add(kind)
+                    missing = [m.value for m in kind if f"`{m.value}`" not in sections[name]]
+                    assert not missing, (name, field_name, missing)
+    assert {CardRole, Outcome, AlarmKind, ReaderNoticeKind} <= enums
+
+
+def test_the_examples_in_docs_events_md_are_whole_events_of_their_section() -> None:
+    """Each section's JSON examples decode, are of its type, and carry every field the codec
+    writes today: an example that falls behind the code fails here."""
+    for name, section in event_sections().items():
+        examples = re.findall(r"```json\n(.*?)\n```", section, flags=re.S)
+        assert examples, f"docs/events.md: no example of {name}"
+        for text in examples:
+            data = json.loads(text)
+            event = event_from_json(data)
+            assert event.type_name == name
+            assert event_to_json(event) == data
