@@ -233,6 +233,27 @@ def test_a_box_replays_and_a_voided_card_takes_its_commission_back() -> None:
     assert table.state.commission_box == {} and table.state.bankrolls == before
 
 
+def test_void_deal_between_coups_is_refused_and_a_stray_card_is_voided_alone() -> None:
+    """As at Faro: a coup that is over stays as it ended. Before, the stray card's alarm was
+    cleared as "coup voided" with nothing voided and the card never named."""
+    table = BaccaratTable("t1", "punto-banco", "standard", {"burn": "none"})
+    table.fund_bank(10_000)
+    table.seat("ann", 100)
+    table.new_shoe()
+    table.bet("ann", "player", 10)
+    table.lock()
+    deal(table, "KS 2H 9S 3C")
+    assert not table.state.coup_in_play
+    stray = table.deal("5D")
+    assert isinstance(stray[-1], AlarmRaised)
+    before = table.state.copy()
+    with pytest.raises(IllegalCommandError, match="no coup is being dealt.*'void' alone clears"):
+        table.void_coup()
+    assert table.state == before
+    voided = table.void_card()
+    assert [event.type_name for event in voided] == ["dealer_correction", "alarm_cleared"]
+
+
 def test_a_reader_lost_mid_coup_stays_lost_when_the_coups_card_is_voided() -> None:
     table = BaccaratTable("t1", "punto-banco", "standard", {"burn": "none"})
     events = [*table.opening, *table.fund_bank(10_000), *table.seat("ben", 1000)]

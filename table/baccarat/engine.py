@@ -1500,18 +1500,22 @@ class BaccaratTable(DealerDesk):
     ) -> list[Event]:
         """Abandon the coup in play: every stake goes back to its punter, nothing is settled."""
         state = self.state
-        if not state.coup_in_play and state.alarm is None:
-            raise IllegalCommandError(f"void deal: no coup is being dealt ({state.where()})")
+        if not state.coup_in_play:
+            # A coup that is over stays as it ended: a stray card after it is voided alone,
+            # as at Faro, and the alarm it raised says what became of it.
+            advice = "; 'void' alone clears the alarm" if state.alarm is not None else ""
+            raise IllegalCommandError(
+                f"void deal: no coup is being dealt ({state.where()}){advice}"
+            )
         out = self._begin(at)
         if state.alarm is not None:
             self._emit(out, AlarmCleared, alarm=state.alarm.alarm_id, resolution="coup voided")
-        if state.coup_in_play:
-            for bet_id in sorted(state.bets):
-                self._return(out, state.bets[bet_id], "the coup was voided")
-            bank = state.bank
-            self._emit(out, DealVoided, reason=reason, bank=bank, bankrolls=dict(state.bankrolls))
-            if state.cut_out:
-                self._finish_shoe(out)
+        for bet_id in sorted(state.bets):
+            self._return(out, state.bets[bet_id], "the coup was voided")
+        bank = state.bank
+        self._emit(out, DealVoided, reason=reason, bank=bank, bankrolls=dict(state.bankrolls))
+        if state.cut_out:
+            self._finish_shoe(out)
         return out
 
     # --- the table language ---------------------------------------------------------------
