@@ -205,7 +205,9 @@ class BetsLocked(Event):
 @event_type
 @dataclass(frozen=True, kw_only=True)
 class TurnClosed(Event):
-    """Both cards of a turn are out and settled; bets reopen."""
+    """Both cards of a turn are out and the bets on their ranks settled; bets reopen. The
+    bets the bank can no longer cover, and marks no longer covered by chips, come down
+    after it (``bet_settled`` with outcome ``returned`` or ``taken``)."""
 
     turn: int
     loser: Card

@@ -19,6 +19,7 @@ from table.baccarat.roads import (
     small_road,
 )
 from table.events import CoupResult, ShoeStarted
+from tests.baccarat_tables import deal, open_chemin_de_fer
 
 WINNERS = {"B": "banker", "P": "player", "T": "tie"}
 SEQUENCE = [Coup(WINNERS[letter]) for letter in "BBPPPBTBP" + "B" * 7 + "P"]
@@ -133,6 +134,19 @@ def test_the_scoreboard_reads_coup_results() -> None:
     assert board.big_road.text() == ["B", "B"]
     assert board.big_road.cells[(0, 0)].player_pair
     assert board.big_eye_boy.cells == {}
+
+
+def test_at_banque_the_scoreboard_marks_the_right_hands_pair_beside_its_result() -> None:
+    """Banque's result is its right hand's against the banker: a pair in the right hand is
+    the pair marked with it, as the player's is at Punto Banco."""
+    table = open_chemin_de_fer(game="banque", bank=200)
+    table.bet("ana", "right", 20)
+    table.lock()
+    # Right 4H 4S (a pair, 8: a natural), left 3C 2S stands on 5, banker 2D 5C stands on 7.
+    events = deal(table, "4H 3C 2D 4S 2S 5C stand stand")
+    results = [event for event in events if isinstance(event, CoupResult)]
+    assert results and results[0].pairs == ("right",)
+    assert Coup.from_result(results[0]).player_pair
 
 
 def test_the_scoreboards_follow_the_shoe_in_play_and_start_afresh_with_a_new_one() -> None:

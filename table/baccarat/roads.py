@@ -41,7 +41,10 @@ class Coup(NamedTuple):
 
     @classmethod
     def from_result(cls, result: CoupResult) -> Coup:
-        return cls(result.winner, "player" in result.pairs, "banker" in result.pairs)
+        # The result's winner is its first hand's (the player's; at Banque the right hand's):
+        # the pair marked beside it is that hand's too.
+        first = next(iter(result.hands), "player")
+        return cls(result.winner, first in result.pairs, "banker" in result.pairs)
 
 
 @dataclass
