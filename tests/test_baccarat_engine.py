@@ -247,7 +247,7 @@ def test_void_deal_between_coups_is_refused_and_a_stray_card_is_voided_alone() -
     stray = table.deal("5D")
     assert isinstance(stray[-1], AlarmRaised)
     before = table.state.copy()
-    with pytest.raises(IllegalCommandError, match="no coup is being dealt.*'void' alone clears"):
+    with pytest.raises(IllegalCommandError, match=r"no coup is being dealt.*'void' alone clears"):
         table.void_coup()
     assert table.state == before
     voided = table.void_card()
