@@ -980,7 +980,14 @@ def test_the_croupiers_page_of_a_running_table_bets_only_for_whoever_logs_in(
         f'\n[mqtt]\nhost = "127.0.0.1"\nport = {secured_broker.port}\n'
         f'username = "table-faro-1"\npassword_file = "{tmp_path / "table-password"}"\n',
     )
+    display = Watcher(
+        secured_broker.port, "dealtable/faro-1/status", "display", ACCOUNTS["display"]
+    )
     with console_service(config, typed="shuffle\ncard 2C\n"):
+        # The table says online once it has asked for its commands: a bet sent before that
+        # would find no one to hear it.
+        assert wait_until(lambda: display.on("/status")[-1:] == [b"online"], timeout=30)
+        display.close()
         assert wait_until(lambda: croupier_bet(port, "", "")[0] != 0, timeout=30)
         assert croupier_bet(port, "", "") == (
             401,
