@@ -9,6 +9,7 @@ import re
 import shutil
 import sqlite3
 import subprocess
+import threading
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
@@ -649,3 +650,61 @@ def test_a_damaged_journal_not_in_wal_mode_is_refused_byte_for_byte_as_it_was(
     with Journal(sound, "t1") as reopened:
         mode = reopened._db.execute("PRAGMA journal_mode").fetchone()[0]
     assert mode == "wal"
+
+
+def test_a_backup_of_a_journal_in_use_holds_every_record_in_one_sound_file(
+    tmp_path: Path,
+) -> None:
+    """The service keeps the journal open and goes on writing while it is backed up: the copy
+    holds every record up to a command's end, in one file, and its chain is checked."""
+    from table.service.journal import back_up
+
+    journal, table = journal_with_a_deal(tmp_path / "j.sqlite")
+    stop = threading.Event()
+    written: list[int] = []
+
+    def deal_on() -> None:  # the table keeps dealing while the copy is taken
+        while not stop.is_set():
+            journal.append(table.seat(f"visitor{len(written)}", 10))
+            written.append(journal.last_seq)
+
+    dealing = threading.Thread(target=deal_on)
+    dealing.start()
+    try:
+        assert wait_until(lambda: len(written) >= 3)
+        copied = back_up(tmp_path / "j.sqlite", tmp_path / "copy.sqlite")
+    finally:
+        stop.set()
+        dealing.join()
+    assert copied.broken is None and copied.last_seq in written
+    assert not Path(f"{tmp_path / 'copy.sqlite'}-wal").exists()
+    with Journal(tmp_path / "copy.sqlite", read_only=True) as copy:
+        assert copy.verify() is None
+        assert [e.seq for e in copy.events()] == list(range(1, copied.last_seq + 1))
+        assert list(copy.events()) == list(journal.events(upto=copied.last_seq))
+    journal.close()
+    said = dealtable("backup", str(tmp_path / "j.sqlite"), str(tmp_path / "again.sqlite"))
+    assert (said.returncode, said.stdout) == (
+        0,
+        f"{tmp_path / 'again.sqlite'}: a copy of {tmp_path / 'j.sqlite'}, records 1 to "
+        f"{written[-1]}, chain intact\n",
+    )
+
+
+def test_a_backup_writes_over_nothing_and_copies_a_damaged_journal_as_it_is(
+    tmp_path: Path,
+) -> None:
+    journal, _ = journal_with_a_deal(tmp_path / "j.sqlite")
+    journal.close()
+    (tmp_path / "kept.sqlite").write_bytes(b"last week's copy")
+    refused = dealtable("backup", str(tmp_path / "j.sqlite"), str(tmp_path / "kept.sqlite"))
+    assert refused.returncode == 2 and "is there already" in refused.stderr
+    assert (tmp_path / "kept.sqlite").read_bytes() == b"last week's copy"
+    with sqlite3.connect(tmp_path / "j.sqlite") as db:
+        db.execute("UPDATE events SET body = '{bad' WHERE seq = 20")
+    db.close()
+    damaged = dealtable("backup", str(tmp_path / "j.sqlite"), str(tmp_path / "copy.sqlite"))
+    assert damaged.returncode == 1
+    assert "BROKEN at record 20" in damaged.stdout and "kept for inspection" in damaged.stdout
+    assert (tmp_path / "copy.sqlite").exists()
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []

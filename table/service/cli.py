@@ -186,6 +186,20 @@ def _verify(args: argparse.Namespace) -> int:
     return 1 if contradicted else 0
 
 
+def _back_up(args: argparse.Namespace) -> int:
+    from table.service.journal import back_up
+
+    copied = back_up(args.journal, args.copy)
+    if copied.broken is not None:
+        print(
+            f"{args.copy}: a copy of {args.journal}, records 1 to {copied.last_seq}; BROKEN at "
+            f"{copied.broken}, as the journal is: kept for inspection"
+        )
+        return 1
+    print(f"{args.copy}: a copy of {args.journal}, records 1 to {copied.last_seq}, chain intact")
+    return 0
+
+
 def _carry_on(args: argparse.Namespace) -> int:
     from display.text import count
     from table.service.journal import carry_on
@@ -615,6 +629,12 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("journal")
     verify.set_defaults(handler=_verify)
 
+    backup = commands.add_parser(
+        "backup", help="copy a journal, even one a running service writes, and check the copy"
+    )
+    backup.add_argument("journal", help="the journal (only read)")
+    backup.add_argument("copy", help="the copy to write (must not exist)")
+    backup.set_defaults(handler=_back_up)
     carry = commands.add_parser(
         "carry-on",
         help="copy a damaged journal's sound records into a new journal, to deal on from them",

@@ -1012,5 +1012,46 @@ def carry_on(damaged: str | Path, new: str | Path) -> Recovered:
     return Recovered(sound_upto, broken, left_out, whole_commands, name)
 
 
+@dataclass(frozen=True)
+class BackedUp:
+    """What :func:`back_up` copied: records 1 to ``last_seq``, damaged at ``broken`` if the
+    journal was."""
+
+    last_seq: int
+    broken: Broken | None
+
+
+def back_up(journal: str | Path, copy: str | Path) -> BackedUp:
+    """A copy of a journal, whole and consistent even while a service writes it: SQLite's
+    online backup, taken in one step under one read. (A plain file copy of a journal in
+    use can miss its newest records, which wait in its -wal file, or catch them half
+    written.) The journal is only read; the copy is one file that appears whole or not at
+    all, and its chain is checked."""
+    copy = Path(copy)
+    if copy.exists():
+        raise JournalError(f"{copy} is there already: back a journal up into a new file")
+    beside = copy.with_name(f".{copy.name}.{os.getpid()}.copying")
+    try:
+        with Journal(journal, read_only=True) as source:
+            target = sqlite3.connect(beside)
+            try:
+                source._db.backup(target)
+                # One file, with nothing waiting beside it: a copy to carry away.
+                target.execute("PRAGMA journal_mode=DELETE")
+            finally:
+                target.close()
+        with Journal(beside, read_only=True) as copied:
+            backed_up = BackedUp(copied.last_seq, copied.verify())
+        if copy.exists():
+            raise JournalError(f"{copy} is there already: back a journal up into a new file")
+        os.replace(beside, copy)
+    except sqlite3.DatabaseError as error:
+        raise JournalError(f"journal {copy}: cannot write: {error}") from None
+    finally:
+        for leftover in (beside, *_sqlite_files(beside)):
+            leftover.unlink(missing_ok=True)
+    return backed_up
+
+
 def _sqlite_files(path: Path) -> tuple[Path, Path]:
     return Path(f"{path}-wal"), Path(f"{path}-shm")
