@@ -186,6 +186,29 @@ def test_a_reader_lost_is_an_event_and_stays_in_the_retained_state_until_it_is_b
     assert wait_until(lambda: last_state().get("readers_lost") == {})
 
 
+def test_an_outbox_whose_place_the_journal_cannot_keep_publishes_on(
+    table: tuple[TableService, MqttLink, Journal],
+    watcher: Watcher,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The disk fills: the broker's acknowledgements cannot be kept. The link says so once
+    and goes on; the service's loop does not fall over."""
+    from tests.test_service_readers import FullDisk
+
+    service, link, journal = table
+    service.execute_line("shuffle")
+    disk = FullDisk(journal._db)
+    journal._db = disk  # type: ignore[assignment]
+    for card in ("2C", "KD", "9C"):
+        disk.full = False
+        service.execute_line(f"card {card}")
+        disk.full = True
+        assert wait_until(lambda: link.flush(timeout=0.1), step=link.pump)
+    assert [e["seq"] for e in watcher.events()] == list(range(1, journal.last_seq + 1))
+    kept = [r for r in caplog.records if "the outbox's place is not kept" in r.getMessage()]
+    assert len(kept) == 1
+
+
 def test_the_state_never_shows_a_card_still_in_the_box(
     table: tuple[TableService, MqttLink, Journal],
 ) -> None:

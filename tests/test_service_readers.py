@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import queue
 import random
+import sqlite3
 import threading
 from collections.abc import Iterator
 from functools import lru_cache
@@ -459,6 +460,61 @@ def test_a_reader_back_the_journal_could_not_take_is_told_when_it_next_can(
     reader.poll()
     assert dealt(service) == ["2H"] and service.state.readers_lost == {}
     assert notices(service) == [("barcode", "reader_lost"), ("barcode", "reader_back")]
+
+
+class FullDisk:
+    """The journal's SQLite connection on a disk that has filled: every write fails as SQLite
+    fails then, reads go on; ``full`` set to False is the disk cleared."""
+
+    WRITES = ("INSERT", "UPDATE", "DELETE", "BEGIN", "REPLACE")
+
+    def __init__(self, db: Any) -> None:
+        self.db = db
+        self.full = True
+
+    def _check(self, sql: str) -> None:
+        if self.full and sql.lstrip().split()[0].upper() in self.WRITES:
+            raise sqlite3.OperationalError("database or disk is full")
+
+    def execute(self, sql: str, *parameters: Any) -> Any:
+        self._check(sql)
+        return self.db.execute(sql, *parameters)
+
+    def executemany(self, sql: str, *parameters: Any) -> Any:
+        self._check(sql)
+        return self.db.executemany(sql, *parameters)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.db, name)
+
+
+def test_cards_read_while_the_journal_cannot_write_are_held_and_dealt_once_it_can(
+    tmp_path: Path,
+) -> None:
+    """The disk is full: the cards slid out all the same. Each is held in the order it came,
+    the dealer is told once, and they are dealt once the journal takes them again; none is
+    lost and none dealt out of turn."""
+    service, reader, clock = dealing(tmp_path)
+    for code in ("2H", "KD"):
+        scan(reader, encode_payload(Card.parse(code), 1))
+        reader.poll()
+    disk = FullDisk(service.journal._db)
+    service.journal._db = disk
+    said: list[str] = []
+    for code in ("5C", "7S", "9D"):
+        clock.now += 1
+        scan(reader, encode_payload(Card.parse(code), 1))
+        said += reader.poll().refused
+    assert dealt(service) == ["2H", "KD"]
+    assert len(said) == 1 and "the journal cannot keep the cards" in said[0]
+    assert "database or disk is full" in said[0]
+    assert reader.filter.held_cards == [Card.parse(code) for code in ("5C", "7S", "9D")]
+    disk.full = False
+    clock.now += reader.journal_retry_seconds
+    scan(reader, encode_payload(Card.parse("QH"), 1))
+    reader.poll()
+    assert dealt(service) == ["2H", "KD", "5C", "7S", "9D", "QH"]
+    assert service.journal.verify() is None
 
 
 def test_a_scanner_is_reopened_on_time_when_the_wall_clock_is_set_back(tmp_path: Path) -> None:

@@ -468,7 +468,15 @@ class Journal:
         return None if row is None else str(row[0])
 
     def _set_meta(self, key: str, value: str) -> None:
-        self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+        self._write("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+    def _write(self, sql: str, parameters: tuple[Any, ...]) -> None:
+        """One statement that writes: a disk full or failing is a JournalError, as it is for
+        an append, never a bare SQLite error out of the service's loop."""
+        try:
+            self._db.execute(sql, parameters)
+        except sqlite3.DatabaseError as error:
+            raise JournalError(f"journal {self.path}: cannot write: {error}") from None
 
     def close(self) -> None:
         self._db.close()
@@ -561,7 +569,7 @@ class Journal:
 
     def set_cursor(self, name: str, seq: int) -> None:
         """Remember how far a consumer (the MQTT outbox) has got; it only moves forward."""
-        self._db.execute(
+        self._write(
             "INSERT INTO cursors (name, seq) VALUES (?, ?) "
             "ON CONFLICT (name) DO UPDATE SET seq = MAX(seq, excluded.seq)",
             (name, seq),
@@ -578,7 +586,7 @@ class Journal:
     def remember_request(self, request_id: str, seq: int) -> None:
         """A command's request id, kept so that a replayed request is refused even after a
         restart."""
-        self._db.execute(_REMEMBER_REQUEST, (request_id, seq))
+        self._write(_REMEMBER_REQUEST, (request_id, seq))
 
     def request_seq(self, request_id: str) -> int | None:
         row = self._db.execute(

@@ -52,7 +52,7 @@ from table.language import (
     WithdrawCmd,
 )
 from table.service.config import MqttConfig
-from table.service.journal import Journal
+from table.service.journal import Journal, JournalError
 from table.service.table_service import TableService, baccarat_snapshot, state_snapshot
 
 log = logging.getLogger("dealtable.mqtt")
@@ -294,6 +294,7 @@ class MqttLink:
         self._in_flight: dict[int, int] = {}
         self._publish_refused = ""  # why the broker refused an event, until it reconnects
         self._acked_beyond: set[int] = set()
+        self._cursor_unwritten = False  # the journal could not keep the outbox's place
         self._state_seq = -1
         self._named: dict[str, Properties] = {}
         client = _client(config, config.client_id or f"dealtable-{table_id}")
@@ -535,7 +536,16 @@ class MqttLink:
             self._acked_beyond.discard(advanced)
         if advanced != self._acked_upto:
             self._acked_upto = advanced
-            self.journal.set_cursor(OUTBOX_CURSOR, advanced)
+            try:
+                self.journal.set_cursor(OUTBOX_CURSOR, advanced)
+            except JournalError as unwritten:
+                # Kept in memory meanwhile; after a restart the events since the cursor the
+                # journal holds go out again, and subscribers drop them by seq.
+                if not self._cursor_unwritten:
+                    log.warning("the outbox's place is not kept: %s", unwritten)
+                self._cursor_unwritten = True
+            else:
+                self._cursor_unwritten = False
 
     def _journal_named(self, name: str) -> Properties:
         """The user property that tells this journal's events from another's with the same

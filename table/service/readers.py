@@ -40,6 +40,7 @@ from table.events import (
 from table.faro.engine import FaroState
 from table.language import CardCmd, CorrectCmd, UnreadCmd, VoidCmd, parse_line
 from table.service.config import ReaderConfig
+from table.service.journal import JournalError
 from table.service.reading_filter import AlarmKind as ReaderAlarmKind
 from table.service.reading_filter import (
     CardAccepted,
@@ -94,12 +95,19 @@ class _TableReader:
     # The same notice again within this many seconds is the same trouble: logged, not
     # journaled again (a dealer waving a dealt card at the scanner, say).
     notice_repeat_seconds = 60.0
+    # Once the journal could not keep a card (a disk full or failing), how long the cards
+    # held wait before they are offered again: each offer reads the table back.
+    journal_retry_seconds = 2.0
 
     def __init__(self, service: TableService) -> None:
         self.service = service
         self._sending: CardAccepted | None = None
         # When each notice was last told, by what it said (on the monotonic clock).
         self._told_at: dict[tuple[ReaderNoticeKind, str], float] = {}
+        # Why the journal could not keep the last card offered ("" while it can), and when
+        # the cards held meanwhile are offered again.
+        self._unwritten = ""
+        self._journal_retry_at = 0.0
         self.filter = self._new_filter()
         # Resumed mid-deal: the cards dealt before the restart are out, the last one perhaps
         # still lying in the box.
@@ -132,7 +140,11 @@ class _TableReader:
         text = json.dumps(record, sort_keys=True)
         if text == self._kept:
             return
-        self.service.journal.keep_note(self.HELD_NOTE, text)
+        try:
+            self.service.journal.keep_note(self.HELD_NOTE, text)
+        except JournalError as unwritten:
+            log.warning("the cards the reader holds are not kept for a restart: %s", unwritten)
+            return  # kept at the next reading that changes them, or the next that can
         # Once the note says nothing is held, there is nothing to compare it with until
         # something is: the readings of a quiet table build no record.
         self._kept = text if self.filter.holds_anything else ""
@@ -238,17 +250,26 @@ class _TableReader:
         held_again = 0
         for output in outputs:
             if isinstance(output, CardAccepted):
-                if output.source is not ReadingSource.DEALER and self.service.state.alarm:
+                alarm = output.source is not ReadingSource.DEALER and self.service.state.alarm
+                if alarm or self._journal_waits():
                     # Released into a table that cannot take it yet (the dealer's answer raised
-                    # an alarm of its own): it waits again, ahead of those still held.
+                    # an alarm of its own, the journal cannot write): it waits again, ahead of
+                    # those still held.
                     self.filter.hold(output, held_again)
                     held_again += 1
                     continue
                 self._sending = output  # its sticker's deck number, for the filter to keep
                 try:
                     self.service.card(output.card)
+                except JournalError as unwritten:
+                    # Out of the box all the same: it waits, and the cards after it behind it.
+                    self.filter.hold(output, held_again)
+                    held_again += 1
+                    self._journal_failed(unwritten, news)
                 except TableError as refused:
                     news.refused.append(str(refused))
+                else:
+                    self._journal_works()
                 finally:
                     self._sending = None
             elif isinstance(output, ReaderAlarm):
@@ -267,10 +288,13 @@ class _TableReader:
         the web page and the journal show it, and nothing more is dealt until it is answered.
         While another alarm waits, it is raised once that one is resolved."""
         question = self.filter.question
-        if question is None or self.service.state.alarm is not None:
+        if question is None or self.service.state.alarm is not None or self._journal_waits():
             return
         try:
             events = self.service.execute(UnreadCmd(question.message))
+        except JournalError as unwritten:
+            self._journal_failed(unwritten, news)
+            return
         except TableError as refused:
             news.refused.append(str(refused))
             return
@@ -285,9 +309,31 @@ class _TableReader:
             if self.filter.question is not None:
                 self._route(self.filter.dismiss(), news)
                 return
-        if self.filter.table_waits and self.service.state.alarm is None:
+        waits = self.filter.table_waits and self.service.state.alarm is None
+        if waits and not self._journal_waits():
             self._route(self.filter.release_held(), news)
         self._ask_the_table(news)
+
+    def _journal_waits(self) -> bool:
+        """The journal could not keep a card a moment ago: the cards wait their turn."""
+        return bool(self._unwritten) and self._monotonic() < self._journal_retry_at
+
+    def _journal_failed(self, unwritten: JournalError, news: ReaderNews) -> None:
+        self._journal_retry_at = self._monotonic() + self.journal_retry_seconds
+        if self._unwritten:
+            return  # told once an outage
+        self._unwritten = str(unwritten)
+        message = (
+            f"the journal cannot keep the cards ({unwritten}): each card read is held, in the "
+            "order it came, and dealt once the journal can; check the disk"
+        )
+        log.error(message)
+        news.refused.append(message)
+
+    def _journal_works(self) -> None:
+        if self._unwritten:
+            self._unwritten = ""
+            log.info("the journal keeps the cards again; those held are dealt in their order")
 
     def _end_the_tables_alarm(self) -> None:
         """The dealer answered the question with no new card: its alarm is voided first, so
