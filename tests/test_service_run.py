@@ -1307,6 +1307,51 @@ def test_a_slow_simulated_shoe_serves_the_tables_devices_while_it_waits_for_a_ca
     assert max(gaps) <= 0.1
 
 
+def test_a_simulated_table_waits_out_a_full_disk_and_deals_the_whole_deck(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The disk fills mid-deal at an exhibit dealing from its simulated shoe: the service
+    says so once and waits, and deals the deck on, every card once, when the disk clears."""
+    from tests.test_service_readers import FullDisk
+
+    now = [0.0]
+    disks: list[FullDisk] = []
+
+    class Devices:
+        def attach(self, service: Any) -> None:
+            self.service = service
+
+        def poll(self) -> list[object]:
+            journal = self.service.journal
+            if 10.0 <= now[0] < 30.0 and not disks:
+                disks.append(FullDisk(journal._db))
+                journal._db = disks[0]
+            if now[0] >= 30.0 and disks:
+                disks[0].full = False
+            return []
+
+        def close(self) -> None:
+            pass
+
+    def sleep(seconds: float) -> None:
+        now[0] += seconds
+
+    config = Config(
+        table=TableConfig(id="t1", journal=str(tmp_path / "j.sqlite")),
+        reader=ReaderConfig(kind="simulated", seed=3, cards_per_second=1),
+    )
+    devices: Any = Devices()
+    clock = {"sleep": sleep, "monotonic": lambda: now[0]}
+    assert run_table(config, deals=1, out=io.StringIO(), hardware=devices, **clock) == 0
+    assert disks and not disks[0].full
+    with Journal(tmp_path / "j.sqlite") as journal:
+        assert journal.verify() is None
+        dealt = [e.card for e in journal.events() if e.type_name == "card_dealt"]
+    assert len(dealt) == len(set(dealt)) == 52
+    full = [r for r in caplog.records if "database or disk is full" in r.getMessage()]
+    assert len(full) == 1
+
+
 def test_a_reader_lost_before_a_restart_without_it_is_removed_from_the_table(
     tmp_path: Path,
 ) -> None:

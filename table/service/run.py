@@ -40,7 +40,7 @@ from table.faro.engine import FaroState, Phase
 from table.faro.punters import DEMO_PUNTERS, fresh_visitors, round_of_bets
 from table.language import Command, ShuffleCmd, parse_line, usage
 from table.service.config import Config, ConfigError, page_password_warning, web_tls_context
-from table.service.journal import Journal, JournalDamagedError, JournalLock
+from table.service.journal import Journal, JournalDamagedError, JournalError, JournalLock
 from table.service.table_service import TableService
 from table.shoe import Shoe
 
@@ -315,6 +315,7 @@ def run(
     pause = 1.0 / config.reader.cards_per_second if config.reader.cards_per_second > 0 else 0.0
     next_card_at = monotonic()
     ended = _DealCounter()
+    journal_trouble = False  # the journal could not write the simulated table's last step
     service.listeners.append(ended.count)
     notifier.ready()
     try:
@@ -340,7 +341,19 @@ def run(
                 if wait > 0:
                     sleep(min(wait, SERVED_EVERY))
                     continue
-                simulated.step()
+                try:
+                    simulated.step()
+                except JournalError as unwritten:
+                    # A disk full or failing: the simulated box keeps its card, and the deal
+                    # goes on from it once the journal can write again.
+                    if not journal_trouble:
+                        log.error("%s; the table waits until the journal can write", unwritten)
+                    journal_trouble = True
+                    next_card_at = monotonic() + JOURNAL_RETRY_SECONDS
+                    continue
+                if journal_trouble:
+                    log.info("the journal writes again; the table deals on")
+                    journal_trouble = False
                 next_card_at = monotonic() + pause
             elif reader is not None:
                 if voice is not None:
@@ -403,6 +416,9 @@ def run(
         journal.close()
     return status
 
+
+# How long a simulated table waits before it tries a journal that could not write again.
+JOURNAL_RETRY_SECONDS = 2.0
 
 DAMAGED_JOURNAL_ADVICE = (
     "dealtable deals on no damaged journal: keep the file as it is for inspection; "
