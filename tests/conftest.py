@@ -264,7 +264,7 @@ def page_certificate(tmp_path_factory: pytest.TempPathFactory) -> PageCertificat
     subprocess.run(
         [
             openssl, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-            "-nodes", "-days", "2", "-subj", "/CN=localhost",
+            "-nodes", "-days", "365", "-subj", "/CN=localhost",
             "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
             "-keyout", str(key_file), "-out", str(cert_file),
         ],

@@ -402,7 +402,8 @@ def test_mqtt_settings_the_broker_would_refuse_are_refused_before_the_journal_is
         ),
         f'tls = {{ cert_file = "{server_crt}" }}': (
             "[mqtt.tls] key_file: expected the file of the private key of the certificate in "
-            f"cert_file, as {server_crt} holds none"
+            f"cert_file, as {server_crt} holds none that is its key and not locked by a "
+            "passphrase"
         ),
     }
     journal = tmp_path / "j.sqlite"
@@ -468,7 +469,8 @@ def test_web_tls_files_that_cannot_serve_the_page_are_refused_before_anything_st
         f'tls = {{ cert_file = "{cert}", key_file = "{locked}" }}': not_its_key.format(locked),
         f'tls = {{ cert_file = "{cert}" }}': (
             "[web.tls] key_file: expected the file of the private key of the certificate in "
-            f"cert_file, as {cert} holds none"
+            f"cert_file, as {cert} holds none that is its key and not locked by a "
+            "passphrase"
         ),
         f'tls = {{ cert_file = "{cert}", key_file = "{key}", ca_file = "{cert}" }}': (
             "[web.tls] unknown key 'ca_file' (known: cert_file, key_file)"
@@ -567,6 +569,33 @@ def test_a_croupiers_page_in_plain_http_on_the_network_is_warned_of_and_still_ru
     assert ran.returncode == 0, ran.stderr
     assert f"WARNING dealtable: {warning.format('0.0.0.0')}" in ran.stderr.splitlines()
     assert f"INFO dealtable: the table on the web: http://127.0.0.1:{port}/" in ran.stderr
+
+
+def test_a_page_certificate_out_of_its_dates_is_warned_of_at_each_start(
+    tmp_path: Path, page_certificate: PageCertificate
+) -> None:
+    """Browsers refuse a page whose certificate has lapsed: the table deals all the same, and
+    the operator is told at each start, and a month ahead."""
+    import ssl
+
+    from table.service.config import WebConfig, WebTlsConfig, page_warnings
+
+    tls = WebTlsConfig(str(page_certificate.cert_file), str(page_certificate.key_file))
+    config = Config(source="t.toml", web=WebConfig(host="127.0.0.1", tls=tls))
+    dates = ssl._ssl._test_decode_cert(str(page_certificate.cert_file))  # type: ignore[attr-defined]
+    starts = ssl.cert_time_to_seconds(dates["notBefore"])
+    ends = ssl.cert_time_to_seconds(dates["notAfter"])
+    where = f"t.toml: [web.tls] cert_file: the certificate in {page_certificate.cert_file}"
+    assert page_warnings(config, now=starts + 3600) == []
+    assert page_warnings(config, now=ends - 10 * 86400) == [
+        f"{where} lapses on {dates['notAfter']}: renew it before then"
+    ]
+    assert page_warnings(config, now=ends + 1) == [
+        f"{where} lapsed on {dates['notAfter']}: browsers refuse the page; renew it"
+    ]
+    assert page_warnings(config, now=starts - 1) == [
+        f"{where} is valid only from {dates['notBefore']}: browsers refuse the page"
+    ]
 
 
 def test_a_config_or_a_file_it_names_that_is_not_utf8_is_refused_naming_it(

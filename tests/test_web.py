@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import io
 import json
@@ -612,6 +613,80 @@ def let_go(client: socket.socket) -> bool:
     return True
 
 
+def test_a_flood_of_idle_clients_takes_no_more_than_its_share_and_a_trickle_is_let_go(
+    tmp_path: Path, page_certificate: PageCertificate
+) -> None:
+    """Past the connections the server serves at once, a new one is closed at once, not
+    given a thread; a plain request to the TLS port sent a byte at a time is let go within
+    the handshake's time in all, not once per byte."""
+    config = Config(
+        table=TableConfig(id="web", journal=str(tmp_path / "j.sqlite")),
+        reader=ReaderConfig(kind="simulated", seed=6, cards_per_second=0),
+    )
+    with Journal(config.table.journal, "web") as journal:
+        view = LiveView()
+        ServiceFeed(TableService(config, journal), view)
+        server = WebServer(
+            view, "127.0.0.1", free_port(), tls=page_certificate.server_context(),
+            max_connections=3,
+        )  # fmt: skip
+        server.handshake_seconds = 1.0
+        server.start()
+        port = server.server_address[1]
+        try:
+            idle = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(3)]
+            with socket.create_connection(("127.0.0.1", port), timeout=5) as one_too_many:
+                assert one_too_many.recv(1) == b""  # closed at once, unserved
+            for client in idle:
+                client.close()
+            trusting = page_certificate.client_context()
+
+            def served() -> bool:
+                url = server.url + "view"
+                with contextlib.suppress(OSError), urllib.request.urlopen(url, context=trusting):
+                    return True
+                return False
+
+            assert wait_until(served)  # their places free again
+            with socket.create_connection(("127.0.0.1", port), timeout=5) as trickle:
+                started = time.monotonic()
+                hung_up_after = None
+                try:
+                    for byte in b"GET /croupier HTTP/1.1\r\nHost: x\r\n" * 10:
+                        trickle.sendall(bytes([byte]))
+                        time.sleep(0.2)  # the client's pace, a byte at a time
+                except OSError:  # the server hung up: a broken pipe or a reset
+                    hung_up_after = time.monotonic() - started
+                assert hung_up_after is not None
+                assert hung_up_after < 3 * server.handshake_seconds
+        finally:
+            server.stop()
+
+
+def test_a_page_that_goes_away_over_tls_leaves_no_traceback(
+    secured_table: Any, page_certificate: PageCertificate, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """A tablet reloads or sleeps: over TLS its stream ends in an SSL error, not a broken
+    pipe. Nothing to tell the operator, and nothing printed to the service's log."""
+    _, simulated, server, _ = secured_table
+    trusting = page_certificate.client_context()
+
+    def streams() -> int:
+        return sum("process_request" in thread.name for thread in threading.enumerate())
+
+    for _ in range(3):
+        raw = socket.create_connection(("127.0.0.1", server.server_address[1]), timeout=5)
+        page = trusting.wrap_socket(raw, server_hostname="127.0.0.1")
+        page.sendall(b"GET /stream HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        heard = b""
+        while b"data: " not in heard:
+            heard += page.recv(65536)
+        raw.close()  # gone, with no goodbye
+        page.close()
+        assert wait_until(lambda: streams() == 0, step=simulated.step)
+    assert "Traceback" not in capfd.readouterr().err
+
+
 def test_a_plain_broken_or_silent_client_of_the_tls_port_holds_up_no_one(
     secured_table: Any, page_certificate: PageCertificate
 ) -> None:
@@ -633,11 +708,23 @@ def test_a_plain_broken_or_silent_client_of_the_tls_port_holds_up_no_one(
         plain = http.client.HTTPConnection("127.0.0.1", port, timeout=patience)
         plain.request("GET", "/croupier?lang=es")
         sent_on = plain.getresponse()
-        assert (sent_on.status, sent_on.getheader("Location")) == (
-            301,
-            f"https://127.0.0.1:{port}/croupier?lang=es",
-        )
+        # Temporary, and not to be kept: served plain again one day, the page is found.
+        assert (
+            sent_on.status,
+            sent_on.getheader("Location"),
+            sent_on.getheader("Cache-Control"),
+        ) == (307, f"https://127.0.0.1:{port}/croupier?lang=es", "no-store")
         plain.close()
+        for path in ("@elsewhere.example/", "//elsewhere.example/", "http://127.0.0.1/"):
+            odd = http.client.HTTPConnection("127.0.0.1", port, timeout=patience)
+            odd.putrequest("GET", path, skip_host=True)
+            odd.putheader("Host", f"127.0.0.1:{port}")
+            odd.endheaders()
+            answer = odd.getresponse()
+            # Refused, or kept on this server: never sent on to another.
+            where = answer.getheader("Location") or ""
+            assert answer.status == 400 or where.startswith(f"https://127.0.0.1:{port}/"), path
+            odd.close()
         plain = http.client.HTTPConnection("127.0.0.1", port, timeout=patience)
         plain.request(
             "POST",

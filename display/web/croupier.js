@@ -115,7 +115,12 @@ async function logIn() {
 }
 
 function showAccount(refusal) {
-  document.getElementById("login").hidden = !!login;
+  // A page that takes no bets (it follows a journal, or the table has no betting account)
+  // asks for no password: one typed would only cross the network for nothing.
+  const onlyShown = document.documentElement.dataset.refusal || "";
+  document.getElementById("only-shown").hidden = !onlyShown;
+  document.getElementById("only-shown").textContent = onlyShown;
+  document.getElementById("login").hidden = !!login || !!onlyShown;
   document.getElementById("logged-in").hidden = !login;
   document.getElementById("logged-in-as").textContent = login ? `${t.loggedInAs} ${login.username}` : "";
   document.getElementById("login-answer").textContent = refusal;

@@ -366,7 +366,7 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _config_check(args: argparse.Namespace) -> int:
-    from table.service.config import ConfigError, load_config, page_password_warning
+    from table.service.config import ConfigError, load_config, page_warnings
 
     config = load_config(args.file)
     problems = []
@@ -381,8 +381,7 @@ def _config_check(args: argparse.Namespace) -> int:
         problems.append(f"{args.file}: [hardware] board: {board_problem}")
     if problems:
         raise ConfigError("\n".join(problems))
-    warning = page_password_warning(config)
-    if warning:
+    for warning in page_warnings(config):
         print(f"dealtable config: warning: {warning}", file=sys.stderr)
     broker = f"{config.mqtt.host}:{config.mqtt.port}" if config.mqtt else "none"
     board = f", board {_board_file(config.hardware)}" if config.hardware else ""

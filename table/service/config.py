@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import ipaddress
 import ssl
+import time
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -360,7 +361,42 @@ def web_tls_context(source: str, tls: WebTlsConfig) -> ssl.SSLContext:
     return context
 
 
-def page_password_warning(config: Config) -> str | None:
+# How long before a page's certificate lapses the operator is told, at each start.
+CERTIFICATE_WARNING_DAYS = 30
+
+
+def page_warnings(config: Config, now: float | None = None) -> list[str]:
+    """What about the pages, as configured, works but should not be left so: passwords
+    that cross the network readable, a certificate that has lapsed or soon will."""
+    found = [_password_warning(config), _certificate_warning(config, now)]
+    return [warning for warning in found if warning]
+
+
+def _certificate_warning(config: Config, now: float | None) -> str | None:
+    """A certificate out of its dates is loaded all the same (the table must deal), but
+    every browser refuses the page: said at each start, and a month before it lapses."""
+    tls = config.web.tls if config.web is not None else None
+    decode = getattr(ssl._ssl, "_test_decode_cert", None)  # type: ignore[attr-defined]
+    if tls is None or decode is None:
+        return None
+    try:
+        dates = decode(tls.cert_file)
+        starts = ssl.cert_time_to_seconds(dates["notBefore"])
+        ends = ssl.cert_time_to_seconds(dates["notAfter"])
+    except (OSError, ValueError, KeyError, ssl.SSLError):
+        return None  # the context's own loading names what is wrong with the file
+    now = time.time() if now is None else now
+    where = f"{config.source}: [web.tls] cert_file: the certificate in {tls.cert_file}"
+    if now < starts:
+        return f"{where} is valid only from {dates['notBefore']}: browsers refuse the page"
+    if now >= ends:
+        return f"{where} lapsed on {dates['notAfter']}: browsers refuse the page; renew it"
+    if ends - now < CERTIFICATE_WARNING_DAYS * 86400:
+        return f"{where} lapses on {dates['notAfter']}: renew it before then"
+    return None
+
+
+def _password_warning(config: Config) -> str | None:
     """Why the croupier's page, as configured, lets passwords cross the network readable."""
     web = config.web
     if web is None or not web.croupier_username or web.tls is not None:
@@ -690,7 +726,8 @@ def _load_certificate(
         if not key_file:
             raise ConfigError(
                 f"{source}: [{section}] key_file: expected the file of the private key of "
-                f"the certificate in cert_file, as {cert_file} holds none"
+                f"the certificate in cert_file, as {cert_file} holds none that is its key "
+                "and not locked by a passphrase"
             ) from None
         raise ConfigError(
             f"{source}: [{section}] key_file: expected the private key of the certificate in "

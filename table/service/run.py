@@ -39,7 +39,7 @@ from table.events import (
 from table.faro.engine import FaroState, Phase
 from table.faro.punters import DEMO_PUNTERS, fresh_visitors, round_of_bets
 from table.language import Command, ShuffleCmd, parse_line, usage
-from table.service.config import Config, ConfigError, page_password_warning, web_tls_context
+from table.service.config import Config, ConfigError, page_warnings, web_tls_context
 from table.service.journal import Journal, JournalDamagedError, JournalError, JournalLock
 from table.service.table_service import TableService
 from table.shoe import Shoe
@@ -450,8 +450,7 @@ def _bind_web(config: Config) -> WebServer | None:
         return None
     from table.service.web import LiveView, WebServer, WebServerError
 
-    warning = page_password_warning(config)
-    if warning:
+    for warning in page_warnings(config):
         log.warning("%s", warning)
     tls = None if config.web.tls is None else web_tls_context(config.source, config.web.tls)
     try:

@@ -11,6 +11,7 @@ config) or from following a journal file that another process writes (``dealtabl
 from __future__ import annotations
 
 import base64
+import contextlib
 import errno
 import json
 import logging
@@ -18,6 +19,7 @@ import math
 import os
 import socket
 import ssl
+import sys
 import threading
 import time
 import uuid
@@ -69,6 +71,13 @@ KEEPALIVE_SECONDS = 15.0
 # A client silent this long in its TLS handshake (or, on the TLS port, in its plain
 # request) is let go: until then it holds only its own thread, never another's.
 HANDSHAKE_SECONDS = 10.0
+# A connection that sends nothing of its request for this long is let go (the event stream
+# writes at least every KEEPALIVE_SECONDS, so a page that went is found out within it too).
+IDLE_SECONDS = 60.0
+# Connections served at once: a page's event stream holds one all evening, and a table has
+# a few screens and tablets; past this, a new one is closed at once rather than given a
+# thread (as a flood of idle clients would have it).
+MAX_CONNECTIONS = 100
 TLS_HANDSHAKE_RECORD = 0x16  # the first byte of every TLS client's first message
 
 
@@ -226,10 +235,13 @@ class JournalFollower:
                 log.exception("reading the journal %s", self.path)
 
 
-def _page(name: str, language: str, account: str = "") -> bytes:
-    """A page of ``display/web``, told the language and the account its login form offers."""
+def _page(name: str, language: str, account: str = "", refusal: str = "") -> bytes:
+    """A page of ``display/web``, told the language, the account its login form offers, and
+    why it takes no bets if it does not (it then asks for no password)."""
     html = resources.files("display.web").joinpath(name).read_text(encoding="utf-8")
     told = f'data-lang="{language}" data-account="{escape(account)}"'
+    if refusal:
+        told += f' data-refusal="{escape(refusal)}"'
     return html.replace('<html lang="en">', f'<html lang="en" {told}>').encode()
 
 
@@ -465,6 +477,7 @@ class MqttCommandRelay:
 
 class _Handler(BaseHTTPRequestHandler):
     server: WebServer
+    timeout = IDLE_SECONDS
 
     def log_message(self, format: str, *args: Any) -> None:
         log.debug("%s " + format, self.address_string(), *args)
@@ -541,9 +554,9 @@ class _Handler(BaseHTTPRequestHandler):
         origin = self.headers.get("Origin")
         if origin is None:
             return ""
-        own_scheme = "https" if self.server.tls is not None else "http"
-        told = urlsplit(origin)
-        if told.scheme != own_scheme or told.netloc != self.headers.get("Host"):
+        # The host, not the scheme: behind a TLS proxy a plain server's own page comes from
+        # https://, and a server that speaks only HTTPS serves no http:// page to be one.
+        if urlsplit(origin).netloc != self.headers.get("Host"):
             return f"only the table's own page may send commands, not one from {origin}"
         return ""
 
@@ -569,8 +582,11 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(HTTPStatus.NOT_FOUND, "text/plain; charset=utf-8", message.encode())
         elif path in PAGES:
             name = PAGES[path]
-            offered = self.server.relay.offered_username if name == "croupier.html" else ""
-            page = _page(name, self.server.language, offered)
+            relay = self.server.relay
+            croupier = name == "croupier.html"
+            offered = relay.offered_username if croupier else ""
+            refusal = relay.reason if croupier and isinstance(relay, RefusingRelay) else ""
+            page = _page(name, self.server.language, offered, refusal)
             self._send(HTTPStatus.OK, "text/html; charset=utf-8", page)
         elif path.startswith("/static/") and path[len("/static/") :] in STATIC_FILES:
             name = path[len("/static/") :]
@@ -607,7 +623,9 @@ class _Handler(BaseHTTPRequestHandler):
                     self.wfile.write(b": still here\n\n")
                     self.wfile.flush()
                     last_sent = time.monotonic()
-        except (BrokenPipeError, ConnectionResetError):
+        except OSError:
+            # The page went (closed, reloaded, the tablet asleep): over TLS that is an
+            # SSLError, plain a broken pipe or a reset; either way nothing to tell.
             return
 
 
@@ -623,11 +641,15 @@ class _PlainRequestToTlsPort(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         self.close_connection = True
         host = self.headers.get("Host", "")
-        if not host or any(c in host for c in "/\\@?# "):
+        bad_host = not host or any(c in host for c in "/\\@?# ")
+        if bad_host or not self.path.startswith("/") or self.path.startswith("//"):
             self._refuse()
             return
-        self.send_response(HTTPStatus.MOVED_PERMANENTLY)
+        # Temporary and not kept: a browser that kept a permanent one would find no page
+        # once the table is served plain again (its certificate lapsed, say).
+        self.send_response(HTTPStatus.TEMPORARY_REDIRECT)
         self.send_header("Location", f"https://{host}{self.path}")
+        self.send_header("Cache-Control", "no-store")
         self.send_header("Content-Length", "0")
         self.send_header("Connection", "close")
         self.end_headers()
@@ -650,6 +672,12 @@ class _PlainRequestToTlsPort(BaseHTTPRequestHandler):
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(body)
+
+
+def _hang_up(connection: socket.socket) -> None:
+    """End a connection from another thread: the read it waits in returns at once."""
+    with contextlib.suppress(OSError):
+        connection.shutdown(socket.SHUT_RDWR)
 
 
 class WebServerError(TableError):
@@ -685,6 +713,7 @@ class WebServer(ThreadingHTTPServer):
         language: str = "en",
         relay: CommandRelay | None = None,
         tls: ssl.SSLContext | None = None,
+        max_connections: int = MAX_CONNECTIONS,
     ):
         self.view = view
         self.language = language
@@ -692,6 +721,8 @@ class WebServer(ThreadingHTTPServer):
         # With a server context (its certificate loaded) every connection speaks TLS.
         self.tls = tls
         self.handshake_seconds = HANDSHAKE_SECONDS
+        self.max_connections = max_connections
+        self._serving = threading.BoundedSemaphore(max_connections)
         self.stopping = threading.Event()
         try:
             super().__init__((host, port), _Handler)
@@ -731,16 +762,46 @@ class WebServer(ThreadingHTTPServer):
             if not first:
                 return None  # gone before saying anything
             if first[0] != TLS_HANDSHAKE_RECORD:
-                # Still within the handshake's time: a plain client that stops mid-request is
-                # let go as soon as a silent one.
-                _PlainRequestToTlsPort(connection, client_address, self)
+                # Within the handshake's time in all: a plain client that trickles its
+                # request a byte at a time is let go as soon as a silent one.
+                deadline = threading.Timer(self.handshake_seconds, _hang_up, [connection])
+                deadline.start()
+                try:
+                    _PlainRequestToTlsPort(connection, client_address, self)
+                finally:
+                    deadline.cancel()
                 return None
             secured = self.tls.wrap_socket(connection, server_side=True)
         except (ssl.SSLError, OSError) as failed:
             log.debug("TLS handshake with %s failed: %s", client_address[0], failed)
             return None
-        secured.settimeout(None)  # a page's event stream stays open all evening
+        secured.settimeout(None)  # the handler sets its own: a page's stream stays open
         return secured
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self._serving.acquire(blocking=False):
+            log.debug("%s: %d connections served already; closed", client_address[0],
+                      self.max_connections)  # fmt: skip
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._serving.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._serving.release()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], OSError):
+            # A client gone mid-answer (over TLS an SSLError): nothing to tell the operator.
+            log.debug("%s went: %s", client_address[0], sys.exc_info()[1])
+            return
+        super().handle_error(request, client_address)
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self.serve_forever, name="web", daemon=True)
