@@ -243,6 +243,34 @@ def test_systemd_hears_ready_and_the_watchdog(tmp_path: Path) -> None:
     assert messages[-1] == "STOPPING=1"
 
 
+def test_a_long_journal_asks_systemd_for_more_time_while_it_is_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A journal kept for years takes minutes to check at the start, longer than the unit's
+    start timeout: the service asks for more time as the check goes on, then says ready."""
+    import table.service.journal as journal_module
+
+    config = Config(
+        table=TableConfig(id="t1", journal=str(tmp_path / "j.sqlite")),
+        reader=ReaderConfig(kind="simulated", seed=3, cards_per_second=0),
+    )
+    assert run_table(config, deals=1, out=io.StringIO()) == 0
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    listener.bind(str(tmp_path / "notify"))
+    monkeypatch.setenv("NOTIFY_SOCKET", str(tmp_path / "notify"))
+    monkeypatch.setattr(journal_module, "CHECKED_EVERY", 10)  # as if ten times ten thousand
+    assert run_table(config, deals=0, out=io.StringIO()) == 0
+    listener.settimeout(0.5)
+    messages = []
+    with contextlib.suppress(TimeoutError):
+        while True:
+            messages.append(listener.recv(1024).decode())
+    listener.close()
+    ready = next(i for i, message in enumerate(messages) if message.startswith("READY=1"))
+    assert messages[0].startswith("EXTEND_TIMEOUT_USEC=60000000\nSTATUS=checking the journal")
+    assert ready > 0  # the extensions come before ready
+
+
 def test_the_watchdog_goes_on_when_the_wall_clock_is_stepped_back(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

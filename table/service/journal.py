@@ -19,7 +19,7 @@ import hashlib
 import json
 import os
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, NoReturn
@@ -367,6 +367,10 @@ class _CoupTally(_DealTally):
     result: CoupResult | None = None
 
 
+# How often the chain check at opening says how far it has got, in records.
+CHECKED_EVERY = 10_000
+
+
 class Journal:
     """An append-only SQLite journal of one table's events.
 
@@ -381,8 +385,12 @@ class Journal:
         *,
         read_only: bool = False,
         lock: JournalLock | None = None,
+        checking: Callable[[int], None] | None = None,
     ) -> None:
+        """``checking`` hears how far the chain check at opening has got (a record number,
+        every :data:`CHECKED_EVERY`): a long journal's start can say it is not hung."""
         self.path = Path(path)
+        self._checking = checking
         self.read_only = read_only
         self._lock: JournalLock | None = None
         self._tables_missing = False
@@ -611,10 +619,13 @@ class Journal:
     def _follow_chain(self, decode: bool) -> None:
         chain = ChainCheck(self.path)
         cursor = self._db.execute("SELECT seq, body, prev_hash, hash FROM events ORDER BY seq")
+        checking = self._checking
         for seq, body, prev_hash, stored_hash in cursor:
             chain.add(seq, body, prev_hash, stored_hash)
             if decode:
                 decode_record(self.path, seq, body)
+            if checking is not None and seq % CHECKED_EVERY == 0:
+                checking(seq)
         # A chain cannot show records cut from its end; the outbox's cursors can, as they
         # remember how far the journal was sent, and so can the appends that wrote them.
         # (A journal from before either table was kept has neither.)

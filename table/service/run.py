@@ -58,6 +58,12 @@ log = logging.getLogger("dealtable")
 SERVED_EVERY = 0.05
 
 
+# While the journal is checked at the start, systemd is asked for this much more time, at
+# most this often.
+START_EXTENSION_USEC = 60_000_000
+EXTEND_EVERY_SECONDS = 5.0
+
+
 class SystemdNotifier:
     """``sd_notify`` in a few lines: READY=1 and WATCHDOG=1 as datagrams to $NOTIFY_SOCKET."""
 
@@ -77,6 +83,7 @@ class SystemdNotifier:
         interval = os.environ.get("WATCHDOG_USEC")
         self.watchdog_interval = int(interval) / 2e6 if interval and interval.isdigit() else 0.0
         self._last_ping = -math.inf
+        self._last_extended = -math.inf
 
     @classmethod
     def from_environment(cls) -> SystemdNotifier:
@@ -96,6 +103,18 @@ class SystemdNotifier:
 
     def ready(self) -> None:
         self.notify("READY=1\nSTATUS=dealing")
+
+    def starting(self, checked: int) -> None:
+        """The start goes on (the journal's chain checked up to record ``checked``): systemd
+        gives it a minute more, so a journal kept for years is not killed halfway through
+        its check for taking longer than the unit's start timeout."""
+        now = self.monotonic()
+        if now - self._last_extended >= EXTEND_EVERY_SECONDS:
+            self.notify(
+                f"EXTEND_TIMEOUT_USEC={START_EXTENSION_USEC}\n"
+                f"STATUS=checking the journal: record {checked}"
+            )
+            self._last_extended = now
 
     def healthy(self) -> None:
         """Called from the main loop each time round: pings the watchdog when it is due."""
@@ -224,6 +243,7 @@ def run(
     the console closes, or a signal asks it to stop. A simulated shoe's pace is kept on
     ``monotonic``, with ``sleep`` between."""
     stop = stop or threading.Event()
+    notifier = SystemdNotifier.from_environment()
     # The page's port is taken before the journal is touched: a port in use refuses the
     # start and changes nothing.
     with contextlib.ExitStack() as undo_if_refused:
@@ -244,7 +264,7 @@ def run(
             hardware = TableHardware(config.hardware)
             undo_if_refused.callback(hardware.close)
         try:
-            journal, service = open_table(config, clock, lock)
+            journal, service = open_table(config, clock, lock, notifier.starting)
         except JournalDamagedError:
             if config.mqtt is not None:
                 from table.service.mqtt import say_offline
@@ -259,7 +279,6 @@ def run(
             journal.last_seq,
             service.state.where(),
         )
-    notifier = SystemdNotifier.from_environment()
     link = None
     if config.mqtt is not None:
         from table.service.mqtt import MqttLink
@@ -428,11 +447,15 @@ DAMAGED_JOURNAL_ADVICE = (
 
 
 def open_table(
-    config: Config, clock: Callable[[], float] = time.time, lock: JournalLock | None = None
+    config: Config,
+    clock: Callable[[], float] = time.time,
+    lock: JournalLock | None = None,
+    checking: Callable[[int], None] | None = None,
 ) -> tuple[Journal, TableService]:
-    """The table's journal, its chain checked, and the service resumed from it."""
+    """The table's journal, its chain checked, and the service resumed from it; ``checking``
+    hears how far the check has got."""
     try:
-        journal = Journal(config.table.journal, config.table.id, lock=lock)
+        journal = Journal(config.table.journal, config.table.id, lock=lock, checking=checking)
     except JournalDamagedError as damaged:
         raise damaged.advised(DAMAGED_JOURNAL_ADVICE) from None
     try:
