@@ -506,8 +506,11 @@ def test_cards_read_while_the_journal_cannot_write_are_held_and_dealt_once_it_ca
         scan(reader, encode_payload(Card.parse(code), 1))
         said += reader.poll().refused
     assert dealt(service) == ["2H", "KD"]
-    assert len(said) == 1 and "the journal cannot keep the cards" in said[0]
+    assert "the journal cannot keep the cards" in said[0]  # once
     assert "database or disk is full" in said[0]
+    # Each card held is named, in its order: a restart meanwhile would forget it.
+    assert [line.split(": ")[1].split()[0] for line in said[1:]] == ["5C", "7S", "9D"]
+    assert all(line.startswith("held until the journal can write") for line in said[1:])
     assert reader.filter.held_cards == [Card.parse(code) for code in ("5C", "7S", "9D")]
     disk.full = False
     clock.now += reader.journal_retry_seconds
@@ -515,6 +518,39 @@ def test_cards_read_while_the_journal_cannot_write_are_held_and_dealt_once_it_ca
     reader.poll()
     assert dealt(service) == ["2H", "KD", "5C", "7S", "9D", "QH"]
     assert service.journal.verify() is None
+
+
+def test_the_dealers_answer_while_the_journal_cannot_write_is_as_if_not_given(
+    tmp_path: Path,
+) -> None:
+    """The reader asks which card came out; the disk is full as the dealer answers: the
+    question waits, nothing is lost, and answered again once the journal can write the
+    card goes in where it came, the cards held after it behind it."""
+    service, reader, clock = dealing(tmp_path)
+    scan(reader, encode_payload(Card.parse("5S"), 1))
+    reader.poll()
+    scan(reader, "SHIP-1")  # a torn sticker: which card is it?
+    reader.poll()
+    scan(reader, encode_payload(Card.parse("KD"), 1))
+    reader.poll()
+    king = Card.parse("KD")
+    assert reader.filter.question is not None and reader.filter.held_cards == [king]
+    disk = FullDisk(service.journal._db)
+    service.journal._db = disk
+    told = answer_from_console(reader, "void", clock.now)  # tried: the journal fails
+    assert told is not None and any("journal" in line for line in told)
+    assert reader.filter.question is not None and reader.filter.held_cards == [king]
+    told = answer_from_console(reader, "card 9C", clock.now)  # within the pause: not tried
+    assert told is not None and told[0].startswith("refused: the journal cannot write")
+    assert reader.filter.question is not None and reader.filter.held_cards == [king]
+    clock.now += reader.journal_retry_seconds
+    told = answer_from_console(reader, "card 9C", clock.now)  # tried again: fails again
+    assert reader.filter.question is not None and reader.filter.held_cards == [king]
+    assert dealt(service) == ["5S"]
+    disk.full = False
+    clock.now += reader.journal_retry_seconds
+    assert answer_from_console(reader, "card 9C", clock.now) == []
+    assert dealt(service) == ["5S", "9C", "KD"] and service.state.alarm is None
 
 
 def test_a_scanner_is_reopened_on_time_when_the_wall_clock_is_set_back(tmp_path: Path) -> None:

@@ -1409,6 +1409,43 @@ def test_a_simulated_table_waits_out_a_full_disk_and_deals_the_whole_deck(
     assert len(full) == 1
 
 
+def test_a_table_whose_journal_cannot_write_says_so_once_and_runs_on(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The exhibit's punters bet at a table dealt from the console, and the disk fills: the
+    bets and the card are refused, the operator told once, and the service runs on (before,
+    the punters' refused bets ended it with a status that systemd does not restart)."""
+    from table.service.config import ExhibitConfig
+    from tests.test_service_readers import FullDisk
+
+    class Devices:
+        def attach(self, service: Any) -> None:
+            self.service = service
+
+        def poll(self) -> list[object]:
+            journal = self.service.journal
+            soda_out = any(True for _ in self.service.faro.casekeep.dealt_cards())
+            if soda_out and not isinstance(journal._db, FullDisk):
+                journal._db = FullDisk(journal._db)
+            return []
+
+        def close(self) -> None:
+            pass
+
+    config = Config(
+        table=TableConfig(id="t1", journal=str(tmp_path / "j.sqlite")),
+        reader=ReaderConfig(kind="console"),
+        exhibit=ExhibitConfig(language="en", punters=True),
+    )
+    out = io.StringIO()
+    console = io.StringIO("shuffle\ncard 5S\ncard 9C\n")
+    devices: Any = Devices()
+    assert run_table(config, out=out, console=console, hardware=devices) == 0
+    assert "refused: journal" in out.getvalue()  # the card, told at the console
+    waits = [r for r in caplog.records if "the table waits until the journal" in r.getMessage()]
+    assert len(waits) == 1
+
+
 def test_a_reader_lost_before_a_restart_without_it_is_removed_from_the_table(
     tmp_path: Path,
 ) -> None:

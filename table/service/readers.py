@@ -108,6 +108,8 @@ class _TableReader:
         # the cards held meanwhile are offered again.
         self._unwritten = ""
         self._journal_retry_at = 0.0
+        self._note_unwritten = False  # the held cards' note could not be kept, told once
+        self._named_unwritten: set[Card] = set()  # the cards held so, each named once
         self.filter = self._new_filter()
         # Resumed mid-deal: the cards dealt before the restart are out, the last one perhaps
         # still lying in the box.
@@ -140,11 +142,18 @@ class _TableReader:
         text = json.dumps(record, sort_keys=True)
         if text == self._kept:
             return
+        if self._journal_waits():
+            return  # kept once the journal writes again
         try:
             self.service.journal.keep_note(self.HELD_NOTE, text)
         except JournalError as unwritten:
-            log.warning("the cards the reader holds are not kept for a restart: %s", unwritten)
-            return  # kept at the next reading that changes them, or the next that can
+            # The cards held are named as they are held (see _held_unwritten): a restart
+            # meanwhile would not find them.
+            if not self._note_unwritten:
+                log.warning("the cards the reader holds are not kept for a restart: %s", unwritten)
+            self._note_unwritten = True
+            return
+        self._note_unwritten = False
         # Once the note says nothing is held, there is nothing to compare it with until
         # something is: the readings of a quiet table build no record.
         self._kept = text if self.filter.holds_anything else ""
@@ -281,6 +290,9 @@ class _TableReader:
             elif isinstance(output, ConfirmRequest) and output is self.filter.question:
                 news.questions.append(output)
         self._ask_the_table(news)
+        if self._unwritten:
+            for card in self.filter.held_cards:
+                self._held_unwritten(card, news)
         self._keep_held()
 
     def _ask_the_table(self, news: ReaderNews) -> None:
@@ -330,9 +342,23 @@ class _TableReader:
         log.error(message)
         news.refused.append(message)
 
+    def _held_unwritten(self, card: Card, news: ReaderNews) -> None:
+        """Each card held while the journal cannot write is named, once: kept nowhere else,
+        a restart meanwhile would forget it, and the dealer gives it at the console then."""
+        if card in self._named_unwritten:
+            return
+        self._named_unwritten.add(card)
+        message = (
+            f"held until the journal can write: {card} (a restart meanwhile forgets it: give it "
+            "then with 'card CARD', in this order)"
+        )
+        log.error(message)
+        news.refused.append(message)
+
     def _journal_works(self) -> None:
         if self._unwritten:
             self._unwritten = ""
+            self._named_unwritten.clear()
             log.info("the journal keeps the cards again; those held are dealt in their order")
 
     def _end_the_tables_alarm(self) -> None:
@@ -347,17 +373,17 @@ class _TableReader:
     def answer(self, card: Card, timestamp: float) -> ReaderNews:
         """The card in the box is ``card``; the cards held meanwhile follow it."""
         asked = self.filter.question
-        return self._answered(asked, self.filter.confirm(card, timestamp))
+        return self._answer(asked, lambda: self.filter.confirm(card, timestamp))
 
     def confirm_guess(self, timestamp: float) -> ReaderNews:
         """The confirm button: the card is the one the reader guessed."""
         asked = self.filter.question
-        return self._answered(asked, self.filter.confirm_guess(timestamp))
+        return self._answer(asked, lambda: self.filter.confirm_guess(timestamp))
 
     def dismiss_question(self) -> ReaderNews:
         """No card to deal for the question; the cards held meanwhile go on."""
         asked = self.filter.question
-        return self._answered(asked, self.filter.dismiss())
+        return self._answer(asked, lambda: self.filter.dismiss())
 
     def _answered(self, asked: ConfirmRequest | None, outputs: list[FilterOutput]) -> ReaderNews:
         """The filter's outputs for the dealer's answer to ``asked``. A new card named answers
@@ -374,8 +400,35 @@ class _TableReader:
             if asked is not None and self.filter.question is not asked and not named:
                 self._end_the_tables_alarm()
             self._route(outputs, news)
+        except JournalError as unwritten:
+            self._journal_failed(unwritten, news)
         finally:
             self._answering = False
+        return news
+
+    def answer_refused(self) -> str | None:
+        """Why the dealer's answer cannot be taken now (the journal could not write a moment
+        ago), or None: after the pause it is tried, and taken back if the journal fails."""
+        if not self._journal_waits():
+            return None
+        return (
+            f"the journal cannot write ({self._unwritten}): the question waits; answer it again "
+            "once the journal can"
+        )
+
+    def _answer(
+        self, asked: ConfirmRequest | None, given: Callable[[], list[FilterOutput]]
+    ) -> ReaderNews:
+        """The filter's answer ``given``, carried out all or nothing: one the journal could
+        not keep leaves the question and the held cards as they were, to be answered again."""
+        before = self.filter.held_record()
+        asking = self._asking_alarm
+        news = self._answered(asked, given())
+        alarm = self.service.state.alarm
+        if self._unwritten and alarm is not None and alarm.alarm_id == asking:
+            self.filter.go_back_to(before)
+            self.filter.table_waits = True
+            self._cleared_elsewhere = False
         return news
 
     @property
@@ -606,6 +659,9 @@ def answer_from_console(
     except TableError:
         return None
     asked = question.asked
+    refusal = reader.answer_refused()
+    if refusal is not None and isinstance(command, CardCmd | VoidCmd):
+        return [f"refused: {refusal}"]
     if isinstance(command, CorrectCmd):
         return [
             f"refused: correct {command.card}: the reader is asking which card is in the box "

@@ -637,6 +637,13 @@ class ReadingFilter:
             ],
         }  # fmt: skip
 
+    def go_back_to(self, record: dict[str, Any]) -> None:
+        """The question and the held cards as :meth:`held_record` kept them a moment ago: an
+        answer the table could not take is as if not given."""
+        self._question = None
+        self._held = []
+        self.restore_held(record)
+
     def restore_held(self, record: dict[str, Any]) -> None:
         """The question and the cards held behind it when the service stopped (see
         :meth:`held_record`)."""

@@ -334,16 +334,25 @@ def run(
     pause = 1.0 / config.reader.cards_per_second if config.reader.cards_per_second > 0 else 0.0
     next_card_at = monotonic()
     ended = _DealCounter()
-    journal_trouble = False  # the journal could not write the simulated table's last step
+    # The record the journal had reached when it could not write, until it writes again.
+    journal_trouble: int | None = None
     service.listeners.append(ended.count)
     notifier.ready()
     try:
         while not stop.is_set():
             notifier.healthy()
+            if journal_trouble is not None and journal.last_seq > journal_trouble:
+                log.info("the journal writes again; the table deals on")
+                journal_trouble = None
             if link is not None:
                 link.pump()
             if hardware is not None:
-                for command in hardware.poll():
+                try:
+                    commands = hardware.poll()  # the dealer's buttons answer the reader here
+                except JournalError as unwritten:
+                    commands = []
+                    journal_trouble = _journal_trouble(unwritten, journal_trouble, journal)
+                for command in commands:
                     try:
                         service.execute(command)
                     except TableError as refused:
@@ -365,18 +374,16 @@ def run(
                 except JournalError as unwritten:
                     # A disk full or failing: the simulated box keeps its card, and the deal
                     # goes on from it once the journal can write again.
-                    if not journal_trouble:
-                        log.error("%s; the table waits until the journal can write", unwritten)
-                    journal_trouble = True
+                    journal_trouble = _journal_trouble(unwritten, journal_trouble, journal)
                     next_card_at = monotonic() + JOURNAL_RETRY_SECONDS
                     continue
-                if journal_trouble:
-                    log.info("the journal writes again; the table deals on")
-                    journal_trouble = False
                 next_card_at = monotonic() + pause
             elif reader is not None:
                 if voice is not None:
-                    voice.place_bets(config.reader.seed)
+                    try:
+                        voice.place_bets(config.reader.seed)
+                    except JournalError as unwritten:
+                        journal_trouble = _journal_trouble(unwritten, journal_trouble, journal)
                 if shoe_reader is not None:
                     news = shoe_reader.poll()
                     for alarm in news.alarms:
@@ -520,6 +527,15 @@ def _croupier_relay(config: Config) -> CommandRelay:
     # there: the broker checks it, and its ACL decides. The config's account is only offered.
     offered = dataclasses.replace(config.mqtt, username=config.web.croupier_username, password="")
     return MqttCommandRelay(offered, config.table.id)
+
+
+def _journal_trouble(unwritten: JournalError, since: int | None, journal: Journal) -> int:
+    """A journal that cannot write, said once an outage (until it writes a record again):
+    the table waits, losing nothing."""
+    if since is None:
+        log.error("%s; the table waits until the journal can write", unwritten)
+        return journal.last_seq
+    return since
 
 
 def _forget_readers_removed(
