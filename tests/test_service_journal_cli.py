@@ -682,6 +682,10 @@ def test_a_backup_of_a_journal_in_use_holds_every_record_in_one_sound_file(
         assert copy.verify() is None
         assert [e.seq for e in copy.events()] == list(range(1, copied.last_seq + 1))
         assert list(copy.events()) == list(journal.events(upto=copied.last_seq))
+        # Dealt on from, the copy's next events are not the journal's: a name of their own.
+        name = journal.name()
+        assert copy.names()[-1] == (copied.last_seq + 1, f"{name}-after-{copied.last_seq}")
+        assert copy.name_for(copied.last_seq) == journal.name_for(copied.last_seq)
     journal.close()
     said = dealtable("backup", str(tmp_path / "j.sqlite"), str(tmp_path / "again.sqlite"))
     assert (said.returncode, said.stdout) == (
@@ -708,3 +712,33 @@ def test_a_backup_writes_over_nothing_and_copies_a_damaged_journal_as_it_is(
     assert "BROKEN at record 20" in damaged.stdout and "kept for inspection" in damaged.stdout
     assert (tmp_path / "copy.sqlite").exists()
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+
+
+def test_a_journal_whose_file_is_damaged_is_named_broken_and_still_backed_up(
+    tmp_path: Path,
+) -> None:
+    """An SD card's page gone bad in the middle of the journal: `verify` names the first
+    record it cannot read, with no traceback, and `backup` still makes the copy, for
+    inspection, saying so."""
+    from table.service.run import SimulatedTable
+
+    path = tmp_path / "j.sqlite"
+    config = Config(table=TableConfig(id="t1", journal=str(path)), reader=ReaderConfig(seed=3))
+    with Journal(path, "t1") as journal:
+        simulated = SimulatedTable(TableService(config, journal), seed=3)
+        while journal.last_seq < 2000:
+            simulated.step()
+    with closing(sqlite3.connect(path)) as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    damaged = bytearray(path.read_bytes())
+    middle = len(damaged) // 4096 // 2 * 4096
+    damaged[middle : middle + 4096] = b"\xa5" * 4096
+    path.write_bytes(bytes(damaged))
+    verified = dealtable("verify", str(path))
+    assert verified.returncode == 1 and "Traceback" not in verified.stderr
+    assert (
+        "BROKEN at record" in verified.stdout and "the journal's file is damaged" in verified.stdout
+    )
+    copied = dealtable("backup", str(path), str(tmp_path / "copy.sqlite"))
+    assert copied.returncode == 1 and "kept for inspection" in copied.stdout
+    assert (tmp_path / "copy.sqlite").exists()

@@ -20,6 +20,7 @@ import json
 import os
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, NoReturn
@@ -620,12 +621,19 @@ class Journal:
         chain = ChainCheck(self.path)
         cursor = self._db.execute("SELECT seq, body, prev_hash, hash FROM events ORDER BY seq")
         checking = self._checking
-        for seq, body, prev_hash, stored_hash in cursor:
-            chain.add(seq, body, prev_hash, stored_hash)
-            if decode:
-                decode_record(self.path, seq, body)
-            if checking is not None and seq % CHECKED_EVERY == 0:
-                checking(seq)
+        try:
+            for seq, body, prev_hash, stored_hash in cursor:
+                chain.add(seq, body, prev_hash, stored_hash)
+                if decode:
+                    decode_record(self.path, seq, body)
+                if checking is not None and seq % CHECKED_EVERY == 0:
+                    checking(seq)
+        except sqlite3.DatabaseError as error:
+            # The file itself is damaged (an SD card's pages gone bad): the records from the
+            # first one not read are lost to the chain.
+            chain._damaged(
+                chain.last_seq + 1, f"unreadable: the journal's file is damaged ({error})"
+            )
         # A chain cannot show records cut from its end; the outbox's cursors can, as they
         # remember how far the journal was sent, and so can the appends that wrote them.
         # (A journal from before either table was kept has neither.)
@@ -1061,15 +1069,29 @@ def back_up(journal: str | Path, copy: str | Path) -> BackedUp:
                 target.close()
         with Journal(beside, read_only=True) as copied:
             backed_up = BackedUp(copied.last_seq, copied.verify())
+            names = copied.names()
+        _name_what_follows(beside, names, backed_up.last_seq)
         if copy.exists():
             raise JournalError(f"{copy} is there already: back a journal up into a new file")
         os.replace(beside, copy)
     except sqlite3.DatabaseError as error:
         raise JournalError(f"journal {copy}: cannot write: {error}") from None
     finally:
-        for leftover in (beside, *_sqlite_files(beside)):
+        for leftover in (beside, *_sqlite_files(beside), Path(f"{beside}-journal")):
             leftover.unlink(missing_ok=True)
     return backed_up
+
+
+def _name_what_follows(copy: Path, names: list[tuple[int, str]], last_seq: int) -> None:
+    """A copy dealt on from (a journal lost, the copy put in its place) gives its next events
+    seq numbers the lost journal may have published already: they go out under a name of
+    their own, as after a carry-on, so no subscriber takes one for a repeat."""
+    given = [[at, name] for at, name in names[1:]]
+    given.append([last_seq + 1, f"{names[-1][1]}-after-{last_seq}"])
+    with closing(sqlite3.connect(copy)) as db, db:
+        db.execute(
+            "INSERT OR REPLACE INTO meta (key, value) VALUES ('names', ?)", (json.dumps(given),)
+        )
 
 
 def _sqlite_files(path: Path) -> tuple[Path, Path]:
