@@ -547,6 +547,63 @@ def test_a_command_the_service_had_not_carried_out_when_it_died_comes_again(
     journal.close()
 
 
+def test_saying_offline_leaves_the_services_session_and_its_commands_alone(
+    tmp_path: Path,
+) -> None:
+    """A broker that names each client by its account (hw/mosquitto's TLS listener does) makes
+    the refused start's 'offline' the service's own session: a command queued in it while
+    the service was down still reaches the service once it starts."""
+    from table.service.mqtt import say_offline
+    from tests.conftest import ACCOUNTS, broker_folder
+
+    directory, passwords = broker_folder(tmp_path)
+    broker = Broker(
+        directory,
+        extra_config=(
+            f"allow_anonymous false\npassword_file {passwords}\nuse_username_as_clientid true\n"
+        ),
+    )
+    broker.start()
+    mqtt_config = MqttConfig(
+        host="127.0.0.1",
+        port=broker.port,
+        username="table-faro-1",
+        password=ACCOUNTS["table-faro-1"],
+    )
+    config = Config(
+        table=TableConfig(id="t1", journal=str(tmp_path / "journal.sqlite")),
+        reader=ReaderConfig(kind="simulated", seed=3, cards_per_second=0),
+        mqtt=mqtt_config,
+    )
+    dealer = Watcher(broker.port, "dealtable/t1/reply", "dealer", ACCOUNTS["dealer"])
+    try:
+        journal = Journal(config.table.journal, "t1")
+        service = TableService(config, journal)
+        link = MqttLink(mqtt_config, "t1", service, journal)
+        link.start()
+        assert wait_until(lambda: link.connected, step=link.pump)
+        open_deal(service)
+        link.stop()  # the service is down; its session stays on the broker
+        journal.close()
+        assert dealer.connected.wait(5)
+        dealer.publish(
+            "dealtable/t1/cmd/bet",
+            {"request_id": "queued", "punter": "anna", "spot": "9", "amount": 4},
+        )
+        assert say_offline(mqtt_config, "t1")
+        journal = Journal(config.table.journal, "t1")
+        service = TableService(config, journal)
+        link = MqttLink(mqtt_config, "t1", service, journal)
+        link.start()
+        assert wait_until(lambda: service.state.bets != {}, step=link.pump, timeout=15)
+        assert [bet.stake for bet in service.state.bets.values()] == [4]
+        link.stop()
+        journal.close()
+    finally:
+        dealer.close()
+        broker.stop()
+
+
 def test_stopping_after_the_broker_went_leaves_no_thread_behind(
     tmp_path: Path, broker: Broker
 ) -> None:

@@ -250,8 +250,21 @@ def say_offline(config: MqttConfig, table_id: str, timeout: float = 3.0) -> bool
     session, and the commands it keeps, are left alone. True once the broker has it."""
     client = _client(config, f"{config.client_id or f'dealtable-{table_id}'}-not-started")
     client.connect_timeout = timeout
+    # A broker that names clients by their account (use_username_as_clientid, as
+    # hw/mosquitto's TLS listener does) makes this the service's own session: resumed, not
+    # started clean, and the commands queued in it left unacknowledged, so they wait for
+    # the service as they did.
+    client.manual_ack_set(True)
+    properties = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
+    properties.SessionExpiryInterval = config.session_expiry
     try:
-        client.connect(config.host, config.port, keepalive=max(5, int(timeout) * 2))
+        client.connect(
+            config.host,
+            config.port,
+            keepalive=max(5, int(timeout) * 2),
+            clean_start=False,
+            properties=properties,
+        )
         client.loop_start()
         sent = client.publish(f"{config.prefix}/{table_id}/status", "offline", qos=1, retain=True)
         sent.wait_for_publish(timeout)
