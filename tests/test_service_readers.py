@@ -520,6 +520,23 @@ def test_cards_read_while_the_journal_cannot_write_are_held_and_dealt_once_it_ca
     assert service.journal.verify() is None
 
 
+def test_cards_held_for_the_journal_go_in_as_soon_as_it_writes_again(tmp_path: Path) -> None:
+    """The disk clears and a line at the console is journaled: the journal works, and the
+    cards held for it go in at the next reading, before any card the dealer gives (the
+    console refuses a card while they wait)."""
+    service, reader, _ = dealing(tmp_path)
+    disk = FullDisk(service.journal._db)
+    service.journal._db = disk
+    for code in ("5C", "7S"):
+        scan(reader, encode_payload(Card.parse(code), 1))
+        reader.poll()
+    assert reader.holding_for_the_journal() == [Card.parse("5C"), Card.parse("7S")]
+    disk.full = False
+    service.execute_line("punter zed 10")  # journaled: the disk has room again
+    reader.poll()  # no pause waited out
+    assert dealt(service) == ["5C", "7S"] and reader.holding_for_the_journal() == []
+
+
 def test_the_dealers_answer_while_the_journal_cannot_write_is_as_if_not_given(
     tmp_path: Path,
 ) -> None:

@@ -1446,6 +1446,64 @@ def test_a_table_whose_journal_cannot_write_says_so_once_and_runs_on(
     assert len(waits) == 1
 
 
+def test_a_card_at_the_console_waits_behind_the_cards_held_for_the_journal(
+    tmp_path: Path,
+) -> None:
+    """The disk cleared a moment ago and the shoe's cards read meanwhile are still held: a
+    card the dealer types then is refused, and the held cards go in first, in their order."""
+    from table.cards import Card
+    from tests.test_service_readers import FullDisk
+    from vision.barcode import encode_payload
+
+    typed = threading.Event()
+    stop = threading.Event()
+
+    class Console:
+        def __iter__(self) -> Iterator[str]:
+            typed.wait(30)
+            yield "card 9D\n"
+
+    class Devices:
+        slide_heard = None
+        step = 0
+
+        def attach(self, service: Any) -> None:
+            self.service = service
+
+        def answer_questions_of(self, reader: Any, clock: Any) -> None:
+            self.reader = reader
+
+        def poll(self) -> list[object]:
+            self.step += 1
+            scanner = self.reader.scanner
+            if self.step == 2:
+                self.service.execute_line("shuffle")
+                self.disk = FullDisk(self.service.journal._db)
+                self.service.journal._db = self.disk
+                scanner.port.write(encode_payload(Card.parse("5C"), 1).encode() + b"\r\n")
+            if self.step == 4:
+                self.disk.full = False  # cleared; 5C still waits out its pause
+                typed.set()
+            if self.step > 4 and self.reader.holding_for_the_journal() == []:
+                stop.set()
+            return []
+
+        def close(self) -> None:
+            pass
+
+    config = Config(
+        table=TableConfig(id="t1", journal=str(tmp_path / "j.sqlite")),
+        reader=ReaderConfig(kind="serial-scanner", url="loop://"),
+    )
+    out = io.StringIO()
+    devices: Any = Devices()
+    assert run_table(config, out=out, console=Console(), hardware=devices, stop=stop) == 0  # type: ignore[arg-type]
+    assert "refused: card 9D: the cards read before it (5C) wait for the journal" in out.getvalue()
+    with Journal(tmp_path / "j.sqlite") as journal:
+        dealt = [str(e.card) for e in journal.events() if e.type_name == "card_dealt"]
+    assert dealt == ["5C"]
+
+
 def test_a_reader_lost_before_a_restart_without_it_is_removed_from_the_table(
     tmp_path: Path,
 ) -> None:

@@ -222,6 +222,10 @@ class _TableReader:
         log.info("the %s reader reads again", self.name)
 
     def _changed(self, events: Sequence[Event]) -> None:
+        if self._unwritten and events:
+            # The journal wrote (a line at the console, a bet over MQTT): it works again, and
+            # the cards held for it are offered at the next reading, not after the pause.
+            self._journal_retry_at = 0.0
         for event in events:
             if isinstance(event, AlarmRaised):
                 self.filter.table_waits = True
@@ -405,6 +409,11 @@ class _TableReader:
         finally:
             self._answering = False
         return news
+
+    def holding_for_the_journal(self) -> list[Card]:
+        """The cards read and held because the journal could not write: they go in before
+        any card given at the console."""
+        return self.filter.held_cards if self._unwritten else []
 
     def answer_refused(self) -> str | None:
         """Why the dealer's answer cannot be taken now (the journal could not write a moment

@@ -38,7 +38,7 @@ from table.events import (
 )
 from table.faro.engine import FaroState, Phase
 from table.faro.punters import DEMO_PUNTERS, fresh_visitors, round_of_bets
-from table.language import Command, ShuffleCmd, parse_line, usage
+from table.language import CardCmd, Command, ShuffleCmd, parse_line, usage
 from table.service.config import Config, ConfigError, page_warnings, web_tls_context
 from table.service.journal import Journal, JournalDamagedError, JournalError, JournalLock
 from table.service.table_service import TableService
@@ -420,6 +420,15 @@ def run(
                         out.write("".join(f"{said}\n" for said in answered))
                         out.flush()
                         continue
+                    held = shoe_reader.holding_for_the_journal()
+                    if held and _is_a_card(line):
+                        cards = " ".join(str(card) for card in held)
+                        out.write(
+                            f"refused: {line.strip()}: the cards read before it ({cards}) wait "
+                            "for the journal and go in first; give it again once they have\n"
+                        )
+                        out.flush()
+                        continue
                 try:
                     service.execute_line(line)
                 except TableError as refused:
@@ -527,6 +536,13 @@ def _croupier_relay(config: Config) -> CommandRelay:
     # there: the broker checks it, and its ACL decides. The config's account is only offered.
     offered = dataclasses.replace(config.mqtt, username=config.web.croupier_username, password="")
     return MqttCommandRelay(offered, config.table.id)
+
+
+def _is_a_card(line: str) -> bool:
+    try:
+        return isinstance(parse_line(line), CardCmd)
+    except TableError:
+        return False  # the service refuses it in its own words
 
 
 def _journal_trouble(unwritten: JournalError, since: int | None, journal: Journal) -> int:
