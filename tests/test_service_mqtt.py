@@ -17,6 +17,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
+from table.errors import TableError
 from table.language import parse_line
 from table.service.config import Config, MqttConfig, ReaderConfig, TableConfig
 from table.service.journal import Journal
@@ -155,7 +156,8 @@ def test_a_full_simulated_deal_arrives_in_order_and_the_retained_state_matches(
             and json.loads(watcher.on("/state")[-1])["seq"] == journal.last_seq
         )
     )
-    assert json.loads(watcher.on("/state")[-1]) == state_snapshot(service.state)
+    published = json.loads(watcher.on("/state")[-1])
+    assert published == {**state_snapshot(service.state), "journal_trouble": None}
     assert watcher.on("/status")[-1] == b"online"
     # A display that connects later gets the retained state and status at once.
     late = Watcher(broker.port, "dealtable/t1/state")
@@ -207,6 +209,32 @@ def test_an_outbox_whose_place_the_journal_cannot_keep_publishes_on(
     assert [e["seq"] for e in watcher.events()] == list(range(1, journal.last_seq + 1))
     kept = [r for r in caplog.records if "the outbox's place is not kept" in r.getMessage()]
     assert len(kept) == 1
+
+
+def test_a_journal_that_cannot_write_is_said_in_the_retained_state_until_it_can(
+    table: tuple[TableService, MqttLink, Journal], watcher: Watcher
+) -> None:
+    """The disk of an unattended table fills: nothing moves on the table, and the retained
+    state says why, until the journal writes again."""
+    from tests.test_service_readers import FullDisk
+
+    service, link, journal = table
+    service.execute_line("shuffle")
+    disk = FullDisk(journal._db)
+    journal._db = disk  # type: ignore[assignment]
+    with pytest.raises(TableError, match="database or disk is full"):
+        service.execute_line("card 2C")
+
+    def last_state() -> dict[str, Any]:
+        link.pump()
+        states = watcher.on("/state")
+        return json.loads(states[-1]) if states else {}
+
+    assert wait_until(lambda: "disk is full" in (last_state().get("journal_trouble") or ""))
+    disk.full = False
+    service.execute_line("card 2C")
+    assert wait_until(lambda: last_state().get("journal_trouble", "") is None)
+    assert last_state()["cards_left"] == 51
 
 
 def test_the_state_never_shows_a_card_still_in_the_box(

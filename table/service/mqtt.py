@@ -309,6 +309,7 @@ class MqttLink:
         self._acked_beyond: set[int] = set()
         self._cursor_unwritten = False  # the journal could not keep the outbox's place
         self._state_seq = -1
+        self._state_trouble = ""
         self._named: dict[str, Properties] = {}
         client = _client(config, config.client_id or f"dealtable-{table_id}")
         client.will_set(f"{self.prefix}/status", "offline", qos=1, retain=True)
@@ -587,13 +588,17 @@ class MqttLink:
 
     def _publish_state(self) -> None:
         state = self.service.state
-        if state.last_seq == self._state_seq:
+        trouble = self.service.journal_trouble
+        if (state.last_seq, trouble) == (self._state_seq, self._state_trouble):
             return
         snapshot = (
             state_snapshot(state, advisor=self.service.config.table.advisor)
             if isinstance(state, FaroState)
             else baccarat_snapshot(state)
         )
+        # Said beside the table's state, which cannot change while the journal cannot write:
+        # a screen or a monitor watching an unattended table sees why nothing moves.
+        snapshot["journal_trouble"] = trouble or None
         payload = json.dumps(snapshot, ensure_ascii=False, separators=(",", ":"))
         info = self.client.publish(
             f"{self.prefix}/state",
@@ -604,6 +609,7 @@ class MqttLink:
         )
         if info.rc == mqtt.MQTT_ERR_SUCCESS:
             self._state_seq = state.last_seq
+            self._state_trouble = trouble
 
     def _reply(self, request_id: str | None, body: dict[str, Any]) -> None:
         body = {"request_id": request_id, **body}

@@ -41,6 +41,8 @@ class TableService:
         self.journal = journal
         self.clock = clock
         self.listeners: list[Listener] = []
+        # Why the journal could not keep the last events offered ("" once it keeps them).
+        self.journal_trouble = ""
         self.resumed = journal.last_seq > 0
         table = config.table
         self.game: FaroTable | BaccaratTable
@@ -223,10 +225,12 @@ class TableService:
     def _record(self, events: list[Event], request_id: str | None = None) -> None:
         try:
             self.journal.append(events, request_id)
-        except JournalError:
+        except JournalError as unwritten:
             # The engine moved on but the journal did not: go back to what the journal holds.
+            self.journal_trouble = str(unwritten)
             self.game = self._resume()
             raise
+        self.journal_trouble = ""
         self._keep_checkpoint()
         for listener in self.listeners:
             listener(events)
