@@ -1329,6 +1329,16 @@ def test_a_second_service_refused_the_journal_never_touches_the_tables_devices(
     assert opened == []
 
 
+def one_deal_on_a_stepped_clock(config: Config, devices: Any, now: list[float]) -> int:
+    """``run`` for one deal with ``devices``, its time ``now[0]``, moved on by its sleeps."""
+
+    def sleep(seconds: float) -> None:
+        now[0] += seconds
+
+    clock = {"sleep": sleep, "monotonic": lambda: now[0]}
+    return run_table(config, deals=1, out=io.StringIO(), hardware=devices, **clock)
+
+
 def test_a_slow_simulated_shoe_serves_the_tables_devices_while_it_waits_for_a_card(
     tmp_path: Path,
 ) -> None:
@@ -1349,16 +1359,11 @@ def test_a_slow_simulated_shoe_serves_the_tables_devices_while_it_waits_for_a_ca
         def close(self) -> None:
             pass
 
-    def sleep(seconds: float) -> None:
-        now[0] += seconds
-
     config = Config(
         table=TableConfig(id="t1", journal=str(tmp_path / "j.sqlite")),
         reader=ReaderConfig(kind="simulated", seed=3, cards_per_second=0.5),
     )
-    devices: Any = Devices()
-    clock = {"sleep": sleep, "monotonic": lambda: now[0]}
-    assert run_table(config, deals=1, out=io.StringIO(), hardware=devices, **clock) == 0
+    assert one_deal_on_a_stepped_clock(config, Devices(), now) == 0
     assert now[0] >= 2.0 * 52  # the pace was kept: 53 cards, two seconds apart
     gaps = [later - earlier for earlier, later in itertools.pairwise(polled)]
     assert max(gaps) <= 0.1
@@ -1390,16 +1395,11 @@ def test_a_simulated_table_waits_out_a_full_disk_and_deals_the_whole_deck(
         def close(self) -> None:
             pass
 
-    def sleep(seconds: float) -> None:
-        now[0] += seconds
-
     config = Config(
         table=TableConfig(id="t1", journal=str(tmp_path / "j.sqlite")),
         reader=ReaderConfig(kind="simulated", seed=3, cards_per_second=1),
     )
-    devices: Any = Devices()
-    clock = {"sleep": sleep, "monotonic": lambda: now[0]}
-    assert run_table(config, deals=1, out=io.StringIO(), hardware=devices, **clock) == 0
+    assert one_deal_on_a_stepped_clock(config, Devices(), now) == 0
     assert disks and not disks[0].full
     with Journal(tmp_path / "j.sqlite") as journal:
         assert journal.verify() is None

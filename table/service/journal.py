@@ -980,8 +980,7 @@ def carry_on(damaged: str | Path, new: str | Path) -> Recovered:
     so subscribers take none of them for a repeat. Checkpoints are not carried: a damaged
     file's are not trusted, and the first start folds every record, once."""
     new = Path(new)
-    if new.exists():
-        raise JournalError(f"{new} is there already: carry a journal on into a new file")
+    _nothing_at(new, "carry a journal on")
     with Journal(damaged, read_only=True) as old:
         sound, broken = old._sound_part()
         if broken is None:
@@ -1028,8 +1027,7 @@ def carry_on(damaged: str | Path, new: str | Path) -> Recovered:
             fresh._set_meta("names", json.dumps([[at, given] for at, given in names[1:]]))
             fresh._set_meta("carried_on_from", str(Path(damaged).resolve()))
             db.execute("COMMIT")
-        if new.exists():
-            raise JournalError(f"{new} is there already: carry a journal on into a new file")
+        _nothing_at(new, "carry a journal on")
         os.replace(beside, new)
     except sqlite3.DatabaseError as error:
         raise JournalError(f"journal {new}: cannot write: {error}") from None
@@ -1055,8 +1053,7 @@ def back_up(journal: str | Path, copy: str | Path) -> BackedUp:
     written.) The journal is only read; the copy is one file that appears whole or not at
     all, and its chain is checked."""
     copy = Path(copy)
-    if copy.exists():
-        raise JournalError(f"{copy} is there already: back a journal up into a new file")
+    _nothing_at(copy, "back a journal up")
     beside = copy.with_name(f".{copy.name}.{os.getpid()}.copying")
     try:
         with Journal(journal, read_only=True) as source:
@@ -1071,8 +1068,7 @@ def back_up(journal: str | Path, copy: str | Path) -> BackedUp:
             backed_up = BackedUp(copied.last_seq, copied.verify())
             names = copied.names()
         _name_what_follows(beside, names, backed_up.last_seq)
-        if copy.exists():
-            raise JournalError(f"{copy} is there already: back a journal up into a new file")
+        _nothing_at(copy, "back a journal up")
         os.replace(beside, copy)
     except sqlite3.DatabaseError as error:
         raise JournalError(f"journal {copy}: cannot write: {error}") from None
@@ -1092,6 +1088,13 @@ def _name_what_follows(copy: Path, names: list[tuple[int, str]], last_seq: int) 
         db.execute(
             "INSERT OR REPLACE INTO meta (key, value) VALUES ('names', ?)", (json.dumps(given),)
         )
+
+
+def _nothing_at(target: Path, doing: str) -> None:
+    """A new journal's file is written beside and moved into place: never over a file there
+    (checked before, and again just before the move)."""
+    if target.exists():
+        raise JournalError(f"{target} is there already: {doing} into a new file")
 
 
 def _sqlite_files(path: Path) -> tuple[Path, Path]:
