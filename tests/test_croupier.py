@@ -204,19 +204,46 @@ def post(
         return refused.code, json.loads(refused.read())
 
 
-def test_a_bet_is_taken_only_in_the_name_of_an_account_the_broker_lets_bet(
+Refusals = dict[str, tuple[dict[str, str], int, str]]  # who: (headers, status, error)
+
+
+def bet_only_from_the_tables_own_page(
     croupier: Croupier,
+    refused: Refusals,
+    own_page: dict[str, str],
+    context: ssl.SSLContext | None = None,
 ) -> None:
-    """No credentials, a wrong password, a display's account, a form or a page of another
-    site: refused, and nothing journaled. The terminal's account: the bet is made."""
+    """Anna's bet of 40 on a live rank, sent with each of the ``refused`` headers: refused as
+    said, nothing journaled; sent from the table's ``own_page``: made."""
     croupier.step(2)
     with croupier.lock:
         spot = next(r for r in croupier.service.state.casekeep.live_ranks() if r is not Rank.SEVEN)
         journaled = croupier.journal.last_seq
     bet = {"punter": "anna", "spot": spot.label, "amount": 40}
+    for who, (headers, status, error) in refused.items():
+        assert post(croupier.server, "cmd/bet", bet, headers, context) == (
+            status,
+            {"ok": False, "error": error},
+        ), who
+    with croupier.lock:
+        assert croupier.journal.last_seq == journaled
+    status, reply = post(croupier.server, "cmd/bet", bet, own_page, context)
+    assert status == 200 and reply["ok"] is True, reply
+    with croupier.lock:
+        placed = [
+            e for e in croupier.journal.events(after_seq=journaled) if isinstance(e, BetPlaced)
+        ]
+    assert [(e.punter, e.spot, e.amount) for e in placed] == [("anna", spot.label, 40)]
+
+
+def test_a_bet_is_taken_only_in_the_name_of_an_account_the_broker_lets_bet(
+    croupier: Croupier,
+) -> None:
+    """No credentials, a wrong password, a display's account, a form or a page of another
+    site: refused, and nothing journaled. The terminal's account: the bet is made."""
     as_json = {"Content-Type": "application/json"}
     terminal = {**as_json, "Authorization": basic("terminal", ACCOUNTS["terminal"])}
-    refused = {
+    refused: Refusals = {
         "no credentials": (
             as_json,
             401,
@@ -249,24 +276,10 @@ def test_a_bet_is_taken_only_in_the_name_of_an_account_the_broker_lets_bet(
             "cmd/bet: only the table's own page may send commands",
         ),
     }
-    for who, (headers, status, error) in refused.items():
-        assert post(croupier.server, "cmd/bet", bet, headers) == (
-            status,
-            {"ok": False, "error": error},
-        ), who
-    with croupier.lock:
-        assert croupier.journal.last_seq == journaled
     # Its own page, served through a TLS proxy in front of the Pi: its origin is https://
     # under the name the proxy kept.
     proxied = croupier.server.url.rstrip("/").replace("http://", "https://")
-    own_page = {**terminal, "Origin": proxied}
-    status, reply = post(croupier.server, "cmd/bet", bet, own_page)
-    assert status == 200 and reply["ok"] is True, reply
-    with croupier.lock:
-        placed = [
-            e for e in croupier.journal.events(after_seq=journaled) if isinstance(e, BetPlaced)
-        ]
-    assert [(e.punter, e.spot, e.amount) for e in placed] == [("anna", spot.label, 40)]
+    bet_only_from_the_tables_own_page(croupier, refused, {**terminal, "Origin": proxied})
 
 
 def test_over_https_a_bet_is_taken_only_from_the_tables_own_https_page(
@@ -274,20 +287,14 @@ def test_over_https_a_bet_is_taken_only_from_the_tables_own_https_page(
 ) -> None:
     """The page's checks hold over HTTPS: its own page's origin is https://, and another
     site's page is refused as it is in plain HTTP."""
-    croupier = secured_croupier
-    croupier.step(2)
-    with croupier.lock:
-        spot = next(r for r in croupier.service.state.casekeep.live_ranks() if r is not Rank.SEVEN)
-        journaled = croupier.journal.last_seq
-    bet = {"punter": "anna", "spot": spot.label, "amount": 40}
-    server, trusting = croupier.server, page_certificate.client_context()
+    server = secured_croupier.server
     assert server.url.startswith("https://127.0.0.1:")
     own_origin = server.url.rstrip("/")
     terminal = {
         "Content-Type": "application/json",
         "Authorization": basic("terminal", ACCOUNTS["terminal"]),
     }
-    refused = {
+    refused: Refusals = {
         "no credentials": (
             {"Content-Type": "application/json", "Origin": own_origin},
             401,
@@ -305,21 +312,10 @@ def test_over_https_a_bet_is_taken_only_from_the_tables_own_https_page(
             "cmd/bet: only the table's own page may send commands",
         ),
     }
-    for who, (headers, status, error) in refused.items():
-        assert post(server, "cmd/bet", bet, headers, trusting) == (
-            status,
-            {"ok": False, "error": error},
-        ), who
-    with croupier.lock:
-        assert croupier.journal.last_seq == journaled
     own_page = {**terminal, "Origin": own_origin, "Sec-Fetch-Site": "same-origin"}
-    status, reply = post(server, "cmd/bet", bet, own_page, trusting)
-    assert status == 200 and reply["ok"] is True, reply
-    with croupier.lock:
-        placed = [
-            e for e in croupier.journal.events(after_seq=journaled) if isinstance(e, BetPlaced)
-        ]
-    assert [(e.punter, e.spot, e.amount) for e in placed] == [("anna", spot.label, 40)]
+    bet_only_from_the_tables_own_page(
+        secured_croupier, refused, own_page, page_certificate.client_context()
+    )
 
 
 def test_over_https_the_page_logs_in_bets_and_shows_the_bet_live(
