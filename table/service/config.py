@@ -327,12 +327,7 @@ def _web(source: str, data: object) -> WebConfig:
     tls = None
     tls_data = section.get("tls", None)
     if tls_data is not None:
-        tls_section = _Section(source, "web.tls", tls_data)
-        tls = WebTlsConfig(
-            cert_file=tls_section.text("cert_file", ""),
-            key_file=tls_section.text("key_file", ""),
-        )
-        tls_section.finish()
+        tls = WebTlsConfig(**_file_names(source, "web.tls", tls_data, ("cert_file", "key_file")))
         web_tls_context(source, tls)
     config = WebConfig(
         host=section.text("host", "0.0.0.0"),
@@ -616,6 +611,15 @@ def _check_deck(source: str, deck: str) -> None:
         raise ConfigError(f"{source}: [reader] deck: {error}") from None
 
 
+def _file_names(source: str, name: str, data: object, keys: tuple[str, ...]) -> dict[str, str]:
+    """A table of file names (a ``tls`` section): each key's text, "" if absent; any other
+    key refused."""
+    section = _Section(source, name, data)
+    files = {key: section.text(key, "") for key in keys}
+    section.finish()
+    return files
+
+
 def _mqtt(source: str, data: object, table_id: str) -> MqttConfig:
     section = _Section(source, "mqtt", data)
     password = section.text("password", "")
@@ -625,13 +629,8 @@ def _mqtt(source: str, data: object, table_id: str) -> MqttConfig:
     tls = None
     tls_data = section.get("tls", None)
     if tls_data is not None:
-        tls_section = _Section(source, "mqtt.tls", tls_data)
-        tls = TlsConfig(
-            ca_file=tls_section.text("ca_file", ""),
-            cert_file=tls_section.text("cert_file", ""),
-            key_file=tls_section.text("key_file", ""),
-        )
-        tls_section.finish()
+        names = ("ca_file", "cert_file", "key_file")
+        tls = TlsConfig(**_file_names(source, "mqtt.tls", tls_data, names))
         _check_tls(source, tls)
     host = section.text("host", "localhost")
     if not host.strip():
