@@ -339,12 +339,12 @@ class _TableReader:
         if self._unwritten:
             return  # told once an outage
         self._unwritten = str(unwritten)
-        message = (
+        # The service logs the journal's trouble once; the dealer at the console hears what
+        # it means for the cards.
+        news.refused.append(
             f"the journal cannot keep the cards ({unwritten}): each card read is held, in the "
             "order it came, and dealt once the journal can; check the disk"
         )
-        log.error(message)
-        news.refused.append(message)
 
     def _held_unwritten(self, card: Card, news: ReaderNews) -> None:
         """Each card held while the journal cannot write is named, once: kept nowhere else,

@@ -334,24 +334,18 @@ def run(
     pause = 1.0 / config.reader.cards_per_second if config.reader.cards_per_second > 0 else 0.0
     next_card_at = monotonic()
     ended = _DealCounter()
-    # The record the journal had reached when it could not write, until it writes again.
-    journal_trouble: int | None = None
     service.listeners.append(ended.count)
     notifier.ready()
     try:
         while not stop.is_set():
             notifier.healthy()
-            if journal_trouble is not None and journal.last_seq > journal_trouble:
-                log.info("the journal writes again; the table deals on")
-                journal_trouble = None
             if link is not None:
                 link.pump()
             if hardware is not None:
                 try:
                     commands = hardware.poll()  # the dealer's buttons answer the reader here
-                except JournalError as unwritten:
-                    commands = []
-                    journal_trouble = _journal_trouble(unwritten, journal_trouble, journal)
+                except JournalError:
+                    commands = []  # the service has said why, once; nothing was lost
                 for command in commands:
                     try:
                         service.execute(command)
@@ -371,19 +365,18 @@ def run(
                     continue
                 try:
                     simulated.step()
-                except JournalError as unwritten:
+                except JournalError:
                     # A disk full or failing: the simulated box keeps its card, and the deal
                     # goes on from it once the journal can write again.
-                    journal_trouble = _journal_trouble(unwritten, journal_trouble, journal)
                     next_card_at = monotonic() + JOURNAL_RETRY_SECONDS
                     continue
                 next_card_at = monotonic() + pause
             elif reader is not None:
                 if voice is not None:
-                    try:
+                    # A journal that cannot write refuses the punters' bets: said once by
+                    # the service, and they bet again at the next round.
+                    with contextlib.suppress(JournalError):
                         voice.place_bets(config.reader.seed)
-                    except JournalError as unwritten:
-                        journal_trouble = _journal_trouble(unwritten, journal_trouble, journal)
                 if shoe_reader is not None:
                     news = shoe_reader.poll()
                     for alarm in news.alarms:
@@ -543,15 +536,6 @@ def _is_a_card(line: str) -> bool:
         return isinstance(parse_line(line), CardCmd)
     except TableError:
         return False  # the service refuses it in its own words
-
-
-def _journal_trouble(unwritten: JournalError, since: int | None, journal: Journal) -> int:
-    """A journal that cannot write, said once an outage (until it writes a record again):
-    the table waits, losing nothing."""
-    if since is None:
-        log.error("%s; the table waits until the journal can write", unwritten)
-        return journal.last_seq
-    return since
 
 
 def _forget_readers_removed(

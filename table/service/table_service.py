@@ -227,10 +227,14 @@ class TableService:
             self.journal.append(events, request_id)
         except JournalError as unwritten:
             # The engine moved on but the journal did not: go back to what the journal holds.
+            if not self.journal_trouble:  # said once an outage, whichever part met it first
+                log.error("%s; the table waits until the journal can write", unwritten)
             self.journal_trouble = str(unwritten)
             self.game = self._resume()
             raise
-        self.journal_trouble = ""
+        if self.journal_trouble and events:  # nothing written shows nothing of the journal
+            log.info("the journal writes again; the table deals on")
+            self.journal_trouble = ""
         self._keep_checkpoint()
         for listener in self.listeners:
             listener(events)
