@@ -137,13 +137,13 @@ class _TableReader:
     def _keep_held(self) -> None:
         if not (self._kept or self.filter.holds_anything):
             return  # nothing held, and nothing kept to clear
+        if self._journal_waits():
+            return  # kept once the journal writes again
         record = self.filter.held_record()
         record["seq"] = self.service.journal.last_seq
         text = json.dumps(record, sort_keys=True)
         if text == self._kept:
             return
-        if self._journal_waits():
-            return  # kept once the journal writes again
         try:
             self.service.journal.keep_note(self.HELD_NOTE, text)
         except JournalError as unwritten:
