@@ -229,10 +229,15 @@ def _why_unreachable(error: BaseException | None) -> str:
     return "the connection failed"
 
 
-def _client(config: MqttConfig, client_id: str) -> mqtt.Client:
-    """A client of the table's broker, with the config's account and TLS."""
+def broker_client(
+    config: MqttConfig, client_id: str, account: tuple[str, str] | None = None
+) -> mqtt.Client:
+    """A client of the table's broker with the config's TLS, in the config's account, or in
+    ``account`` (user name, password) if given."""
     client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5)
-    if config.username:
+    if account is not None:
+        client.username_pw_set(*account)
+    elif config.username:
         client.username_pw_set(config.username, config.password or None)
     if config.tls is not None:
         client.tls_set(
@@ -248,7 +253,7 @@ def say_offline(config: MqttConfig, table_id: str, timeout: float = 3.0) -> bool
     A service that died with the broker left ``online`` retained and no will was published:
     a monitor would go on seeing the table up. Its own client id, so the service's
     session, and the commands it keeps, are left alone. True once the broker has it."""
-    client = _client(config, f"{config.client_id or f'dealtable-{table_id}'}-not-started")
+    client = broker_client(config, f"{config.client_id or f'dealtable-{table_id}'}-not-started")
     client.connect_timeout = timeout
     # A broker that names clients by their account (use_username_as_clientid, as
     # hw/mosquitto's TLS listener does) makes this the service's own session: resumed, not
@@ -311,7 +316,7 @@ class MqttLink:
         self._state_seq = -1
         self._state_trouble = ""
         self._named: dict[str, Properties] = {}
-        client = _client(config, config.client_id or f"dealtable-{table_id}")
+        client = broker_client(config, config.client_id or f"dealtable-{table_id}")
         client.will_set(f"{self.prefix}/status", "offline", qos=1, retain=True)
         client.reconnect_delay_set(min_delay=reconnect_delay[0], max_delay=reconnect_delay[1])
         client.on_connect = self._on_connect

@@ -34,7 +34,6 @@ from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 import paho.mqtt.client as mqtt
-from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
@@ -54,6 +53,7 @@ from table.service.journal import (
     NoJournalError,
     decode_record,
 )
+from table.service.mqtt import broker_client
 from table.service.table_service import TableService, engine_for
 
 log = logging.getLogger("dealtable.web")
@@ -311,14 +311,7 @@ class _AccountLink:
         self._waiting: set[str] = set()
         self._replies: dict[str, dict[str, Any]] = {}
         self._refused_publishes: dict[int, str] = {}
-        client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5)
-        client.username_pw_set(account.username, account.password)
-        if config.tls is not None:
-            client.tls_set(
-                ca_certs=config.tls.ca_file or None,
-                certfile=config.tls.cert_file or None,
-                keyfile=config.tls.key_file or None,
-            )
+        client = broker_client(config, client_id, (account.username, account.password))
         client.on_connect = self._on_connect
         client.on_subscribe = self._on_subscribe
         client.on_message = self._on_message
