@@ -1006,8 +1006,8 @@ def carry_on(damaged: str | Path, new: str | Path) -> Recovered:
         commits_from = old._meta("commits_from")
         table_id = old.table_id
         names = [(first, name) for first, name in old.names() if first <= sound_upto]
-    name = f"{names[-1][1]}-after-{sound_upto}"
-    names.append((sound_upto + 1, name))
+    given = _named_apart_after(names, sound_upto)
+    name = str(given[-1][1])
     # Written beside, then moved into place: a copy cut short leaves no journal at ``new``.
     beside = new.with_name(f".{new.name}.{os.getpid()}.carrying")
     try:
@@ -1024,7 +1024,7 @@ def carry_on(damaged: str | Path, new: str | Path) -> Recovered:
             db.executemany("INSERT INTO commits (seq) VALUES (?)", commits)
             # The new journal knows where commands ended from where the old one did.
             fresh._set_meta("commits_from", commits_from or str(sound_upto + 1))
-            fresh._set_meta("names", json.dumps([[at, given] for at, given in names[1:]]))
+            fresh._set_meta("names", json.dumps(given))
             fresh._set_meta("carried_on_from", str(Path(damaged).resolve()))
             db.execute("COMMIT")
         _nothing_at(new, "carry a journal on")
@@ -1078,16 +1078,22 @@ def back_up(journal: str | Path, copy: str | Path) -> BackedUp:
     return backed_up
 
 
+def _named_apart_after(names: list[tuple[int, str]], upto: int) -> list[list[int | str]]:
+    """The journal's ``names`` meta for a journal whose events after record ``upto`` go out
+    under a name of their own (see :meth:`Journal.names`): the names given before, then
+    ``<the last name>-after-<upto>``."""
+    given: list[list[int | str]] = [[at, name] for at, name in names[1:]]
+    given.append([upto + 1, f"{names[-1][1]}-after-{upto}"])
+    return given
+
+
 def _name_what_follows(copy: Path, names: list[tuple[int, str]], last_seq: int) -> None:
     """A copy dealt on from (a journal lost, the copy put in its place) gives its next events
     seq numbers the lost journal may have published already: they go out under a name of
     their own, as after a carry-on, so no subscriber takes one for a repeat."""
-    given = [[at, name] for at, name in names[1:]]
-    given.append([last_seq + 1, f"{names[-1][1]}-after-{last_seq}"])
+    given = json.dumps(_named_apart_after(names, last_seq))
     with closing(sqlite3.connect(copy)) as db, db:
-        db.execute(
-            "INSERT OR REPLACE INTO meta (key, value) VALUES ('names', ?)", (json.dumps(given),)
-        )
+        db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('names', ?)", (given,))
 
 
 def _nothing_at(target: Path, doing: str) -> None:
