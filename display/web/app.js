@@ -122,14 +122,6 @@ function renderSession(session) {
     : `${t.banksHeld}: ${held}`;
 }
 
-// A reader lost stops no card: the dealer deals from the console until it is back.
-function renderReadersLost(view) {
-  const lost = Object.entries(view.readers_lost || {});
-  const line = document.getElementById("readers-lost");
-  line.hidden = lost.length === 0;
-  line.textContent = lost.map(([reader, message]) => `${t.readerLost} (${reader}): ${message}`).join(" · ");
-}
-
 function renderBaccarat(view) {
   document.body.dataset.seq = view.seq;
   document.body.dataset.phase = view.phase;
@@ -142,7 +134,7 @@ function renderBaccarat(view) {
   const alarm = document.getElementById("alarm");
   alarm.hidden = !view.alarm;
   alarm.textContent = view.alarm ? `${t.alarm}: ${view.alarm}` : "";
-  renderReadersLost(view);
+  renderReadersLost(view, t.readerLost);
   document.getElementById("hands").replaceChildren(...view.hands.map((hand) => {
     const box = document.createElement("div");
     box.className = "hand";
@@ -190,7 +182,7 @@ function render(view) {
   const alarm = document.getElementById("alarm");
   alarm.hidden = !view.alarm;
   alarm.textContent = view.alarm ? `${t.alarm}: ${view.alarm}` : "";
-  renderReadersLost(view);
+  renderReadersLost(view, t.readerLost);
 
   const chipsByRank = {};
   const groups = [];

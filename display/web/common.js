@@ -1,4 +1,5 @@
-// Shared by the table's page and the croupier's page: counts in words, and the chips.
+// Shared by the table's page and the croupier's page: counts in words, the chips, and the
+// card readers lost.
 "use strict";
 
 // The form of a noun after a number: [one, many] in English and Spanish; [one, few, many]
@@ -60,4 +61,12 @@ function placeGroupChips(groups, copperedWord) {
     chip.style.top = `calc(${y}px + ${away}rem)`;
     layout.appendChild(chip);
   }
+}
+
+// A reader lost stops no card: the dealer deals from the console until it is back.
+function renderReadersLost(view, lostWord) {
+  const lost = Object.entries(view.readers_lost || {});
+  const line = document.getElementById("readers-lost");
+  line.hidden = lost.length === 0;
+  line.textContent = lost.map(([reader, message]) => `${lostWord} (${reader}): ${message}`).join(" · ");
 }

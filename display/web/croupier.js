@@ -156,11 +156,7 @@ function refresh() {
   const alarm = document.getElementById("alarm");
   alarm.hidden = !view.alarm;
   alarm.textContent = view.alarm || "";
-  // A reader lost stops no card: the croupier deals from the console until it is back.
-  const lost = Object.entries(view.readers_lost || {});
-  const readers = document.getElementById("readers-lost");
-  readers.hidden = lost.length === 0;
-  readers.textContent = lost.map(([reader, message]) => `${t.readerLost} (${reader}): ${message}`).join(" · ");
+  renderReadersLost(view, t.readerLost);
   document.getElementById("turn").textContent = `${t.turn} ${view.turn}`;
   document.getElementById("left").textContent = `${view.cards_left} ${counted(view.cards_left, t.inBox)}`;
   if (!choice.punter && view.bankrolls.length) choice.punter = view.bankrolls[0].punter;
