@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from display.terminal import Painter
+from display.terminal import Painter, trouble_lines
 from display.terminal import describe as describe_faro
 from display.text import wrap
 from table.baccarat.engine import BaccaratState, Phase
@@ -171,10 +171,7 @@ def render_baccarat(
     lines += wrap(" · ".join(rolls), WIDTH, indent="  ", subsequent="  ")
     if state.deviations:
         lines.append(f"  banker's deviations from the table: {state.deviations}")
-    if state.alarm:
-        lines.append(paint.paint(f"  ALARM {state.alarm.alarm_id}: {state.alarm.message}", _RED))
-    for reader, message in state.readers_lost.items():
-        lines.append(paint.paint(f"  READER LOST ({reader}): {message}", _RED))
+    lines += trouble_lines(state, paint)
     lines.append("")
     lines += render_scoreboard(Scoreboard.of(coups_of(results)), paint)
     recent = list(recent)

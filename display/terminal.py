@@ -10,6 +10,7 @@ from collections.abc import Iterable
 
 from display.text import count, wrap
 from table.cards import Card, Rank
+from table.dealer import TableFolds
 from table.events import (
     AlarmCleared,
     AlarmRaised,
@@ -164,6 +165,12 @@ def render_status(state: FaroState, paint: Painter) -> list[str]:
     lines += wrap(" · ".join(rolls), indent="  ", subsequent="  ")
     if rules.bank_passes and state.seats:
         lines += wrap(session_line(state), indent="  ", subsequent="    ")
+    return lines + trouble_lines(state, paint)
+
+
+def trouble_lines(state: TableFolds, paint: Painter) -> list[str]:
+    """What the dealer must see to, any game: the alarm waiting, the card readers lost."""
+    lines: list[str] = []
     if state.alarm:
         lines.append(paint.paint(f"  ALARM {state.alarm.alarm_id}: {state.alarm.message}", _RED))
     for reader, message in state.readers_lost.items():
