@@ -31,6 +31,9 @@ from table.events import (
     build_event,
 )
 
+# The reader notices that end a reader's loss.
+NO_LONGER_LOST = (ReaderNoticeKind.READER_BACK, ReaderNoticeKind.READER_REMOVED)
+
 
 @dataclass(frozen=True, slots=True)
 class Alarm:
@@ -121,7 +124,7 @@ class TableFolds:
     def _fold_reader_notice(self, event: ReaderNotice) -> None:
         if event.notice is ReaderNoticeKind.READER_LOST:
             self.readers_lost[event.reader] = event.message
-        elif event.notice in (ReaderNoticeKind.READER_BACK, ReaderNoticeKind.READER_REMOVED):
+        elif event.notice in NO_LONGER_LOST:
             self.readers_lost.pop(event.reader, None)
 
     def _fold_correction(self, event: DealerCorrection) -> None:
@@ -358,8 +361,7 @@ class DealerDesk:
             )
         if not message.strip():
             raise IllegalCommandError(f"reader {reader}: a notice says what the reader saw")
-        back = notice in (ReaderNoticeKind.READER_BACK, ReaderNoticeKind.READER_REMOVED)
-        if back and reader not in self.state.readers_lost:
+        if notice in NO_LONGER_LOST and reader not in self.state.readers_lost:
             raise IllegalCommandError(
                 f"reader {reader}: {notice.value.replace('_', ' ')}, but it is not lost "
                 f"(lost: {', '.join(self.state.readers_lost) or 'none'})"
