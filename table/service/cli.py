@@ -12,7 +12,7 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from table.errors import TableError
 from table.events import RulesChosen, event_to_json
@@ -164,26 +164,63 @@ def _open_journal(path: str, *, check_chain: bool = True) -> Journal:
 
 
 def _verify(args: argparse.Namespace) -> int:
+    """Each journal checked alone, and, given its archives in order before it, each file
+    checked to take up the chain where the one before ends."""
+    status = 0
+    before: tuple[str, int, str | None] | None = None  # a file, its last record and its hash
+    for path in args.journals:
+        with _open_journal(path, check_chain=False) as journal:
+            status = max(status, _verify_one(path, journal))
+            if before is not None:
+                gap = _gap_between(before, journal)
+                if gap:
+                    print(f"{path}: BROKEN: it does not follow {before[0]}: {gap}")
+                    status = 1
+            before = (path, journal.last_seq, journal.hash_of(journal.last_seq))
+    return status
+
+
+def _gap_between(before: tuple[str, int, str | None], journal: Journal) -> str:
+    """Why ``journal`` does not take up the chain where the file ``before`` ends ("" if it
+    does)."""
+    _, last_seq, last_hash = before
+    opening = journal.opening
+    if opening is None:
+        return "it begins at record 1"
+    if opening.after_seq != last_seq:
+        return f"it begins after record {opening.after_seq}, and that file ends at {last_seq}"
+    if opening.after_hash != last_hash:
+        return f"its first record names another record {last_seq} than that file holds"
+    return ""
+
+
+def _verify_one(path: str, journal: Journal) -> int:
     from table.service.journal import JournalDamagedError
 
-    with _open_journal(args.journal, check_chain=False) as journal:
-        broken = journal.verify()
-        if broken is not None:
-            print(f"{args.journal}: BROKEN at {broken}")
-            return 1
-        try:
-            report, contradicted = _checkpoint_report(journal)
-        except JournalDamagedError as unfolded:
-            print(f"{args.journal}: BROKEN at {unfolded.broken}")
-            return 1
-        if contradicted:
-            print(f"{args.journal}: BROKEN at the checkpoint after record {contradicted[0]}: "
-                  "it contradicts the records, which fold to another table")  # fmt: skip
-        else:
-            print(f"{args.journal}: {journal.last_seq} records, chain intact")
-        for line in report:
-            print(f"  {line}")
+    broken = journal.verify()
+    if broken is not None:
+        print(f"{path}: BROKEN at {broken}")
+        return 1
+    try:
+        report, contradicted = _checkpoint_report(journal)
+    except JournalDamagedError as unfolded:
+        print(f"{path}: BROKEN at {unfolded.broken}")
+        return 1
+    if contradicted:
+        print(f"{path}: BROKEN at the checkpoint after record {contradicted[0]}: "
+              "it contradicts the records, which fold to another table")  # fmt: skip
+    else:
+        print(f"{path}: {_records_held(journal)}, chain intact")
+    for line in report:
+        print(f"  {line}")
     return 1 if contradicted else 0
+
+
+def _records_held(journal: Journal) -> str:
+    if journal.opening is None:
+        return f"{journal.last_seq} records"
+    first, last = journal.first_seq, journal.last_seq
+    return f"records {first} to {last} (the records before it were archived)"
 
 
 def _back_up(args: argparse.Namespace) -> int:
@@ -192,11 +229,33 @@ def _back_up(args: argparse.Namespace) -> int:
     copied = back_up(args.journal, args.copy)
     if copied.broken is not None:
         print(
-            f"{args.copy}: a copy of {args.journal}, records 1 to {copied.last_seq}; BROKEN at "
+            f"{args.copy}: a copy of {args.journal}, records {copied.first_seq} to "
+            f"{copied.last_seq}; BROKEN at "
             f"{copied.broken}, as the journal is: kept for inspection"
         )
         return 1
-    print(f"{args.copy}: a copy of {args.journal}, records 1 to {copied.last_seq}, chain intact")
+    print(
+        f"{args.copy}: a copy of {args.journal}, records {copied.first_seq} to "
+        f"{copied.last_seq}, chain intact"
+    )
+    return 0
+
+
+def _archive(args: argparse.Namespace) -> int:
+    from table.service.journal import Journal, archive_folder_beside
+
+    with Journal(args.journal) as journal:
+        archived = journal.archive(args.into or archive_folder_beside(args.journal))
+        if archived is None:
+            print(
+                f"{args.journal}: nothing to archive: its records from {journal.first_seq} on "
+                "are the table's last two decks or shoes, or not yet sent by its MQTT outbox"
+            )
+            return 0
+        print(
+            f"{archived.path}: records {archived.first_seq} to {archived.last_seq} of "
+            f"{args.journal}, chain intact; {args.journal} now begins after them"
+        )
     return 0
 
 
@@ -206,7 +265,8 @@ def _carry_on(args: argparse.Namespace) -> int:
 
     recovered = carry_on(args.journal, args.new)
     print(
-        f"{args.new}: records 1 to {recovered.sound_upto} of {args.journal}, which is damaged "
+        f"{args.new}: records {recovered.first_seq} to {recovered.sound_upto} of {args.journal}, "
+        "which is damaged "
         f"at {recovered.broken}"
     )
     damaged_at = recovered.broken.seq
@@ -265,12 +325,14 @@ def _folded_at(journal: Journal, seqs: Sequence[int]) -> Iterator[tuple[int, obj
     """The state the journal's records fold to after each of ``seqs``, in one pass over
     every record: one that does not fold is damage, named by its seq."""
     from table.service.journal import Broken, JournalDamagedError
-    from table.service.table_service import engine_for
 
     wanted = iter(seqs)
     next_seq = next(wanted, -1)
-    state = engine_for(journal.game()).replay([], journal.table_id).state
-    for event in journal.events():
+    state, after = _opening_state(journal)
+    if after == next_seq:
+        yield next_seq, state
+        next_seq = next(wanted, -1)
+    for event in journal.events(after_seq=after):
         try:
             state.apply(event)
         except Exception as error:  # a record no table could have written: named, not raised
@@ -280,6 +342,32 @@ def _folded_at(journal: Journal, seqs: Sequence[int]) -> Iterator[tuple[int, obj
         if event.seq == next_seq:
             yield next_seq, state
             next_seq = next(wanted, -1)
+
+
+def _opening_state(journal: Journal) -> tuple[Any, int]:
+    """The state the journal's records fold onto, and the record it follows: the empty
+    table before record 1, or, in a journal that begins after an archive, the checkpoint
+    after its first record (the records before it are not there to fold)."""
+    from table.checkpoints import CheckpointError, table_from_checkpoint
+    from table.service.journal import Broken, JournalDamagedError
+    from table.service.table_service import engine_for
+
+    if journal.opening is None:
+        return engine_for(journal.game()).replay([], journal.table_id).state, 0
+    first = journal.first_seq
+    for seq, body, sound in journal.checkpoints():
+        if seq == first and sound:
+            try:
+                return table_from_checkpoint(body).state, first
+            except CheckpointError as unreadable:
+                reason = f"cannot be read ({unreadable})"
+                break
+    else:
+        reason = "is missing or does not match that record"
+    raise JournalDamagedError(
+        journal.path,
+        Broken(first, f"the checkpoint the table is rebuilt from after its first record {reason}"),
+    )
 
 
 def _history(args: argparse.Namespace) -> int:
@@ -625,7 +713,13 @@ def build_parser() -> argparse.ArgumentParser:
     verify = commands.add_parser(
         "verify", help="check the journal's hash chain, that its records fold, and its checkpoints"
     )
-    verify.add_argument("journal")
+    verify.add_argument(
+        "journals",
+        nargs="+",
+        metavar="journal",
+        help="a journal; or its archives, oldest first, then the journal (each must follow the "
+        "one before)",
+    )
     verify.set_defaults(handler=_verify)
 
     backup = commands.add_parser(
@@ -634,6 +728,16 @@ def build_parser() -> argparse.ArgumentParser:
     backup.add_argument("journal", help="the journal (only read)")
     backup.add_argument("copy", help="the copy to write (must not exist)")
     backup.set_defaults(handler=_back_up)
+    archive = commands.add_parser(
+        "archive",
+        help="move a journal's records before its last two decks or shoes to an archive file "
+        "(the service does it by itself every [table] archive_every records)",
+    )
+    archive.add_argument("journal", help="the journal (no service may be dealing on it)")
+    archive.add_argument(
+        "--into", help="the archive's folder (default: beside the journal, named after it)"
+    )
+    archive.set_defaults(handler=_archive)
     carry = commands.add_parser(
         "carry-on",
         help="copy a damaged journal's sound records into a new journal, to deal on from them",

@@ -43,6 +43,7 @@ from table.errors import RulesError, TableError
 from table.faro.engine import FaroTable
 from table.faro.rules import find_rules
 from table.games import GAME_FACTORIES
+from table.service.journal import archive_folder_beside
 
 READER_KINDS = (
     "simulated",
@@ -72,6 +73,10 @@ class TableConfig:
     options: dict[str, str] = field(default_factory=dict)
     bank: int = 2000
     journal: str = "table-journal.sqlite"  # beside where it runs, named after the table
+    # Once this many records lie before the table's spare checkpoint, they move to a file of
+    # their own in archive_dir ("" = a folder beside the journal named after it); 0 = never.
+    archive_every: int = 200_000
+    archive_dir: str = ""
     punters: tuple[PunterConfig, ...] = ()
     advisor: bool = False  # publish each live rank's split risk and edge (a museum will)
 
@@ -479,6 +484,18 @@ def builtin_config(journal: str | None = None) -> Config:
     return Config(table=TableConfig(journal=journal))
 
 
+def _archive_dir(section: _Section) -> str:
+    folder = section.text("archive_dir", "")
+    if folder and Path(folder).exists() and not Path(folder).is_dir():
+        raise section.fail("archive_dir", "a folder for the journal's archives", folder)
+    return folder
+
+
+def archive_folder(table: TableConfig) -> Path:
+    """Where the journal's archives go: ``archive_dir``, or a folder beside the journal."""
+    return Path(table.archive_dir) if table.archive_dir else archive_folder_beside(table.journal)
+
+
 def journal_problem(path: str) -> str | None:
     """Why no journal can be kept at ``path`` (the first start makes the file, not its folder)."""
     if not path.strip():
@@ -535,6 +552,8 @@ def _table(source: str, data: object, journal_override: str | None = None) -> Ta
         options=options,
         bank=section.whole("bank", 2000, 0),
         journal=journal,
+        archive_every=section.whole("archive_every", 200_000, 0),
+        archive_dir=_archive_dir(section),
         punters=tuple(punters),
         advisor=section.flag("advisor", False),
     )

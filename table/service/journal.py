@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import dataclasses
 import fcntl
 import hashlib
 import json
@@ -28,7 +29,12 @@ from typing import IO, Any, NoReturn
 from table.errors import TableError
 from table.events import CoupResult, Event, event_from_json, event_to_json
 
-FORMAT_VERSION = 1
+# The newest format this dealtable reads. A new journal is written in format 1; one whose
+# first records moved to an archive begins after record 1, which a dealtable that reads only
+# format 1 would take for damage, so it says format 2.
+FORMAT_VERSION = 2
+NEW_FORMAT = 1
+BEGINS_LATER_FORMAT = 2
 GENESIS_HASH = "0" * 64
 
 _SCHEMA = """
@@ -217,7 +223,7 @@ def _create_tables(db: sqlite3.Connection) -> None:
     try:
         db.executescript(
             f"BEGIN IMMEDIATE; {_SCHEMA} INSERT OR IGNORE INTO meta (key, value) "
-            f"VALUES ('format', '{FORMAT_VERSION}'); {_COMMITS_FROM} COMMIT;"
+            f"VALUES ('format', '{NEW_FORMAT}'); {_COMMITS_FROM} COMMIT;"
         )
     except sqlite3.DatabaseError:
         if db.in_transaction:
@@ -264,14 +270,45 @@ class JournalDamagedError(JournalError):
         return JournalDamagedError(self.path, self.broken, advice)
 
 
+@dataclass(frozen=True)
+class Opening:
+    """Where a journal begins whose earlier records were moved to an archive file (see
+    :meth:`Journal.archive`): its first record follows record ``after_seq``, whose hash it
+    names. What the records moved took with them is kept here: the first record's hash,
+    which names the table's events on MQTT, the game, and the rules last chosen."""
+
+    after_seq: int
+    after_hash: str
+    first_hash: str
+    game: str
+    rules: str  # the stored body of the last rules_chosen moved, "" if none was
+
+    def to_json(self) -> str:
+        return json.dumps(dataclasses.asdict(self), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, path: Path, text: str) -> Opening:
+        try:
+            data = json.loads(text)
+            opening = cls(**data)
+            if not (isinstance(opening.after_seq, int) and opening.after_seq > 0):
+                raise ValueError(f"after record {opening.after_seq!r}")
+        except (ValueError, TypeError) as error:
+            raise JournalDamagedError(
+                path, Broken(1, f"where the journal begins is unreadable ({error})")
+            ) from None
+        return opening
+
+
 class ChainCheck:
     """The hash chain followed record by record: each record must come next, name the hash
-    of the one before, and still hash to what was written."""
+    of the one before, and still hash to what was written. A journal that begins after an
+    archive's last record is followed from that record's hash."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, opening: Opening | None = None) -> None:
         self.path = path
-        self.last_seq = 0
-        self.last_hash = GENESIS_HASH
+        self.last_seq = 0 if opening is None else opening.after_seq
+        self.last_hash = GENESIS_HASH if opening is None else opening.after_hash
 
     def add(self, seq: int, body: str, prev_hash: str, stored_hash: str) -> None:
         expected = self.last_seq + 1
@@ -406,6 +443,8 @@ class Journal:
             raise
         try:
             self._check_version()
+            opening = self._meta("opening")
+            self.opening = None if opening is None else Opening.from_json(self.path, opening)
             if not read_only:
                 # Before anything is written: a table never deals on from a damaged journal.
                 self.check_chain()
@@ -460,7 +499,7 @@ class Journal:
         stored = self._meta("format")
         if stored is None:
             if not self.read_only:
-                self._set_meta("format", str(FORMAT_VERSION))
+                self._set_meta("format", str(NEW_FORMAT))
             return
         try:
             version = int(stored)
@@ -618,7 +657,7 @@ class Journal:
         self._follow_chain(decode=False)
 
     def _follow_chain(self, decode: bool) -> None:
-        chain = ChainCheck(self.path)
+        chain = ChainCheck(self.path, self.opening)
         cursor = self._db.execute("SELECT seq, body, prev_hash, hash FROM events ORDER BY seq")
         checking = self._checking
         try:
@@ -666,7 +705,9 @@ class Journal:
     def save_checkpoint(self, seq: int, body: str) -> None:
         """Keep the table's state after record ``seq`` (see :mod:`table.checkpoints`). It is
         chained to that record's hash, so a checkpoint edited or set beside another record is
-        not read; older checkpoints than the last :data:`CHECKPOINTS_KEPT` are dropped."""
+        not read; older checkpoints than the last :data:`CHECKPOINTS_KEPT` are dropped, but
+        for the one after a journal's first record where its earlier records were archived:
+        the table is rebuilt from there, its records before being gone."""
         try:
             record = self.hash_of(seq)
             if record is None:
@@ -678,8 +719,8 @@ class Journal:
             )
             self._db.execute(
                 "DELETE FROM checkpoints WHERE seq NOT IN "
-                "(SELECT seq FROM checkpoints ORDER BY seq DESC LIMIT ?)",
-                (CHECKPOINTS_KEPT,),
+                "(SELECT seq FROM checkpoints ORDER BY seq DESC LIMIT ?) AND seq != ?",
+                (CHECKPOINTS_KEPT, self.first_seq),
             )
             self._db.execute("COMMIT")
         except sqlite3.DatabaseError as error:
@@ -702,10 +743,189 @@ class Journal:
             if seq <= self.last_seq
         ]
 
+    # --- archiving ---------------------------------------------------------------------
+
+    def archivable_upto(self) -> int:
+        """The last record that may move to an archive: every record before the older of
+        the two newest sound checkpoints (a start reads the newer, or the older if the newer
+        is found damaged), but none the MQTT outbox has yet to send. The journal's first
+        record less one when nothing may move."""
+        begins = self.first_seq - 1
+        sound = [seq for seq, _, is_sound in self.checkpoints() if is_sound]
+        if len(sound) < CHECKPOINTS_KEPT:
+            return begins
+        upto = sound[CHECKPOINTS_KEPT - 1] - 1
+        for (unsent,) in self._optional_rows("SELECT MIN(seq) FROM cursors", ()):
+            if unsent is not None:
+                upto = min(upto, int(unsent))
+        return max(upto, begins)
+
+    def archive(self, folder: str | Path) -> Archived | None:
+        """Move the records that may go (:meth:`archivable_upto`) to a new journal file in
+        ``folder``, and begin this one after them; None if none may go.
+
+        The archive is a journal of its own, its records byte for byte with their hashes,
+        read by every tool that reads a journal: it is written beside, its chain checked, and
+        moved into place, synced, before a record leaves this journal, so that a failure or a
+        power cut at any step loses none. An archive of the same records found in place
+        (the journal was not trimmed after it) is taken as written. This journal keeps what
+        the records took with them (:class:`Opening`), and its file stays the size it was,
+        its free pages filled again by the records that follow."""
+        if self.read_only:
+            raise JournalError(f"journal {self.path} is open read-only: nothing is archived")
+        first, upto = self.first_seq, self.archivable_upto()
+        if upto < first:
+            return None
+        folder = Path(folder)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            found = sorted(folder.glob(f"{self.path.stem}-{first:010d}-*.sqlite"))
+            if found:
+                target, upto = found[0], self._archived_already(found[0], first)
+            else:
+                target = folder / f"{self.path.stem}-{first:010d}-{upto:010d}.sqlite"
+                self._write_archive(target, first, upto)
+        except OSError as error:
+            raise JournalError(
+                f"journal {self.path}: cannot archive to {folder}: {error}"
+            ) from None
+        self._begin_after(upto)
+        return Archived(target, first, upto)
+
+    def _archived_already(self, found: Path, first: int) -> int:
+        """The last record of an archive in place that holds this journal's records from
+        ``first``, as this journal holds them; refused if it is another's."""
+        try:
+            with Journal(found, read_only=True) as archived:
+                archived.check_chain()
+                last = archived.last_seq
+                same = archived.first_seq == first and archived.hash_of(last) == self.hash_of(last)
+        except JournalError as error:
+            raise JournalError(
+                f"{found} is in the way of the archive of journal {self.path}: {error}"
+            ) from None
+        if not same:
+            raise JournalError(
+                f"{found} is in the way of the archive of journal {self.path}: it holds other "
+                "records; move it away"
+            )
+        return last
+
+    def _write_archive(self, target: Path, first: int, upto: int) -> None:
+        for stale in target.parent.glob(f".{self.path.stem}-*.archiving"):
+            stale.unlink()  # a copy cut short: the lock says no one else archives this journal
+        beside = target.with_name(f".{target.name}.{os.getpid()}.archiving")
+        try:
+            with Journal(beside, self.table_id) as fresh:
+                if self.opening is not None:
+                    fresh._set_meta("opening", self.opening.to_json())
+                    fresh._set_meta("format", str(BEGINS_LATER_FORMAT))
+                for key in ("commits_from", "names"):
+                    value = self._meta(key)
+                    if value is not None:
+                        fresh._set_meta(key, value)
+                fresh._set_meta("archived_from", str(self.path.resolve()))
+            self._copy_records_to(beside, first, upto)
+            with closing(sqlite3.connect(beside)) as plain:
+                # One file, with nothing waiting beside it.
+                plain.execute("PRAGMA journal_mode=DELETE")
+            with Journal(beside, read_only=True) as copied:
+                copied.check_chain()
+                if copied.last_seq != upto or copied.hash_of(upto) != self.hash_of(upto):
+                    raise JournalError(f"{beside}: the copy does not end at record {upto}")
+            _nothing_at(target, "archive a journal")
+            os.replace(beside, target)
+            _sync_folder(target.parent)
+        except sqlite3.DatabaseError as error:
+            raise JournalError(f"journal archive {target}: cannot write: {error}") from None
+        finally:
+            for leftover in (beside, lock_path(beside), *_sqlite_files(beside)):
+                leftover.unlink(missing_ok=True)
+
+    def _copy_records_to(self, archive: Path, first: int, upto: int) -> None:
+        """Records ``first`` to ``upto``, with where their commands ended, their request ids
+        and the checkpoint a journal that begins later is rebuilt from, copied in one
+        transaction inside SQLite: a year's records are never all held in memory at once."""
+        db = self._db
+        db.execute("ATTACH DATABASE ? AS archive", (str(archive),))
+        try:
+            db.execute("PRAGMA archive.synchronous=FULL")
+            db.execute("BEGIN IMMEDIATE")
+            db.execute(
+                "INSERT INTO archive.events SELECT seq, deal, type, at, body, prev_hash, hash "
+                "FROM main.events WHERE seq BETWEEN ? AND ? ORDER BY seq",
+                (first, upto),
+            )
+            db.execute(
+                "INSERT INTO archive.commits SELECT seq FROM main.commits WHERE seq <= ?", (upto,)
+            )
+            db.execute(
+                "INSERT INTO archive.requests SELECT request_id, seq FROM main.requests "
+                "WHERE seq <= ?",
+                (upto,),
+            )
+            if self.opening is not None:
+                db.execute(
+                    "INSERT INTO archive.checkpoints SELECT seq, body, hash "
+                    "FROM main.checkpoints WHERE seq = ?",
+                    (first,),
+                )
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+        finally:
+            db.execute("DETACH DATABASE archive")
+
+    def _begin_after(self, upto: int) -> None:
+        """Drop the records to ``upto``, archived, in one transaction with the note of what
+        they took with them."""
+        rules = self._db.execute(
+            "SELECT body FROM events WHERE type = 'rules_chosen' AND seq <= ? "
+            "ORDER BY seq DESC LIMIT 1",
+            (upto,),
+        ).fetchall()
+        opening = Opening(
+            after_seq=upto,
+            after_hash=str(self.hash_of(upto)),
+            first_hash=str(self.first_hash()),
+            game=self.game(),
+            rules=str(rules[0][0]) if rules else (self.opening.rules if self.opening else ""),
+        )
+        db = self._db
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            db.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('opening', ?)",
+                (opening.to_json(),),
+            )
+            db.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('format', ?)",
+                (str(BEGINS_LATER_FORMAT),),
+            )
+            for table in ("events", "commits", "requests", "checkpoints"):
+                db.execute(f"DELETE FROM {table} WHERE seq <= ?", (upto,))
+            db.execute("COMMIT")
+        except sqlite3.DatabaseError as error:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise JournalError(
+                f"journal {self.path}: archived to record {upto} but cannot drop them: {error}; "
+                "the next archiving takes the archive as written"
+            ) from None
+        self.opening = opening
+        self._names = None
+
     def last_event_of(self, type_name: str) -> Event | None:
-        """The newest event of one type (``rules_chosen``), read without the others."""
+        """The newest event of one type (``rules_chosen``), read without the others. The
+        rules last chosen are found even when their record was archived."""
         newest = self.last_events_of(type_name, 1)
-        return newest[0] if newest else None
+        if newest:
+            return newest[0]
+        if type_name == "rules_chosen" and self.opening is not None and self.opening.rules:
+            return event_from_json(json.loads(self.opening.rules))
+        return None
 
     def last_events_of(
         self, type_name: str, limit: int, after_seq: int = 0, upto: int | None = None
@@ -772,8 +992,14 @@ class Journal:
         return None if row is None else str(row[0])
 
     def first_hash(self) -> str | None:
-        """The hash of record 1: which journal this is, whatever its file is called."""
-        return self.hash_of(1)
+        """The hash of record 1: which journal this is, whatever its file is called, and
+        even when record 1 was archived."""
+        return self.hash_of(1) if self.opening is None else self.opening.first_hash
+
+    @property
+    def first_seq(self) -> int:
+        """The journal's first record: 1, or the one after the last archived."""
+        return 1 if self.opening is None else self.opening.after_seq + 1
 
     def records(self, after_seq: int = 0) -> list[tuple[int, str, str, str]]:
         """The stored records after ``after_seq``: seq, body, the hash before, its hash."""
@@ -822,7 +1048,9 @@ class Journal:
             "SELECT json_extract(body, '$.game') FROM events "
             "WHERE type = 'rules_chosen' ORDER BY seq LIMIT 1"
         )
-        return str(rows[0][0]) if rows and rows[0][0] else "faro"
+        if rows and rows[0][0]:
+            return str(rows[0][0])
+        return "faro" if self.opening is None else self.opening.game
 
     def coups(self) -> list[CoupSummary]:
         """Every coup of a baccarat journal, oldest first.
@@ -838,8 +1066,8 @@ class Journal:
             "WHEN 'coup_result' THEN body END "
             "FROM events ORDER BY seq"
         )
-        opened = False
-        over: set[int] = set()
+        opened = self.opening is not None  # its records begin at a checkpoint, in a shoe
+        over: set[int] = self._coup_over_before(rows) if opened else set()
         coups: dict[int, _CoupTally] = {}
         for deal, seq, at, kind, detail in rows:
             opened = opened or kind == "shoe_started"
@@ -875,6 +1103,21 @@ class Journal:
             )
             for coup, tally in sorted(coups.items())
         ]
+
+    @staticmethod
+    def _coup_over_before(rows: list[Any]) -> set[int]:
+        """The coup that had ended before an archived journal's first record, when it is a
+        new shoe put in between coups: its number is the one that record carries. (A shoe
+        put in to finish a coup is followed by that coup's cards before any lock.)"""
+        if not rows or rows[0][3] != "shoe_started":
+            return set()
+        coup = rows[0][0]
+        for deal, _, _, kind, detail in rows[1:]:
+            if kind == "bets_locked":
+                break
+            if kind == "card_dealt" and detail != "burn" and deal == coup:
+                return set()
+        return {coup}
 
     def events_between(self, first_seq: int, last_seq: int) -> Iterator[Event]:
         """The events from ``first_seq`` to ``last_seq``, both included."""
@@ -962,7 +1205,8 @@ class Journal:
 class Recovered:
     """What :func:`carry_on` kept of a damaged journal."""
 
-    sound_upto: int  # records 1 to it, which end a command, are in the new journal
+    first_seq: int  # the journal's first record: 1 unless those before were archived
+    sound_upto: int  # records from the first to it, which end a command, are in the new journal
     broken: Broken  # the first damage
     left_out: int  # records after, which nothing can vouch for or which began a command
     whole_commands: bool  # the journal knew where its commands ended (Journal._last_commit)
@@ -978,7 +1222,9 @@ def carry_on(damaged: str | Path, new: str | Path) -> Recovered:
     The new journal's next events take the seq numbers of events lost with the damage, which
     its outbox may have sent: they go out under a name of their own (:meth:`Journal.names`),
     so subscribers take none of them for a repeat. Checkpoints are not carried: a damaged
-    file's are not trusted, and the first start folds every record, once."""
+    file's are not trusted, and the first start folds every record, once. Only a journal
+    whose first records were archived carries the checkpoint after its first record, sound
+    against that record: the table is rebuilt from it, the records before being gone."""
     new = Path(new)
     _nothing_at(new, "carry a journal on")
     with Journal(damaged, read_only=True) as old:
@@ -986,10 +1232,23 @@ def carry_on(damaged: str | Path, new: str | Path) -> Recovered:
         if broken is None:
             raise JournalError(f"journal {old.path} is sound: deal on with it as it is")
         sound_upto, whole_commands = old._last_commit(sound)
-        if sound_upto == 0:
+        opening, first = old.opening, old.first_seq
+        if sound_upto < first:
             raise JournalError(
                 f"journal {old.path} is damaged at {broken}: no sound record before it to "
                 "carry on; start a new journal"
+            )
+        opening_checkpoint = []
+        if opening is not None and (first, True) in {
+            (seq, sound) for seq, _, sound in old.checkpoints()
+        }:
+            opening_checkpoint = old._optional_rows(
+                "SELECT seq, body, hash FROM checkpoints WHERE seq = ?", (first,)
+            )
+        if opening is not None and not opening_checkpoint:
+            raise JournalError(
+                f"journal {old.path} is damaged at {broken}, and begins after archived records "
+                f"with no sound checkpoint after its first record {first} to deal on from"
             )
         rows = old._db.execute(
             "SELECT seq, deal, type, at, body, prev_hash, hash FROM events WHERE seq <= ? "
@@ -1022,6 +1281,13 @@ def carry_on(damaged: str | Path, new: str | Path) -> Recovered:
             db.executemany("INSERT INTO cursors (name, seq) VALUES (?, ?)", cursors)
             db.executemany("INSERT INTO requests (request_id, seq) VALUES (?, ?)", requests)
             db.executemany("INSERT INTO commits (seq) VALUES (?)", commits)
+            if opening is not None:
+                db.executemany(
+                    "INSERT INTO checkpoints (seq, body, hash) VALUES (?, ?, ?)",
+                    opening_checkpoint,
+                )
+                fresh._set_meta("opening", opening.to_json())
+                fresh._set_meta("format", str(BEGINS_LATER_FORMAT))
             # The new journal knows where commands ended from where the old one did.
             fresh._set_meta("commits_from", commits_from or str(sound_upto + 1))
             fresh._set_meta("names", json.dumps(given))
@@ -1034,14 +1300,31 @@ def carry_on(damaged: str | Path, new: str | Path) -> Recovered:
     finally:
         for leftover in (beside, lock_path(beside), *_sqlite_files(beside)):
             leftover.unlink(missing_ok=True)
-    return Recovered(sound_upto, broken, left_out, whole_commands, name)
+    return Recovered(first, sound_upto, broken, left_out, whole_commands, name)
+
+
+def archive_folder_beside(journal: str | Path) -> Path:
+    """The archives' folder where none is named: beside the journal, named after it
+    (``faro-1-archive`` for ``faro-1.sqlite``)."""
+    path = Path(journal)
+    return path.with_name(f"{path.stem}-archive")
+
+
+@dataclass(frozen=True)
+class Archived:
+    """What :meth:`Journal.archive` moved: records ``first_seq`` to ``last_seq``, to ``path``."""
+
+    path: Path
+    first_seq: int
+    last_seq: int
 
 
 @dataclass(frozen=True)
 class BackedUp:
-    """What :func:`back_up` copied: records 1 to ``last_seq``, damaged at ``broken`` if the
-    journal was."""
+    """What :func:`back_up` copied: records ``first_seq`` (1 unless the journal's earlier
+    records were archived) to ``last_seq``, damaged at ``broken`` if the journal was."""
 
+    first_seq: int
     last_seq: int
     broken: Broken | None
 
@@ -1065,7 +1348,7 @@ def back_up(journal: str | Path, copy: str | Path) -> BackedUp:
             finally:
                 target.close()
         with Journal(beside, read_only=True) as copied:
-            backed_up = BackedUp(copied.last_seq, copied.verify())
+            backed_up = BackedUp(copied.first_seq, copied.last_seq, copied.verify())
             names = copied.names()
         _name_what_follows(beside, names, backed_up.last_seq)
         _nothing_at(copy, "back a journal up")
@@ -1101,6 +1384,15 @@ def _nothing_at(target: Path, doing: str) -> None:
     (checked before, and again just before the move)."""
     if target.exists():
         raise JournalError(f"{target} is there already: {doing} into a new file")
+
+
+def _sync_folder(folder: Path) -> None:
+    """A file moved into ``folder`` is there after a power cut."""
+    descriptor = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
 
 
 def _sqlite_files(path: Path) -> tuple[Path, Path]:

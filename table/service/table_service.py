@@ -26,7 +26,7 @@ from table.faro.engine import FaroState, FaroTable, Phase
 from table.faro.rules import FaroRules, find_rules
 from table.language import CardCmd, Command, RulesCmd, ShuffleCmd, parse_line
 from table.odds.advisor import advice_for
-from table.service.config import Config, ConfigError
+from table.service.config import Config, ConfigError, archive_folder
 from table.service.journal import Journal, JournalError
 
 Listener = Callable[[Sequence[Event]], None]
@@ -111,6 +111,33 @@ class TableService:
             self.journal.save_checkpoint(seq, body)
         except JournalError as error:
             log.warning("%s; the next start replays from the checkpoint before", error)
+            return
+        self._archive_if_due()
+
+    def _archive_if_due(self) -> None:
+        """Once ``archive_every`` records may move to an archive, move them (a new deck or
+        shoe has just gone in): the journal a start checks stays the same length, however long
+        the table deals. An archiving that fails moves nothing and is tried again at the next
+        checkpoint."""
+        every = self.config.table.archive_every
+        journal = self.journal
+        if not every or journal.archivable_upto() - journal.first_seq + 1 < every:
+            return
+        started = time.monotonic()
+        try:
+            archived = journal.archive(archive_folder(self.config.table))
+        except JournalError as error:
+            log.warning("%s; the records stay in the journal until the next deck", error)
+            return
+        if archived is not None:
+            log.info(
+                "journal %s: records %d to %d moved to the archive %s in %.1f s",
+                journal.path,
+                archived.first_seq,
+                archived.last_seq,
+                archived.path,
+                time.monotonic() - started,
+            )
 
     def _config_rules(self) -> FaroRules | BaccaratRules:
         table = self.config.table
@@ -245,7 +272,8 @@ def table_from_journal(
 ) -> FaroTable | BaccaratTable:
     """The table a journal holds after record ``upto`` (its last if None): its newest sound
     checkpoint at or before it with the events after folded in, or, with none, the fold of
-    every event since the first (dealt as ``game`` if the journal names none)."""
+    every event since the first (dealt as ``game`` if the journal names none). A journal
+    whose first records were archived is rebuilt only from a checkpoint."""
     last = journal.last_seq if upto is None else upto
     path = journal.path
     for seq, body, sound in journal.checkpoints():
@@ -269,6 +297,14 @@ def table_from_journal(
         for event in journal.events(after_seq=seq, upto=last):
             fold(event)
         return table
+    if journal.opening is not None:
+        begins = f"journal {path} begins after record {journal.opening.after_seq}"
+        if last < journal.first_seq:
+            raise JournalError(f"{begins}: record {last} was moved to an archive; read it there")
+        raise JournalError(
+            f"{begins}, the records before moved to an archive, and holds no checkpoint after "
+            f"its first record that this dealtable reads: the table cannot be rebuilt from it"
+        )
     stored = list(journal.events(upto=last))
     chosen = last_rules(stored)
     return engine_for(game if chosen is None else chosen.game).replay(stored, table_id)

@@ -54,7 +54,7 @@ from table.service.journal import (
     decode_record,
 )
 from table.service.mqtt import broker_client
-from table.service.table_service import TableService, engine_for
+from table.service.table_service import TableService, engine_for, table_from_journal
 
 log = logging.getLogger("dealtable.web")
 
@@ -121,29 +121,28 @@ class ServiceFeed:
     def __init__(self, service: TableService, view: LiveView) -> None:
         self.view = view
         self.service = service
-        view.publish(service.state, self._shoe_so_far())
+        view.publish(service.state, shoe_so_far(service.journal, service.state))
         service.listeners.append(self._changed)
 
     def _changed(self, events: Sequence[Event]) -> None:
         self.view.publish(self.service.state, events)
 
-    def _shoe_so_far(self) -> list[Event]:
-        """What a baccarat table's roads show of the past: the shoe's newest coup results.
-        Those since the engine's checkpoint come from its log, where a void or a correction
-        has taken back what it undid; those before (a continuous shuffler's earlier coups,
-        past any void) from the journal."""
-        state = self.service.state
-        if isinstance(state, FaroState) or state.checkpoint is None:
-            return []
-        journal = self.service.journal
-        shoe = journal.last_event_of("shoe_started")
-        settled = journal.last_events_of(
-            "coup_result",
-            COUPS_SHOWN,
-            after_seq=0 if shoe is None else shoe.seq,
-            upto=state.checkpoint.last_seq,
-        )
-        return [*settled, *state.since_checkpoint]
+
+def shoe_so_far(journal: Journal, state: FaroState | BaccaratState) -> list[Event]:
+    """What a baccarat table's roads show of the past: the shoe's newest coup results. Those
+    since the engine's checkpoint come from its log, where a void or a correction has taken
+    back what it undid; those before (a continuous shuffler's earlier coups, past any void)
+    from the journal."""
+    if isinstance(state, FaroState) or state.checkpoint is None:
+        return []
+    shoe = journal.last_event_of("shoe_started")
+    settled = journal.last_events_of(
+        "coup_result",
+        COUPS_SHOWN,
+        after_seq=0 if shoe is None else shoe.seq,
+        upto=state.checkpoint.last_seq,
+    )
+    return [*settled, *state.since_checkpoint]
 
 
 class JournalFollower:
@@ -184,14 +183,28 @@ class JournalFollower:
             self._follow_the_file(journal)
             if self._halted:
                 return
+            folded_upto = self._start_at_the_opening(journal)
             records = journal.records(after_seq=self._chain.last_seq)
         events: list[Event] = []
         try:
             for seq, body, prev_hash, stored_hash in records:
                 self._chain.add(seq, body, prev_hash, stored_hash)
-                events.append(decode_record(self.path, seq, body))
+                if seq > folded_upto:
+                    events.append(decode_record(self.path, seq, body))
         finally:
             self._show(events)  # the sound records before any damage
+
+    def _start_at_the_opening(self, journal: Journal) -> int:
+        """A journal whose first records were archived is shown from the checkpoint after
+        its first record (the records before are not there to fold); the record it follows
+        (0 when there is none to start from)."""
+        if self.table is not None or journal.opening is None:
+            return 0
+        first = journal.first_seq
+        self.table = table_from_journal(journal, journal.table_id or "table", upto=first)
+        self._chain = ChainCheck(self.path, journal.opening)
+        self.view.publish(self.table.state, shoe_so_far(journal, self.table.state))
+        return first
 
     def _follow_the_file(self, journal: Journal) -> None:
         """Another file in the journal's place (as the advice on a damaged one says: a journal

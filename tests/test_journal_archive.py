@@ -1,0 +1,368 @@
+"""A table that deals for years keeps a journal of the same length: once enough records lie
+before its spare checkpoint, they move to an archive file, a journal of its own, and the
+journal begins after them. Nothing is lost on the way: the archives and the journal hold
+every record once, byte for byte, chained from file to file, and a failure at any step
+moves nothing."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import os
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+
+import table.service.journal as journal_module
+from table.events import DeckStarted
+from table.service.config import Config, ConfigError, archive_folder, parse_config
+from table.service.journal import Journal, JournalError, carry_on
+from table.service.mqtt import OUTBOX_CURSOR
+from table.service.run import SimulatedTable
+from table.service.table_service import TableService
+from table.service.web import JournalFollower, LiveView
+from tests.conftest import punto_banco_config
+from tests.test_journal_checkpoints import deal_punto_banco, faro_config, open_journal
+from tests.test_service_run import dealtable
+
+Record = tuple[int, str, str, str]
+
+
+def archiving(config: Config, every: int, archive_dir: str = "") -> Config:
+    return dataclasses.replace(
+        config,
+        table=dataclasses.replace(config.table, archive_every=every, archive_dir=archive_dir),
+    )
+
+
+def dealt(path: Path, steps: int, every: int, archive_dir: str = "") -> TableService:
+    """A simulated Faro table dealt ``steps`` steps on a still clock (two tables dealt alike
+    write the same records), its journal left closed."""
+    journal = open_journal(path)
+    service = TableService(
+        archiving(faro_config(path), every, archive_dir), journal, clock=lambda: 1.8e9
+    )
+    simulated = SimulatedTable(service, seed=3)
+    for _ in range(steps):
+        simulated.step()
+    journal.close()
+    return service
+
+
+def records_of(*paths: Path) -> list[Record]:
+    records: list[Record] = []
+    for path in paths:
+        with Journal(path, read_only=True) as journal:
+            records += journal.records()
+    return records
+
+
+def archives_of(journal: Path) -> list[Path]:
+    return sorted(journal.with_name(f"{journal.stem}-archive").glob("*.sqlite"))
+
+
+def test_a_long_deal_moves_its_old_records_to_archives_and_loses_none(tmp_path: Path) -> None:
+    """The archives and the journal hold every record a journal never archived holds, once
+    and byte for byte; each file begins at a new deck; the table restarts as it was."""
+    path, whole = tmp_path / "faro.sqlite", tmp_path / "whole.sqlite"
+    live = dealt(path, 700, every=300).state
+    unarchived = dealt(whole, 700, every=0).state
+    archives = archives_of(path)
+    assert len(archives) >= 3
+    assert archives[0].name == f"faro-{1:010d}-{records_of(archives[0])[-1][0]:010d}.sqlite"
+    assert records_of(*archives, path) == records_of(whole)
+    with Journal(whole, read_only=True) as journal:
+        name = journal.name()
+    for later in [*archives[1:], path]:
+        with Journal(later, read_only=True) as journal:
+            first = next(journal.events())
+            assert isinstance(first, DeckStarted)
+            assert journal.first_seq == first.seq > 1
+            assert journal.name() == name  # on MQTT, the same journal's events
+    with open_journal(path) as journal:
+        resumed = TableService(archiving(faro_config(path), 300), journal).state
+        assert journal.last_seq - journal.first_seq < 300 + 3 * 220  # two decks and a bit
+    assert resumed == live == unarchived
+    assert resumed.bankrolls == unarchived.bankrolls
+
+
+def test_the_journals_file_stays_the_same_size_as_the_table_deals_on(tmp_path: Path) -> None:
+    """The records archived leave pages free in the journal's file, which the next fill."""
+    path = tmp_path / "faro.sqlite"
+    journal = open_journal(path)
+    service = TableService(archiving(faro_config(path), 300), journal, clock=lambda: 1.8e9)
+    simulated = SimulatedTable(service, seed=3)
+    sizes = []
+    for step in range(1, 2401):
+        simulated.step()
+        if step % 600 == 0:
+            journal._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            sizes.append(os.path.getsize(path))
+    journal.close()
+    assert len(archives_of(path)) > 10
+    assert sizes[-1] <= sizes[0] * 1.1, sizes
+
+
+def test_verify_follows_the_chain_from_archive_to_archive_to_the_journal(tmp_path: Path) -> None:
+    path = tmp_path / "faro.sqlite"
+    dealt(path, 700, every=300)
+    archives = [str(archive) for archive in archives_of(path)]
+    checked = dealtable("verify", *archives, str(path))
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert checked.stdout.count("chain intact") == len(archives) + 1
+    with Journal(path, read_only=True) as journal:
+        first, last = journal.first_seq, journal.last_seq
+    assert f"records {first} to {last} (the records before it were archived)" in checked.stdout
+    missing = dealtable("verify", archives[0], str(path))
+    assert missing.returncode == 1
+    assert f"{path}: BROKEN: it does not follow {archives[0]}: it begins after record" in (
+        missing.stdout
+    )
+
+
+@pytest.mark.parametrize("how", ["opening gone", "opening moved", "first record gone"])
+def test_a_journal_cut_from_its_start_is_damaged(tmp_path: Path, how: str) -> None:
+    """Records taken from the start of an archived journal, or its note of where it begins
+    removed or edited, break the chain at its first record: it is not dealt on."""
+    path = tmp_path / "faro.sqlite"
+    dealt(path, 700, every=300)
+    with Journal(path, read_only=True) as journal:
+        first = journal.first_seq
+    with closing(sqlite3.connect(path)) as db, db:
+        if how == "opening gone":
+            db.execute("DELETE FROM meta WHERE key = 'opening'")
+        elif how == "opening moved":
+            opening = json.loads(db.execute("SELECT value FROM meta WHERE key = 'opening'")
+                                 .fetchone()[0])  # fmt: skip
+            opening["after_seq"] += 1
+            db.execute("UPDATE meta SET value = ? WHERE key = 'opening'", (json.dumps(opening),))
+        else:
+            db.execute("DELETE FROM events WHERE seq = ?", (first,))
+    checked = dealtable("verify", str(path))
+    assert checked.returncode == 1
+    assert "BROKEN at record" in checked.stdout
+    with pytest.raises(journal_module.JournalDamagedError):
+        Journal(path)
+
+
+def test_the_outbox_keeps_every_record_it_has_not_sent(tmp_path: Path) -> None:
+    """A broker away for days: the records the MQTT outbox has yet to send stay."""
+    path = tmp_path / "faro.sqlite"
+    dealt(path, 60, every=0)
+    with open_journal(path) as journal:
+        journal.set_cursor(OUTBOX_CURSOR, 40)
+    dealt(path, 700, every=30)
+    with Journal(path, read_only=True) as journal:
+        assert journal.first_seq == 41
+    assert records_of(*archives_of(path))[-1][0] == 40
+
+
+def test_an_archive_that_cannot_be_written_moves_nothing_and_the_table_deals_on(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("a file where the archives' folder should go")
+    path, whole = tmp_path / "faro.sqlite", tmp_path / "whole.sqlite"
+    unarchived = dealt(whole, 400, every=0).state
+    with caplog.at_level(logging.WARNING, "dealtable"):
+        live = dealt(path, 400, every=300, archive_dir=str(blocked / "archive")).state
+    assert "cannot archive to" in caplog.text
+    assert "the records stay in the journal until the next deck" in caplog.text
+    assert records_of(path) == records_of(whole)
+    assert live == unarchived
+    blocked.unlink()
+    journal = open_journal(path)
+    service = TableService(
+        archiving(faro_config(path), 300, str(blocked / "archive")), journal, clock=lambda: 1.8e9
+    )
+    simulated = SimulatedTable(service, seed=3)
+    while journal.first_seq == 1:
+        simulated.step()
+    journal.close()
+    archived = sorted((blocked / "archive").glob("*.sqlite"))
+    assert archived
+    assert records_of(*archived, path)[: len(records_of(whole))] == records_of(whole)
+
+
+def test_an_archiving_cut_short_before_the_records_leave_is_taken_up_by_the_next(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The archive was written and moved into place, then the journal could not drop the
+    records (a power cut, a disk full): the next archiving takes the archive as written and
+    drops the records it holds; no record is in two files."""
+    path, whole = tmp_path / "faro.sqlite", tmp_path / "whole.sqlite"
+    dealt(whole, 330, every=0)
+    drop = Journal._begin_after
+
+    def cut_short(self: Journal, upto: int) -> None:
+        raise JournalError(f"journal {self.path}: cannot drop the archived records: disk full")
+
+    monkeypatch.setattr(Journal, "_begin_after", cut_short)
+    with caplog.at_level(logging.WARNING, "dealtable"):
+        dealt(path, 330, every=300)
+    assert "disk full" in caplog.text
+    [written] = archives_of(path)
+    with Journal(path, read_only=True) as journal:
+        assert journal.first_seq == 1
+    monkeypatch.setattr(Journal, "_begin_after", drop)
+    with Journal(path) as journal:
+        archived = journal.archive(path.with_name("faro-archive"))
+    assert archived is not None
+    assert archived.path == written
+    assert records_of(written, path) == records_of(whole)
+
+
+def test_a_file_in_the_archives_place_is_never_taken_for_one(tmp_path: Path) -> None:
+    path = tmp_path / "faro.sqlite"
+    dealt(path, 330, every=0)
+    folder = tmp_path / "faro-archive"
+    folder.mkdir()
+    stray = folder / f"faro-{1:010d}-{5:010d}.sqlite"
+    stray.write_bytes(b"")
+    before = records_of(path)
+    with Journal(path) as journal, pytest.raises(JournalError, match="is in the way"):
+        journal.archive(folder)
+    assert stray.read_bytes() == b""
+    assert records_of(path) == before
+
+
+def test_the_reading_commands_read_an_archived_journal_and_its_archives(tmp_path: Path) -> None:
+    path, whole = tmp_path / "faro.sqlite", tmp_path / "whole.sqlite"
+    dealt(path, 700, every=300)
+    dealt(whole, 700, every=0)
+    archives = archives_of(path)
+    exported = [dealtable("export", str(file)).stdout for file in (*archives, path)]
+    assert "".join(exported) == dealtable("export", str(whole)).stdout
+    listed = dealtable("history", str(path)).stdout.splitlines()
+    with Journal(path, read_only=True) as journal:
+        first_deal = next(journal.events()).deal
+    assert listed[0].startswith(f"deal {first_deal:5d}")
+    assert listed == dealtable("history", str(whole)).stdout.splitlines()[-len(listed) :]
+    recalled = dealtable("history", str(archives[0]), "1")
+    assert recalled.returncode == 0
+    assert recalled.stdout == dealtable("history", str(whole), "1").stdout
+    copy = tmp_path / "copy.sqlite"
+    copied = dealtable("backup", str(path), str(copy))
+    with Journal(path, read_only=True) as journal:
+        span = f"records {journal.first_seq} to {journal.last_seq}, chain intact"
+    assert span in copied.stdout
+    assert records_of(copy) == records_of(path)
+    drawn = dealtable("snapshot", "--journal", str(path), "--out", str(tmp_path / "t.png"))
+    assert drawn.returncode == 0, drawn.stderr
+
+
+def test_dealtable_archive_moves_what_may_go_from_a_journal_no_service_deals_on(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "faro.sqlite"
+    dealt(path, 700, every=0)
+    before = records_of(path)
+    moved = dealtable("archive", str(path), "--into", str(tmp_path / "old"))
+    assert moved.returncode == 0, moved.stderr
+    [archive] = sorted((tmp_path / "old").glob("*.sqlite"))
+    assert f"{archive}: records 1 to " in moved.stdout
+    assert records_of(archive, path) == before
+    again = dealtable("archive", str(path), "--into", str(tmp_path / "old"))
+    assert "nothing to archive" in again.stdout
+
+
+def test_an_archived_journal_is_refused_by_a_dealtable_that_reads_only_whole_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A dealtable from before archives would take the missing start for damage: the
+    journal says it needs a newer one, and a journal never archived does not."""
+    path, whole = tmp_path / "faro.sqlite", tmp_path / "whole.sqlite"
+    dealt(path, 400, every=300)
+    dealt(whole, 400, every=0)
+    monkeypatch.setattr(journal_module, "FORMAT_VERSION", 1)
+    with pytest.raises(JournalError, match="written in format 2 by a newer dealtable"):
+        Journal(path, read_only=True)
+    Journal(whole, read_only=True).close()
+
+
+def test_a_damaged_archived_journal_is_carried_on_from_its_first_checkpoint(
+    tmp_path: Path,
+) -> None:
+    path, new = tmp_path / "faro.sqlite", tmp_path / "new.sqlite"
+    dealt(path, 700, every=300)
+    with Journal(path, read_only=True) as journal:
+        first, last = journal.first_seq, journal.last_seq
+    with closing(sqlite3.connect(path)) as db, db:
+        db.execute("UPDATE events SET body = '{bad' WHERE seq = ?", (last - 3,))
+    recovered = carry_on(path, new)
+    assert recovered.first_seq == first
+    assert recovered.sound_upto < last - 3
+    checked = dealtable("verify", *map(str, archives_of(path)), str(new))
+    assert checked.returncode == 0, checked.stdout
+    with open_journal(new) as journal:
+        service = TableService(archiving(faro_config(new), 300), journal)
+        SimulatedTable(service, seed=3).step()
+        assert journal.last_seq > recovered.sound_upto
+
+
+def punto_banco_dealt(path: Path, every: int) -> tuple[Config, TableService]:
+    """Four shoes of Punto Banco on a still clock, the journal left closed."""
+    config = archiving(punto_banco_config(path), every)
+    with open_journal(path, "pb") as journal:
+        service = TableService(config, journal, clock=lambda: 1.8e9)
+        service.execute_line("punter ana 3000")
+        service.execute_line("punter ben 3000")
+        for _ in deal_punto_banco(service, seed=11, stop_after=4):
+            pass
+    return config, service
+
+
+def test_a_punto_banco_table_archives_by_the_shoe(tmp_path: Path) -> None:
+    """Its journal begins where a shoe went in, and lists the coups since as a journal never
+    archived lists them."""
+    path, whole = tmp_path / "pb.sqlite", tmp_path / "whole.sqlite"
+    config, service = punto_banco_dealt(path, 200)
+    punto_banco_dealt(whole, 0)
+    live = service.state
+    with Journal(path, read_only=True) as journal, Journal(whole, read_only=True) as unarchived:
+        first = journal.first_seq
+        assert first > 1
+        coups, all_coups = journal.coups(), unarchived.coups()
+        # The first began before the shoe went in, with records now archived.
+        assert coups[0] == dataclasses.replace(all_coups[-len(coups)], first_seq=first)
+        assert coups[1:] == all_coups[-len(coups) + 1 :]
+    assert records_of(*archives_of(path), path) == records_of(whole)
+    with open_journal(path, "pb") as journal:
+        assert TableService(config, journal).state == live
+    view = LiveView()
+    JournalFollower(path, view).catch_up()
+    assert view.current()[0] == live.last_seq
+    assert chips_shown(view.current()[1]) == live.bankrolls
+
+
+def chips_shown(payload: bytes) -> dict[str, int]:
+    return {row["punter"]: row["chips"] for row in json.loads(payload)["bankrolls"]}
+
+
+def test_the_page_of_an_archived_journal_shows_the_table_as_it_stands(tmp_path: Path) -> None:
+    path = tmp_path / "faro.sqlite"
+    live = dealt(path, 500, every=300).state
+    view = LiveView()
+    JournalFollower(path, view).catch_up()
+    seq, payload = view.current()
+    assert seq == live.last_seq
+    assert chips_shown(payload) == {
+        name: chips for name, chips in live.bankrolls.items() if name != live.banker
+    }
+
+
+def test_the_config_names_when_and_where_records_are_archived(tmp_path: Path) -> None:
+    config = parse_config(f'[table]\njournal = "{tmp_path}/faro-1.sqlite"\n')
+    assert config.table.archive_every == 200_000
+    assert archive_folder(config.table) == tmp_path / "faro-1-archive"
+    chosen = parse_config('[table]\narchive_every = 0\narchive_dir = "/srv/old"\n')
+    assert (chosen.table.archive_every, archive_folder(chosen.table)) == (0, Path("/srv/old"))
+    with pytest.raises(ConfigError, match="archive_every"):
+        parse_config("[table]\narchive_every = -1\n")
+    a_file = tmp_path / "file"
+    a_file.write_text("")
+    with pytest.raises(ConfigError, match="archive_dir: expected a folder"):
+        parse_config(f'[table]\narchive_dir = "{a_file}"\n')
