@@ -1,7 +1,9 @@
 """What a table's start costs on a long journal: the hash chain checked before it deals on,
 the full verify (every record decoded, and folded to check the checkpoints), and the whole
 start: from the checkpoint the last deck left, and, on a copy with its checkpoints dropped,
-replaying every event; and ``dealtable backup`` of it.
+replaying every event; ``dealtable backup`` of it; and the archiving a service does at a
+new deck once enough records lie before its spare checkpoint (``[table] archive_every``), with
+the start of the journal it leaves.
 
 Builds a journal of 100,000 events from the simulated Faro table, then times each step three
 times and prints the median, with the most memory the two starts held (tracemalloc's peak,
@@ -75,6 +77,29 @@ def backed_up(path: Path) -> None:
     copy.unlink()
 
 
+def archived(path: Path) -> tuple[float, float, int, float]:
+    """The archiving of every record before the spare checkpoint, on a copy: how long the
+    table waits for it and the most Python memory it held (a run of its own), the records
+    the journal keeps, and its start-up check after."""
+    copy = path.with_name("to-archive.sqlite")
+    folder = path.with_name("archive")
+    times, peaks = [], []
+    for traced in (False, False, False, True):
+        shutil.copy(path, copy)
+        with Journal(copy, "table") as journal:
+            started = time.perf_counter()
+            if traced:
+                peaks.append(peak_memory(functools.partial(journal.archive, folder)))
+            else:
+                journal.archive(folder)
+                times.append(time.perf_counter() - started)
+            kept = journal.last_seq - journal.first_seq + 1
+        shutil.rmtree(folder)
+    start = median_of_three(functools.partial(check_chain, copy))
+    copy.unlink()
+    return statistics.median(times), peaks[0], kept, start
+
+
 def without_checkpoints(path: Path) -> Path:
     """A copy of the journal as a dealtable that kept no checkpoints wrote it."""
     copy = path.with_name("no-checkpoints.sqlite")
@@ -119,6 +144,12 @@ def main() -> None:
             ),
         ):
             print(f"  {name}: {median_of_three(step):.2f} s")
+        pause, memory, kept, start = archived(path)
+        print(
+            f"  archiving every record before the spare checkpoint, at a new deck (the table "
+            f"waits): {pause:.2f} s, {memory:.2f} MB of Python memory; the journal keeps "
+            f"{kept} records, its hash chain checked in {start:.3f} s"
+        )
         from_checkpoint = peak_memory(functools.partial(open_and_replay, path))
         replaying = peak_memory(functools.partial(open_and_replay, whole))
         print(
