@@ -140,8 +140,9 @@ def render_baccarat(
     results: Sequence[CoupResult],
     recent: Iterable[str] = (),
     colour: bool = False,
+    journal_trouble: str = "",
 ) -> str:
-    """The whole table as one block of text."""
+    """The whole table as one block of text, with why the journal cannot write, if it cannot."""
     paint = Painter(colour)
     rules = state.rules
     left = rules.shoe_size - state.cards_out
@@ -171,7 +172,7 @@ def render_baccarat(
     lines += wrap(" · ".join(rolls), WIDTH, indent="  ", subsequent="  ")
     if state.deviations:
         lines.append(f"  banker's deviations from the table: {state.deviations}")
-    lines += trouble_lines(state, paint)
+    lines += trouble_lines(state, paint, journal_trouble)
     lines.append("")
     lines += render_scoreboard(Scoreboard.of(coups_of(results)), paint)
     recent = list(recent)

@@ -96,6 +96,8 @@ class LayoutFrame:
     alarm: str | None
     # The card readers lost, by name, with what they said; the dealer deals from the console.
     readers_lost: tuple[tuple[str, str], ...] = ()
+    # The journal cannot write (a disk full or failing): the table waits, as on an alarm.
+    journal_trouble: bool = False
 
     def lamp(self, rank: Rank) -> RankLamp:
         return next(lamp for lamp in self.lamps if lamp.rank is rank)

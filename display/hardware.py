@@ -78,11 +78,14 @@ def lamp_colour(lamp: RankLamp) -> RGB:
 
 def layout_pixels(frame: LayoutFrame) -> list[RGB]:
     """The 16 pixels under the layout: ace to king, then the link, lock and alarm lamps (red
-    for an alarm, amber for a card reader lost)."""
+    for an alarm or a journal that cannot write, amber for a card reader lost)."""
     pixels = [lamp_colour(lamp) for lamp in frame.lamps]
     pixels.append(LINK_UP)
     pixels.append(LOCKED if frame.bets_locked else OFF)
-    pixels.append(ALARM if frame.alarm else READER_LOST if frame.readers_lost else OFF)
+    if frame.alarm or frame.journal_trouble:
+        pixels.append(ALARM)
+    else:
+        pixels.append(READER_LOST if frame.readers_lost else OFF)
     return pixels
 
 

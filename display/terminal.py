@@ -134,7 +134,7 @@ def render_casekeep(state: FaroState) -> list[str]:
     return [key, header.rstrip(), "  " + "".join(marks).rstrip()]
 
 
-def render_status(state: FaroState, paint: Painter) -> list[str]:
+def render_status(state: FaroState, paint: Painter, journal_trouble: str = "") -> list[str]:
     rules = state.rules
     if state.phase is Phase.NO_DECK:
         where = "no deck in the box"
@@ -165,12 +165,16 @@ def render_status(state: FaroState, paint: Painter) -> list[str]:
     lines += wrap(" · ".join(rolls), indent="  ", subsequent="  ")
     if rules.bank_passes and state.seats:
         lines += wrap(session_line(state), indent="  ", subsequent="    ")
-    return lines + trouble_lines(state, paint)
+    return lines + trouble_lines(state, paint, journal_trouble)
 
 
-def trouble_lines(state: TableFolds, paint: Painter) -> list[str]:
-    """What the dealer must see to, any game: the alarm waiting, the card readers lost."""
+def trouble_lines(state: TableFolds, paint: Painter, journal_trouble: str = "") -> list[str]:
+    """What the dealer must see to, any game: the journal that cannot write (the table waits
+    on it), the alarm waiting, the card readers lost."""
     lines: list[str] = []
+    if journal_trouble:
+        lines.append(paint.paint(f"  JOURNAL CANNOT WRITE: {journal_trouble}", _RED))
+        lines.append(paint.paint("  the table waits; cards read meanwhile are held", _RED))
     if state.alarm:
         lines.append(paint.paint(f"  ALARM {state.alarm.alarm_id}: {state.alarm.message}", _RED))
     for reader, message in state.readers_lost.items():
@@ -193,10 +197,12 @@ def session_line(state: FaroState) -> str:
     return f"session: banks held {held}; it ends when all are even"
 
 
-def render_table(state: FaroState, recent: Iterable[str] = (), colour: bool = False) -> str:
-    """The whole table as one block of text."""
+def render_table(
+    state: FaroState, recent: Iterable[str] = (), colour: bool = False, journal_trouble: str = ""
+) -> str:
+    """The whole table as one block of text, with why the journal cannot write, if it cannot."""
     paint = Painter(colour)
-    lines = render_status(state, paint)
+    lines = render_status(state, paint, journal_trouble)
     lines.append("")
     lines += render_layout(state, paint)
     lines.append("")

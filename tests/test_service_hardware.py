@@ -524,3 +524,21 @@ def test_while_another_alarm_waits_the_buttons_leave_the_readers_question_alone(
         hardware.close()
     camera.close()
     service.journal.close()
+
+
+def test_the_alarm_lamp_is_red_while_the_journal_cannot_write(rig: Any) -> None:
+    """A disk full or failing: nothing moves, and a dealer with no console sees why."""
+    from table.service.journal import JournalError
+    from tests.test_service_readers import FullDisk
+
+    service, hardware, _factory, _chain, board = rig
+    service.execute_line("shuffle")
+    assert wait_until(lambda: board.shown[15] == OFF, timeout=10, step=hardware.poll)
+    disk = FullDisk(service.journal._db)
+    service.journal._db = disk
+    with pytest.raises(JournalError):
+        service.execute_line("card 2C")
+    assert wait_until(lambda: board.shown[15] == ALARM, timeout=10, step=hardware.poll)
+    disk.full = False
+    service.execute_line("card 2C")
+    assert wait_until(lambda: board.shown[15] == OFF, timeout=10, step=hardware.poll)

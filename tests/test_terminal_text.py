@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import re
+from pathlib import Path
 
 import pytest
 
@@ -138,3 +139,28 @@ def test_a_reader_lost_stays_on_the_dealers_screen_until_it_is_back() -> None:
     baccarat = BaccaratTable("t1", "punto-banco", "standard")
     baccarat.reader_notice("barcode", ReaderNoticeKind.READER_LOST, "unplugged")
     assert "READER LOST (barcode): unplugged" in render_baccarat(baccarat.state, [])
+
+
+def test_the_dealers_screen_says_the_journal_cannot_write_until_it_can(tmp_path: Path) -> None:
+    """The table waits on a full disk without a word in the table's own events (none can be
+    written): the screen is drawn again to say why, and again once the journal writes."""
+    from table.service.config import Config, TableConfig
+    from table.service.journal import Journal, JournalError
+    from table.service.run import TerminalDisplay
+    from table.service.table_service import TableService
+    from tests.test_service_readers import FullDisk
+
+    screen = io.StringIO()
+    with Journal(tmp_path / "j.sqlite", "t") as journal:
+        service = TableService(Config(table=TableConfig(id="t")), journal)
+        TerminalDisplay(screen, service).attach()
+        disk = FullDisk(journal._db)
+        journal._db = disk
+        with pytest.raises(JournalError):
+            service.execute_line("shuffle")
+        last_frame = screen.getvalue().split("-" * 78)[-2]
+        assert "JOURNAL CANNOT WRITE: journal" in last_frame
+        assert "database or disk is full" in last_frame
+        disk.full = False
+        service.execute_line("shuffle")
+        assert "JOURNAL CANNOT WRITE" not in screen.getvalue().split("-" * 78)[-2]

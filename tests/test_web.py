@@ -152,6 +152,40 @@ def test_a_reader_lost_shows_on_the_page_until_it_is_back(
     assert not line.is_displayed()
 
 
+def test_a_journal_that_cannot_write_shows_on_the_pages_until_it_writes(
+    browser: webdriver.Chrome, live_table: Any
+) -> None:
+    """A disk full: the table cannot change, so the page says why, the croupier's page takes
+    no bet, and both clear once the journal writes again."""
+    from table.service.journal import JournalError
+    from tests.test_service_readers import FullDisk
+
+    service, simulated, server, _ = live_table
+    simulated.step()
+    simulated.step()
+    assert service.state.bets_open
+    browser.get(server.url + "?lang=es")
+    assert shows(browser, service)
+    line = browser.find_element(By.ID, "journal-trouble")
+    assert not line.is_displayed()
+    disk = FullDisk(service.journal._db)
+    service.journal._db = disk
+    with pytest.raises(JournalError):
+        simulated.step()
+    assert wait_until(line.is_displayed)
+    assert line.text.startswith("EL REGISTRO NO PUEDE ESCRIBIR, LA MESA ESPERA: journal ")
+    assert line.text.endswith("database or disk is full")
+    browser.get(server.url + "croupier")
+    trouble = browser.find_element(By.ID, "journal-trouble")
+    assert wait_until(trouble.is_displayed)
+    body = browser.find_element(By.TAG_NAME, "body")
+    assert body.get_attribute("data-locked") == "yes"
+    disk.full = False
+    simulated.step()
+    assert shows(browser, service)
+    assert not trouble.is_displayed()
+
+
 def centre(element: Any) -> tuple[float, float]:
     rect = element.rect
     return rect["x"] + rect["width"] / 2, rect["y"] + rect["height"] / 2

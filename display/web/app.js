@@ -7,7 +7,7 @@ const WORDS = {
         loses: "loses", wins: "wins", split: "split", bank: "bank", house: "house", commissionBox: "commission", locked: "bets locked", over: "deal over, hoc",
         noDeck: "waiting for a new deck", awaitingSoda: "waiting for the soda", connecting: "connecting…",
         live: "live", lost: "connection lost, reconnecting…", unknownLanguage: "Language not known here: English.",
-        coppered: "coppered", calls: "calls", alarm: "ALARM", readerLost: "READER LOST", cardsLeft: "left", edge: "edge",
+        coppered: "coppered", calls: "calls", alarm: "ALARM", readerLost: "READER LOST", journalTrouble: "THE JOURNAL CANNOT WRITE, THE TABLE WAITS", cardsLeft: "left", edge: "edge",
         shoe: "shoe", coup: "coup", player: "player", banker: "banker", right: "right", left: "left",
         tie: "tie", win: "wins", beadPlate: "Bead plate", bigRoad: "Big road", bigEyeBoy: "Big eye boy",
         smallRoad: "Small road", cockroachPig: "Cockroach pig", banksHeld: "banks held",
@@ -17,7 +17,7 @@ const WORDS = {
         loses: "pierde", wins: "gana", split: "split", bank: "banca", house: "casa", commissionBox: "comisión", locked: "apuestas cerradas", over: "mano terminada, hoc",
         noDeck: "esperando un mazo nuevo", awaitingSoda: "esperando la soda", connecting: "conectando…",
         live: "en directo", lost: "conexión perdida, reconectando…", unknownLanguage: "",
-        coppered: "con copper", calls: "declara", alarm: "ALARMA", readerLost: "LECTOR PERDIDO", cardsLeft: "quedan", edge: "ventaja",
+        coppered: "con copper", calls: "declara", alarm: "ALARMA", readerLost: "LECTOR PERDIDO", journalTrouble: "EL REGISTRO NO PUEDE ESCRIBIR, LA MESA ESPERA", cardsLeft: "quedan", edge: "ventaja",
         shoe: "zapato", coup: "mano", player: "punto", banker: "banca", right: "derecha", left: "izquierda",
         tie: "empate", win: "gana", beadPlate: "Bead plate", bigRoad: "Big road", bigEyeBoy: "Big eye boy",
         smallRoad: "Small road", cockroachPig: "Cockroach pig", banksHeld: "veces con la banca",
@@ -27,7 +27,7 @@ const WORDS = {
         loses: "проигрывает", wins: "выигрывает", split: "плие", bank: "банк", house: "заведение", commissionBox: "комиссия", locked: "ставки закрыты", over: "талия окончена, гок",
         noDeck: "ждём новую колоду", awaitingSoda: "ждём соду", connecting: "подключение…",
         live: "в эфире", lost: "связь потеряна, переподключение…", unknownLanguage: "",
-        coppered: "копперированная", calls: "объявляет", alarm: "ТРЕВОГА", readerLost: "СЧИТЫВАТЕЛЬ ПОТЕРЯН", cardsLeft: "осталось",
+        coppered: "копперированная", calls: "объявляет", alarm: "ТРЕВОГА", readerLost: "СЧИТЫВАТЕЛЬ ПОТЕРЯН", journalTrouble: "ЖУРНАЛ НЕ ЗАПИСЫВАЕТСЯ, СТОЛ ЖДЁТ", cardsLeft: "осталось",
         edge: "преимущество банка", shoe: "шуз", coup: "кон", player: "игрок", banker: "банкир",
         right: "правая", left: "левая", tie: "ничья", win: "выигрывает", beadPlate: "Бусы",
         bigRoad: "Большая дорога", bigEyeBoy: "Большой глаз", smallRoad: "Малая дорога",
@@ -135,6 +135,7 @@ function renderBaccarat(view) {
   alarm.hidden = !view.alarm;
   alarm.textContent = view.alarm ? `${t.alarm}: ${view.alarm}` : "";
   renderReadersLost(view, t.readerLost);
+  renderJournalTrouble(view, t.journalTrouble);
   document.getElementById("hands").replaceChildren(...view.hands.map((hand) => {
     const box = document.createElement("div");
     box.className = "hand";
@@ -183,6 +184,7 @@ function render(view) {
   alarm.hidden = !view.alarm;
   alarm.textContent = view.alarm ? `${t.alarm}: ${view.alarm}` : "";
   renderReadersLost(view, t.readerLost);
+  renderJournalTrouble(view, t.journalTrouble);
 
   const chipsByRank = {};
   const groups = [];

@@ -63,6 +63,14 @@ function placeGroupChips(groups, copperedWord) {
   }
 }
 
+// The journal cannot write (a disk full or failing): nothing moves until it can, and the
+// cards read meanwhile are held.
+function renderJournalTrouble(view, troubleWord) {
+  const line = document.getElementById("journal-trouble");
+  line.hidden = !view.journal_trouble;
+  line.textContent = view.journal_trouble ? `${troubleWord}: ${view.journal_trouble}` : "";
+}
+
 // A reader lost stops no card: the dealer deals from the console until it is back.
 function renderReadersLost(view, lostWord) {
   const lost = Object.entries(view.readers_lost || {});

@@ -6,17 +6,20 @@ const WORDS = {
         call: "Call", callTitle: "Call the turn", locked: "Bets locked: a turn is being dealt", turn: "turn",
         inBox: ["card in the box", "cards in the box"], bankrolls: "Bankrolls", chooseRank: "Tap one rank, or two to four that touch",
         placed: "Done", bank: "bank", red: "red", black: "black",
-        logIn: "Log in", username: "Account", password: "Password", logOut: "Log out", loggedInAs: "Logged in as", readerLost: "READER LOST" },
+        logIn: "Log in", username: "Account", password: "Password", logOut: "Log out", loggedInAs: "Logged in as", readerLost: "READER LOST",
+        journalTrouble: "THE JOURNAL CANNOT WRITE, THE TABLE WAITS" },
   es: { title: "Faro", punter: "Jugador", amount: "Cantidad", copper: "copper", bet: "Apostar", withdraw: "Retirar", clear: "Borrar",
         call: "Declarar", callTitle: "Declarar el turno", locked: "Apuestas cerradas: se reparte un turno", turn: "turno",
         inBox: ["carta en la caja", "cartas en la caja"], bankrolls: "Fichas", chooseRank: "Toque un valor, o de dos a cuatro contiguos",
         placed: "Hecho", bank: "banca", red: "rojo", black: "negro",
-        logIn: "Entrar", username: "Cuenta", password: "Contraseña", logOut: "Salir", loggedInAs: "Dentro como", readerLost: "LECTOR PERDIDO" },
+        logIn: "Entrar", username: "Cuenta", password: "Contraseña", logOut: "Salir", loggedInAs: "Dentro como", readerLost: "LECTOR PERDIDO",
+        journalTrouble: "EL REGISTRO NO PUEDE ESCRIBIR, LA MESA ESPERA" },
   ru: { title: "Фаро", punter: "Понтёр", amount: "Ставка", copper: "коппер", bet: "Поставить", withdraw: "Снять", clear: "Сбросить",
         call: "Объявить", callTitle: "Объявить абцуг", locked: "Ставки закрыты: мечется абцуг", turn: "абцуг",
         inBox: ["карта в ящике", "карты в ящике", "карт в ящике"], bankrolls: "Фишки", chooseRank: "Коснитесь достоинства или двух–четырёх соседних",
         placed: "Готово", bank: "банк", red: "красная", black: "чёрная",
-        logIn: "Войти", username: "Учётная запись", password: "Пароль", logOut: "Выйти", loggedInAs: "Вход выполнен:" , readerLost: "СЧИТЫВАТЕЛЬ ПОТЕРЯН" },
+        logIn: "Войти", username: "Учётная запись", password: "Пароль", logOut: "Выйти", loggedInAs: "Вход выполнен:" , readerLost: "СЧИТЫВАТЕЛЬ ПОТЕРЯН",
+        journalTrouble: "ЖУРНАЛ НЕ ЗАПИСЫВАЕТСЯ, СТОЛ ЖДЁТ" },
 };
 const asked = new URLSearchParams(location.search).get("lang") || document.documentElement.dataset.lang || "en";
 // Only a language of our own: ?lang=constructor would otherwise find Object's.
@@ -147,7 +150,7 @@ async function send(verb, payload) {
 
 function refresh() {
   if (!view) return;
-  const locked = view.bets_locked || view.phase !== "betting" || !!view.alarm;
+  const locked = view.bets_locked || view.phase !== "betting" || !!view.alarm || !!view.journal_trouble;
   document.body.dataset.locked = locked ? "yes" : "no";
   document.body.dataset.seq = view.seq;
   const lockedBox = document.getElementById("locked");
@@ -157,6 +160,7 @@ function refresh() {
   alarm.hidden = !view.alarm;
   alarm.textContent = view.alarm || "";
   renderReadersLost(view, t.readerLost);
+  renderJournalTrouble(view, t.journalTrouble);
   document.getElementById("turn").textContent = `${t.turn} ${view.turn}`;
   document.getElementById("left").textContent = `${view.cards_left} ${counted(view.cards_left, t.inBox)}`;
   if (!choice.punter && view.bankrolls.length) choice.punter = view.bankrolls[0].punter;

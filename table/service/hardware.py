@@ -8,6 +8,7 @@ table-language commands, judged by the engine like any other.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import time
 from collections import deque
@@ -180,6 +181,7 @@ class TableHardware:
         self.service = service
         self.show()
         service.listeners.append(self._changed)
+        service.trouble_listeners.append(self.show)
 
     def _changed(self, events: Sequence[Event]) -> None:
         self.show()
@@ -223,7 +225,10 @@ class TableHardware:
         if self.abacus is not None:
             self.abacus.show(casekeep_frame(state))
         if self.layout is not None:
-            self.layout.show(layout_frame(state))
+            frame = layout_frame(state)
+            if self.service.journal_trouble:
+                frame = dataclasses.replace(frame, journal_trouble=True)
+            self.layout.show(frame)
 
     def poll(self) -> list[Command]:
         """What the dealer and the box asked for since the last call, as commands."""

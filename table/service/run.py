@@ -210,15 +210,27 @@ class TerminalDisplay:
         self.on_terminal = out.isatty()
         self.results: list[CoupResult] = []  # this shoe's coups, for the scoreboards
 
+    def attach(self) -> None:
+        """Drawn after every change of the table, and of the journal's trouble."""
+        self.service.listeners.append(self.show)
+        self.service.trouble_listeners.append(self.redraw)
+
+    def redraw(self) -> None:
+        """The table as it stands, with nothing new to tell: the journal's trouble changed."""
+        self.show(())
+
     def show(self, events: Sequence[Event]) -> None:
         state = self.service.state
+        trouble = self.service.journal_trouble
         if isinstance(state, FaroState):
             lines = [text for event in events if (text := describe(event))]
-            frame = render_table(state, lines, colour=self.on_terminal)
+            frame = render_table(state, lines, colour=self.on_terminal, journal_trouble=trouble)
         else:
             follow_shoe(self.results, events)
             lines = [text for event in events if (text := describe_baccarat(event))]
-            frame = render_baccarat(state, self.results, lines, colour=self.on_terminal)
+            frame = render_baccarat(
+                state, self.results, lines, colour=self.on_terminal, journal_trouble=trouble
+            )
         if self.on_terminal:
             self.out.write("\x1b[H\x1b[2J" + frame + "\n")
         else:
@@ -291,8 +303,7 @@ def run(
 
         voice = ExhibitVoice(service, config.exhibit.language, out, config.exhibit.punters)
     elif config.display.terminal:
-        display = TerminalDisplay(out, service)
-        service.listeners.append(display.show)
+        TerminalDisplay(out, service).attach()
     if hardware is not None:
         hardware.attach(service)
     if web is not None:

@@ -43,6 +43,9 @@ class TableService:
         self.listeners: list[Listener] = []
         # Why the journal could not keep the last events offered ("" once it keeps them).
         self.journal_trouble = ""
+        # Told when journal_trouble changes: the table then changes in nothing the listeners
+        # hear of, and the dealer must see why it waits.
+        self.trouble_listeners: list[Callable[[], None]] = []
         self.resumed = journal.last_seq > 0
         table = config.table
         self.game: FaroTable | BaccaratTable
@@ -256,15 +259,22 @@ class TableService:
             # The engine moved on but the journal did not: go back to what the journal holds.
             if not self.journal_trouble:  # said once an outage, whichever part met it first
                 log.error("%s; the table waits until the journal can write", unwritten)
-            self.journal_trouble = str(unwritten)
             self.game = self._resume()
+            self._set_journal_trouble(str(unwritten))
             raise
         if self.journal_trouble and events:  # nothing written shows nothing of the journal
             log.info("the journal writes again; the table deals on")
-            self.journal_trouble = ""
+            self._set_journal_trouble("")
         self._keep_checkpoint()
         for listener in self.listeners:
             listener(events)
+
+    def _set_journal_trouble(self, trouble: str) -> None:
+        if trouble == self.journal_trouble:
+            return
+        self.journal_trouble = trouble
+        for listener in self.trouble_listeners:
+            listener()
 
 
 def table_from_journal(

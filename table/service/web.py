@@ -89,30 +89,47 @@ class LiveView:
         self.results: list[CoupResult] = []  # the shoe's coups, for a baccarat table's roads
         self._changed = threading.Condition()
         self._seq = -1
+        # Counts the views published: the journal's trouble changes the view, not the seq.
+        self._version = 0
         self._payload = b"{}"
         self.game = "faro"
 
-    def publish(self, state: FaroState | BaccaratState, events: Iterable[Event] = ()) -> None:
+    def publish(
+        self,
+        state: FaroState | BaccaratState,
+        events: Iterable[Event] = (),
+        journal_trouble: str = "",
+    ) -> None:
         if isinstance(state, FaroState):
             view = table_view(state, self.advisor)
         else:
             follow_shoe(self.results, events)
             view = baccarat_view(state, self.results)
+        view["journal_trouble"] = journal_trouble or None
         self.game = state.game if isinstance(state, BaccaratState) else "faro"
         payload = json.dumps(view, ensure_ascii=False).encode()
         with self._changed:
             self._seq = state.last_seq
+            self._version += 1
             self._payload = payload
             self._changed.notify_all()
 
     def current(self) -> tuple[int, bytes]:
+        """The last record the view shows, and the view."""
         with self._changed:
             return self._seq, self._payload
 
-    def wait_past(self, seq: int, timeout: float) -> tuple[int, bytes]:
+    def latest(self) -> tuple[int, bytes]:
+        """Which view was published last (see :meth:`wait_past`), and the view."""
         with self._changed:
-            self._changed.wait_for(lambda: self._seq != seq, timeout=timeout)
-            return self._seq, self._payload
+            return self._version, self._payload
+
+    def wait_past(self, version: int, timeout: float) -> tuple[int, bytes]:
+        """The view published after ``version`` (of :meth:`latest`), waited for up to
+        ``timeout`` seconds; the same one if none was."""
+        with self._changed:
+            self._changed.wait_for(lambda: self._version != version, timeout=timeout)
+            return self._version, self._payload
 
 
 class ServiceFeed:
@@ -121,11 +138,17 @@ class ServiceFeed:
     def __init__(self, service: TableService, view: LiveView) -> None:
         self.view = view
         self.service = service
-        view.publish(service.state, shoe_so_far(service.journal, service.state))
+        view.publish(
+            service.state, shoe_so_far(service.journal, service.state), service.journal_trouble
+        )
         service.listeners.append(self._changed)
+        service.trouble_listeners.append(self._trouble_changed)
 
     def _changed(self, events: Sequence[Event]) -> None:
-        self.view.publish(self.service.state, events)
+        self.view.publish(self.service.state, events, self.service.journal_trouble)
+
+    def _trouble_changed(self) -> None:
+        self.view.publish(self.service.state, (), self.service.journal_trouble)
 
 
 def shoe_so_far(journal: Journal, state: FaroState | BaccaratState) -> list[Event]:
@@ -613,15 +636,15 @@ class _Handler(BaseHTTPRequestHandler):
         # The stream ends with the connection: never wait for another request on it.
         self.close_connection = True
         view = self.server.view
-        seq, payload = view.current()
+        version, payload = view.latest()
         try:
             self.wfile.write(b"retry: 1000\ndata: " + payload + b"\n\n")
             self.wfile.flush()
             last_sent = time.monotonic()
             while not self.server.stopping.is_set():
-                new_seq, payload = view.wait_past(seq, timeout=0.5)
-                if new_seq != seq:
-                    seq = new_seq
+                newer, payload = view.wait_past(version, timeout=0.5)
+                if newer != version:
+                    version = newer
                     self.wfile.write(b"data: " + payload + b"\n\n")
                     self.wfile.flush()
                     last_sent = time.monotonic()
