@@ -252,6 +252,21 @@ class PageCertificate:
         return ssl.create_default_context(cafile=str(self.cert_file))
 
 
+def make_certificate(cert_file: Path, key_file: Path, days: int = 365) -> tuple[Path, Path]:
+    """A new self-signed certificate for localhost and 127.0.0.1, and its key (openssl's)."""
+    subprocess.run(
+        [
+            "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+            "-nodes", "-days", str(days), "-subj", "/CN=localhost",
+            "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+            "-keyout", str(key_file), "-out", str(cert_file),
+        ],
+        check=True,
+        capture_output=True,
+    )  # fmt: skip
+    return cert_file, key_file
+
+
 @pytest.fixture(scope="session")
 def page_certificate(tmp_path_factory: pytest.TempPathFactory) -> PageCertificate:
     openssl = shutil.which("openssl")
@@ -260,17 +275,7 @@ def page_certificate(tmp_path_factory: pytest.TempPathFactory) -> PageCertificat
             "openssl is not installed (apt-get install openssl): it makes the test's certificate"
         )
     folder = tmp_path_factory.mktemp("page-certificate")
-    cert_file, key_file = folder / "page.crt", folder / "page.key"
-    subprocess.run(
-        [
-            openssl, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-            "-nodes", "-days", "365", "-subj", "/CN=localhost",
-            "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
-            "-keyout", str(key_file), "-out", str(cert_file),
-        ],
-        check=True,
-        capture_output=True,
-    )  # fmt: skip
+    cert_file, key_file = make_certificate(folder / "page.crt", folder / "page.key")
     public_key = subprocess.run(
         [openssl, "x509", "-in", str(cert_file), "-pubkey", "-noout"],
         check=True,

@@ -6,6 +6,7 @@ import contextlib
 import http.client
 import io
 import json
+import logging
 import signal
 import socket
 import ssl
@@ -633,6 +634,56 @@ def test_over_tls_the_page_its_view_and_its_live_stream_are_served_encrypted(
                 shown = seq
     finally:
         connection.close()
+
+
+def served_certificate(server: WebServer) -> bytes:
+    """The certificate a new connection to the page is given (DER), trusting any."""
+    anyone = ssl.create_default_context()
+    anyone.check_hostname = False
+    anyone.verify_mode = ssl.CERT_NONE
+    with (
+        socket.create_connection(server.server_address[:2], timeout=5) as raw,
+        anyone.wrap_socket(raw) as secured,
+    ):
+        served = secured.getpeercert(binary_form=True)
+    assert served is not None
+    return served
+
+
+def test_a_renewed_certificate_is_given_to_new_connections_without_a_restart(
+    tmp_path: Path, page_certificate: PageCertificate, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Renewed while the table deals on: each new connection gets the new certificate. One
+    caught half renewed (the certificate new, the key not yet) is not loaded, and the pages
+    keep the one they had until the key follows."""
+    import functools
+    import shutil
+
+    from table.service.config import WebTlsConfig, web_tls_context
+    from table.service.web import RenewedCertificate
+    from tests.conftest import make_certificate
+
+    cert, key = tmp_path / "page.crt", tmp_path / "page.key"
+    shutil.copy(page_certificate.cert_file, cert)
+    shutil.copy(page_certificate.key_file, key)
+    files = WebTlsConfig(str(cert), str(key))
+    renewed = RenewedCertificate([cert, key], functools.partial(web_tls_context, "test", files))
+    server = WebServer(LiveView(), "127.0.0.1", free_port(), tls=renewed)
+    server.start()
+    try:
+        first = served_certificate(server)
+        assert first == ssl.PEM_cert_to_DER_cert(cert.read_text())
+        new_cert, new_key = make_certificate(tmp_path / "new.crt", tmp_path / "new.key")
+        new_cert.replace(cert)
+        with caplog.at_level(logging.WARNING, "dealtable"):
+            assert served_certificate(server) == first
+        assert "the page's certificate changed but is not loaded" in caplog.text
+        new_key.replace(key)
+        renewed_der = served_certificate(server)
+        assert renewed_der == ssl.PEM_cert_to_DER_cert(cert.read_text()) != first
+        assert served_certificate(server) == renewed_der
+    finally:
+        server.stop()
 
 
 def let_go(client: socket.socket) -> bool:

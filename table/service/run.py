@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import logging
 import math
 import os
@@ -491,11 +492,19 @@ def open_table(
 def _bind_web(config: Config) -> WebServer | None:
     if config.web is None:
         return None
-    from table.service.web import LiveView, WebServer, WebServerError
+    from table.service.web import LiveView, RenewedCertificate, WebServer, WebServerError
 
     for warning in page_warnings(config):
         log.warning("%s", warning)
-    tls = None if config.web.tls is None else web_tls_context(config.source, config.web.tls)
+    files = config.web.tls
+    tls = (
+        None
+        if files is None
+        else RenewedCertificate(
+            [files.cert_file, files.key_file or files.cert_file],
+            functools.partial(web_tls_context, config.source, files),
+        )
+    )
     try:
         return WebServer(
             LiveView(advisor=config.table.advisor),

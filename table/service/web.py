@@ -23,7 +23,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from html import escape
 from http import HTTPStatus
@@ -731,6 +731,47 @@ def _cannot_serve(host: str, port: int, error: OSError) -> WebServerError:
     return WebServerError(f"cannot serve the table's page on {host}:{port}: {why}", key)
 
 
+class RenewedCertificate:
+    """The pages' TLS context, loaded again when its certificate or key file changes: a
+    certificate is renewed every few months (certbot, an ACME client, the house's own CA)
+    while the table deals on, and each new connection then gets the new one, with no
+    restart. A renewal caught half written (the certificate new, its key not yet) is not
+    loaded: the pages keep the certificate they had until the files match again."""
+
+    def __init__(self, files: Sequence[str | Path], load: Callable[[], ssl.SSLContext]) -> None:
+        self._files = [Path(file) for file in files]
+        self._load = load
+        self._lock = threading.Lock()
+        self._seen = self._stamps()
+        self._context = load()
+
+    def _stamps(self) -> list[tuple[int, int, int] | None]:
+        stamps: list[tuple[int, int, int] | None] = []
+        for file in self._files:
+            try:
+                stat = file.stat()
+            except OSError:
+                stamps.append(None)
+            else:
+                stamps.append((stat.st_mtime_ns, stat.st_size, stat.st_ino))
+        return stamps
+
+    def context(self) -> ssl.SSLContext:
+        """The context for a new connection: the files' as they are now, if they load."""
+        stamps = self._stamps()
+        with self._lock:
+            if stamps != self._seen:
+                self._seen = stamps
+                try:
+                    self._context = self._load()
+                except (TableError, ssl.SSLError, OSError) as refused:
+                    log.warning("the page's certificate changed but is not loaded: %s; the pages "
+                                "keep the one they had", refused)  # fmt: skip
+                else:
+                    log.info("the page's certificate was renewed: new connections get it")
+            return self._context
+
+
 class WebServer(ThreadingHTTPServer):
     daemon_threads = True
 
@@ -741,7 +782,7 @@ class WebServer(ThreadingHTTPServer):
         port: int = 8080,
         language: str = "en",
         relay: CommandRelay | None = None,
-        tls: ssl.SSLContext | None = None,
+        tls: ssl.SSLContext | RenewedCertificate | None = None,
         max_connections: int = MAX_CONNECTIONS,
     ):
         self.view = view
@@ -800,7 +841,8 @@ class WebServer(ThreadingHTTPServer):
                 finally:
                     deadline.cancel()
                 return None
-            secured = self.tls.wrap_socket(connection, server_side=True)
+            context = self.tls.context() if isinstance(self.tls, RenewedCertificate) else self.tls
+            secured = context.wrap_socket(connection, server_side=True)
         except (ssl.SSLError, OSError) as failed:
             log.debug("TLS handshake with %s failed: %s", client_address[0], failed)
             return None
