@@ -31,10 +31,12 @@ from tests.test_service_run import dealtable
 Record = tuple[int, str, str, str]
 
 
-def archiving(config: Config, every: int, archive_dir: str = "") -> Config:
+def archiving(config: Config, every: int, archive_dir: str = "", kept: int = 0) -> Config:
     return dataclasses.replace(
         config,
-        table=dataclasses.replace(config.table, archive_every=every, archive_dir=archive_dir),
+        table=dataclasses.replace(
+            config.table, archive_every=every, archive_dir=archive_dir, archives_kept=kept
+        ),
     )
 
 
@@ -60,8 +62,8 @@ def records_of(*paths: Path) -> list[Record]:
     return records
 
 
-def archives_of(journal: Path) -> list[Path]:
-    return sorted(journal.with_name(f"{journal.stem}-archive").glob("*.sqlite"))
+def archives_beside(journal: Path) -> list[Path]:
+    return journal_module.archives_of(journal, journal.with_name(f"{journal.stem}-archive"))
 
 
 def test_a_long_deal_moves_its_old_records_to_archives_and_loses_none(tmp_path: Path) -> None:
@@ -70,7 +72,7 @@ def test_a_long_deal_moves_its_old_records_to_archives_and_loses_none(tmp_path: 
     path, whole = tmp_path / "faro.sqlite", tmp_path / "whole.sqlite"
     live = dealt(path, 700, every=300).state
     unarchived = dealt(whole, 700, every=0).state
-    archives = archives_of(path)
+    archives = archives_beside(path)
     assert len(archives) >= 3
     assert archives[0].name == f"faro-{1:010d}-{records_of(archives[0])[-1][0]:010d}.sqlite"
     assert records_of(*archives, path) == records_of(whole)
@@ -102,14 +104,14 @@ def test_the_journals_file_stays_the_same_size_as_the_table_deals_on(tmp_path: P
             journal._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             sizes.append(os.path.getsize(path))
     journal.close()
-    assert len(archives_of(path)) > 10
+    assert len(archives_beside(path)) > 10
     assert sizes[-1] <= sizes[0] * 1.1, sizes
 
 
 def test_verify_follows_the_chain_from_archive_to_archive_to_the_journal(tmp_path: Path) -> None:
     path = tmp_path / "faro.sqlite"
     dealt(path, 700, every=300)
-    archives = [str(archive) for archive in archives_of(path)]
+    archives = [str(archive) for archive in archives_beside(path)]
     checked = dealtable("verify", *archives, str(path))
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert checked.stdout.count("chain intact") == len(archives) + 1
@@ -157,7 +159,7 @@ def test_the_outbox_keeps_every_record_it_has_not_sent(tmp_path: Path) -> None:
     dealt(path, 700, every=30)
     with Journal(path, read_only=True) as journal:
         assert journal.first_seq == 41
-    assert records_of(*archives_of(path))[-1][0] == 40
+    assert records_of(*archives_beside(path))[-1][0] == 40
 
 
 def test_an_archive_that_cannot_be_written_moves_nothing_and_the_table_deals_on(
@@ -204,7 +206,7 @@ def test_an_archiving_cut_short_before_the_records_leave_is_taken_up_by_the_next
     with caplog.at_level(logging.WARNING, "dealtable"):
         dealt(path, 330, every=300)
     assert "disk full" in caplog.text
-    [written] = archives_of(path)
+    [written] = archives_beside(path)
     with Journal(path, read_only=True) as journal:
         assert journal.first_seq == 1
     monkeypatch.setattr(Journal, "_begin_after", drop)
@@ -233,7 +235,7 @@ def test_the_reading_commands_read_an_archived_journal_and_its_archives(tmp_path
     path, whole = tmp_path / "faro.sqlite", tmp_path / "whole.sqlite"
     dealt(path, 700, every=300)
     dealt(whole, 700, every=0)
-    archives = archives_of(path)
+    archives = archives_beside(path)
     exported = [dealtable("export", str(file)).stdout for file in (*archives, path)]
     assert "".join(exported) == dealtable("export", str(whole)).stdout
     listed = dealtable("history", str(path)).stdout.splitlines()
@@ -295,7 +297,7 @@ def test_a_damaged_archived_journal_is_carried_on_from_its_first_checkpoint(
     recovered = carry_on(path, new)
     assert recovered.first_seq == first
     assert recovered.sound_upto < last - 3
-    checked = dealtable("verify", *map(str, archives_of(path)), str(new))
+    checked = dealtable("verify", *map(str, archives_beside(path)), str(new))
     assert checked.returncode == 0, checked.stdout
     with open_journal(new) as journal:
         service = TableService(archiving(faro_config(new), 300), journal)
@@ -329,7 +331,7 @@ def test_a_punto_banco_table_archives_by_the_shoe(tmp_path: Path) -> None:
         # The first began before the shoe went in, with records now archived.
         assert coups[0] == dataclasses.replace(all_coups[-len(coups)], first_seq=first)
         assert coups[1:] == all_coups[-len(coups) + 1 :]
-    assert records_of(*archives_of(path), path) == records_of(whole)
+    assert records_of(*archives_beside(path), path) == records_of(whole)
     with open_journal(path, "pb") as journal:
         assert TableService(config, journal).state == live
     view = LiveView()
@@ -366,3 +368,29 @@ def test_the_config_names_when_and_where_records_are_archived(tmp_path: Path) ->
     a_file.write_text("")
     with pytest.raises(ConfigError, match="archive_dir: expected a folder"):
         parse_config(f'[table]\narchive_dir = "{a_file}"\n')
+
+
+def test_past_archives_kept_the_oldest_archives_are_deleted(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An exhibit's SD card would fill with archives in a year or two: with archives_kept,
+    the newest are kept and the oldest deleted as each new one is written, each said."""
+    path, every_one = tmp_path / "faro.sqlite", tmp_path / "all" / "faro.sqlite"
+    every_one.parent.mkdir()
+    journal = open_journal(path)
+    service = TableService(archiving(faro_config(path), 300, kept=2), journal, clock=lambda: 1.8e9)
+    stranger = tmp_path / "faro-archive" / "notes.sqlite"
+    stranger.parent.mkdir()
+    stranger.write_text("not an archive of this journal")
+    simulated = SimulatedTable(service, seed=3)
+    with caplog.at_level(logging.INFO, "dealtable"):
+        for _ in range(1200):
+            simulated.step()
+    journal.close()
+    dealt(every_one, 1200, every=300)
+    kept, written = archives_beside(path), archives_beside(every_one)
+    assert len(written) > 4
+    assert [archive.name for archive in kept] == [archive.name for archive in written[-2:]]
+    assert records_of(*kept, path) == records_of(*written[-2:], every_one)
+    assert caplog.text.count("is deleted: 2 are kept") == len(written) - 2
+    assert stranger.read_text() == "not an archive of this journal"

@@ -77,6 +77,8 @@ class TableConfig:
     # their own in archive_dir ("" = a folder beside the journal named after it); 0 = never.
     archive_every: int = 200_000
     archive_dir: str = ""
+    # The newest archives kept; older ones are deleted as each new one is written. 0 = all.
+    archives_kept: int = 0
     punters: tuple[PunterConfig, ...] = ()
     advisor: bool = False  # publish each live rank's split risk and edge (a museum will)
 
@@ -554,6 +556,7 @@ def _table(source: str, data: object, journal_override: str | None = None) -> Ta
         journal=journal,
         archive_every=section.whole("archive_every", 200_000, 0),
         archive_dir=_archive_dir(section),
+        archives_kept=section.whole("archives_kept", 0, 0),
         punters=tuple(punters),
         advisor=section.flag("advisor", False),
     )

@@ -19,6 +19,7 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import closing
@@ -1301,6 +1302,13 @@ def carry_on(damaged: str | Path, new: str | Path) -> Recovered:
         for leftover in (beside, lock_path(beside), *_sqlite_files(beside)):
             leftover.unlink(missing_ok=True)
     return Recovered(first, sound_upto, broken, left_out, whole_commands, name)
+
+
+def archives_of(journal: str | Path, folder: str | Path) -> list[Path]:
+    """The archives of ``journal`` in ``folder``, oldest first (as :meth:`Journal.archive`
+    names them: the journal's name, then the first and last record, ten digits each)."""
+    named = re.compile(rf"{re.escape(Path(journal).stem)}-\d{{10}}-\d{{10}}\.sqlite")
+    return sorted(path for path in Path(folder).glob("*.sqlite") if named.fullmatch(path.name))
 
 
 def archive_folder_beside(journal: str | Path) -> Path:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from table.baccarat.engine import BaccaratState, BaccaratTable
@@ -27,7 +28,7 @@ from table.faro.rules import FaroRules, find_rules
 from table.language import CardCmd, Command, RulesCmd, ShuffleCmd, parse_line
 from table.odds.advisor import advice_for
 from table.service.config import Config, ConfigError, archive_folder
-from table.service.journal import Journal, JournalError
+from table.service.journal import Journal, JournalError, archives_of
 
 Listener = Callable[[Sequence[Event]], None]
 log = logging.getLogger("dealtable")
@@ -132,15 +133,31 @@ class TableService:
         except JournalError as error:
             log.warning("%s; the records stay in the journal until the next deck", error)
             return
-        if archived is not None:
-            log.info(
-                "journal %s: records %d to %d moved to the archive %s in %.1f s",
-                journal.path,
-                archived.first_seq,
-                archived.last_seq,
-                archived.path,
-                time.monotonic() - started,
-            )
+        if archived is None:
+            return
+        log.info(
+            "journal %s: records %d to %d moved to the archive %s in %.1f s",
+            journal.path,
+            archived.first_seq,
+            archived.last_seq,
+            archived.path,
+            time.monotonic() - started,
+        )
+        self._drop_old_archives(archived.path.parent)
+
+    def _drop_old_archives(self, folder: Path) -> None:
+        """Past ``archives_kept`` archives (an exhibit's SD card fills in a year or two), the
+        oldest are deleted, each said in the log; 0 keeps them all."""
+        kept = self.config.table.archives_kept
+        if not kept:
+            return
+        for old in archives_of(self.journal.path, folder)[:-kept]:
+            try:
+                old.unlink()
+            except OSError as error:
+                log.warning("the old archive %s is not deleted: %s", old, error)
+            else:
+                log.info("the old archive %s is deleted: %d are kept", old, kept)
 
     def _config_rules(self) -> FaroRules | BaccaratRules:
         table = self.config.table
