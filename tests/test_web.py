@@ -571,6 +571,54 @@ def test_dealtable_web_started_before_its_table_says_so_and_shows_it_once_it_dea
         assert page.wait(timeout=30) == 0
 
 
+def test_dealtable_web_serves_a_journals_table_over_https_with_cert_and_key(
+    tmp_path: Path, page_certificate: PageCertificate
+) -> None:
+    """The read-only page of a journal, for screens on the network, in HTTPS only; a
+    certificate that is not one is refused before anything is served."""
+    path = tmp_path / "j.sqlite"
+    config = Config(table=TableConfig(id="t", journal=str(path)))
+    with Journal(path, "t") as journal:
+        SimulatedTable(TableService(config, journal), seed=2).step()
+        dealt_upto = journal.last_seq
+    port = free_port()
+    tls = ["--cert", str(page_certificate.cert_file), "--key", str(page_certificate.key_file)]
+    where = ["--journal", str(path), "--host", "127.0.0.1", "--port", str(port)]
+    page = subprocess.Popen(
+        [sys.executable, "-m", "table.service.cli", "web", *where, *tls],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert page.stdout is not None
+        assert page.stdout.readline().startswith(f"dealtable web: https://127.0.0.1:{port}/")
+        trusting = page_certificate.client_context()
+
+        def shown_seq() -> int:
+            try:
+                with urllib.request.urlopen(
+                    f"https://127.0.0.1:{port}/view", timeout=2, context=trusting
+                ) as got:
+                    return int(json.loads(got.read()).get("seq", 0))
+            except OSError:
+                return 0
+
+        assert wait_until(lambda: shown_seq() == dealt_upto, timeout=30)
+    finally:
+        page.send_signal(signal.SIGTERM)
+        assert page.wait(timeout=30) == 0
+    refused = subprocess.run(
+        [sys.executable, "-m", "table.service.cli", "web", *where, "--cert", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert refused.returncode == 2
+    assert "dealtable web: --cert/--key: [web.tls] cert_file:" in refused.stderr
+
+
 def test_a_baccarat_page_started_after_a_correction_shows_the_coup_once(tmp_path: Path) -> None:
     """The roads a page starts with come from the table's own log where a correction has
     taken back the coup it undid, not from every coup result the journal holds."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import functools
 import json
 import logging
 import os
@@ -555,11 +556,21 @@ def _exhibit(args: argparse.Namespace) -> int:
 def _web(args: argparse.Namespace) -> int:
     import threading
 
-    from table.service.web import JournalFollower, LiveView, WebServer
+    from table.service.config import ConfigError, WebTlsConfig, web_tls_context
+    from table.service.web import JournalFollower, LiveView, RenewedCertificate, WebServer
 
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(name)s: %(message)s")
+    tls = None
+    if args.key and not args.cert:
+        raise ConfigError("--key goes with --cert, the page's certificate")
+    if args.cert:
+        files = WebTlsConfig(args.cert, args.key or "")
+        tls = RenewedCertificate(
+            [files.cert_file, files.key_file or files.cert_file],
+            functools.partial(web_tls_context, "--cert/--key", files),
+        )
     view = LiveView(advisor=args.advisor)
-    server = WebServer(view, args.host, args.port, args.lang)
+    server = WebServer(view, args.host, args.port, args.lang, tls=tls)
     follower = JournalFollower(args.journal, view)
     follower.start()
     print(f"dealtable web: {server.url}?lang={args.lang} (following {args.journal})", flush=True)
@@ -697,6 +708,8 @@ def build_parser() -> argparse.ArgumentParser:
     web.add_argument("--port", type=port_number, default=8080)
     web.add_argument("--lang", default="en", choices=("en", "es", "ru"))
     web.add_argument("--advisor", action="store_true", help="show each rank's split risk and edge")
+    web.add_argument("--cert", help="serve the page over HTTPS only, with this certificate (PEM)")
+    web.add_argument("--key", help="the certificate's private key (PEM), if not in --cert")
     web.set_defaults(handler=_web)
 
     snapshot = commands.add_parser("snapshot", help="a PNG of the layout and the abacus")
