@@ -79,6 +79,9 @@ class Words:
     # A card reader lost and back: the visitors see the dealer deal by hand meanwhile.
     reader_lost: str
     reader_back: str
+    # The journal cannot write (a disk full or failing): the table waits, nothing is lost.
+    journal_waits: str
+    journal_back: str
     bank_passed: str  # 001: the bank passes to the left after each deal
     advice: str = ""
     ranks_on: dict[Rank, str] | None = None  # after "on" where the language declines it
@@ -170,6 +173,9 @@ WORDS: dict[str, Words] = {
         alarm_cleared="The dealer has set it right; the deal goes on.",
         reader_lost="The card reader cannot see the cards; the dealer deals by hand meanwhile.",
         reader_back="The card reader sees the cards again.",
+        journal_waits="The table pauses: it cannot write down what happens. Nothing is lost; "
+        "it deals on once it can.",
+        journal_back="The table writes again and deals on.",
         bank_passed="The bank passes to {name}.",
         bank="the bank",
         advice="The casekeep says: a bet costs least now on {ranks} (the bank's edge {edge}).",
@@ -235,6 +241,9 @@ WORDS: dict[str, Words] = {
         alarm_cleared="El crupier lo ha corregido; la mano sigue.",
         reader_lost="El lector no ve las cartas; mientras tanto, el crupier reparte a mano.",
         reader_back="El lector vuelve a ver las cartas.",
+        journal_waits="La mesa se detiene: no puede anotar lo que pasa. No se pierde nada; "
+        "sigue en cuanto pueda.",
+        journal_back="La mesa vuelve a anotar y sigue.",
         bank_passed="La banca pasa a {name}.",
         bank="la banca",
         offered="a {rank}",
@@ -305,6 +314,9 @@ WORDS: dict[str, Words] = {
         alarm_cleared="Банкомёт всё исправил; талия продолжается.",
         reader_lost="Считыватель не видит карт; пока банкомёт мечет вручную.",
         reader_back="Считыватель снова видит карты.",
+        journal_waits="Стол остановился: он не может записать, что происходит. Ничего не "
+        "потеряно; игра продолжится, как только запись станет возможной.",
+        journal_back="Стол снова записывает и продолжает игру.",
         bank_passed="Банк теперь держит {name}.",
         bank="банк",
         advice="Кейскипер подсказывает: дешевле всего сейчас ставить на {ranks} "
@@ -482,6 +494,11 @@ class Narrator:
         if len(names) == 1:
             return words.tie.format(name=names[0], spot=where)
         return words.ties.format(names=_listing(names, words.and_word), spot=where)
+
+    def journal(self, trouble: str) -> str:
+        """Why the table pauses, or that it deals on: ``trouble`` is the journal's, "" once
+        it writes again (the technical reason is the staff's, in the log)."""
+        return self.words.journal_waits if trouble else self.words.journal_back
 
     def advise(self, ranks: Iterable[Rank], edge_percent: str) -> str:
         """The advisor's sentence: where a bet costs the punter least right now."""

@@ -497,3 +497,39 @@ def test_broke_visitors_make_way_between_deals_at_a_table_run_all_day(tmp_path: 
             assert service.faro.bankrolls[broke.name] == broke.bankroll, kind
             seated = [e for e in journal.events() if isinstance(e, PunterSeated)]
             assert [(e.punter, e.bankroll) for e in seated][-1] == (broke.name, broke.bankroll)
+
+
+@pytest.mark.parametrize(
+    ("language", "pauses", "goes_on"),
+    [
+        ("en", "The table pauses: it cannot write down what happens.", "The table writes again"),
+        ("es", "La mesa se detiene: no puede anotar lo que pasa.", "La mesa vuelve a anotar"),
+        ("ru", "Стол остановился: он не может записать", "Стол снова записывает"),
+    ],
+)
+def test_visitors_hear_why_the_table_pauses_when_its_journal_cannot_write(
+    tmp_path: Path, language: str, pauses: str, goes_on: str
+) -> None:
+    """A disk full: nothing moves, and the visitors are told why (the technical reason
+    is the staff's, in the log), once, and once more when it deals on."""
+    from table.service.journal import JournalError
+    from tests.test_service_readers import FullDisk
+
+    config = Config(
+        table=TableConfig(id="museum", journal=str(tmp_path / "j.sqlite")),
+        reader=ReaderConfig(kind="console"),
+    )
+    out = io.StringIO()
+    with Journal(config.table.journal, config.table.id) as journal:
+        service = TableService(config, journal)
+        ExhibitVoice(service, language, out, punters=False)
+        disk = FullDisk(journal._db)
+        journal._db = disk
+        for _ in range(2):
+            with pytest.raises(JournalError):
+                service.execute_line("shuffle")
+        assert out.getvalue().count(pauses) == 1
+        assert "disk is full" not in out.getvalue()
+        disk.full = False
+        service.execute_line("shuffle")
+    assert out.getvalue().count(goes_on) == 1

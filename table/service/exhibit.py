@@ -126,9 +126,15 @@ class ExhibitVoice:
         self.stats = ExhibitStats()
         self._betting_window: tuple[int, int] | None = None
         service.listeners.append(self._changed)
+        service.trouble_listeners.append(self._journal_trouble)
 
     def _changed(self, events: Sequence[Event]) -> None:
         narrate(self.narrator, list(events), self.out, self.stats)
+
+    def _journal_trouble(self) -> None:
+        self.out.write(self.narrator.journal(self.service.journal_trouble) + "\n")
+        self.stats.sentences += 1
+        self.out.flush()
 
     def place_bets(self, seed: int = 1) -> None:
         """Between turns, once a turn: the simulated punters' bets, journaled together."""
