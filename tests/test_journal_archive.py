@@ -10,6 +10,7 @@ import dataclasses
 import json
 import logging
 import os
+import random
 import sqlite3
 from contextlib import closing
 from pathlib import Path
@@ -17,6 +18,8 @@ from pathlib import Path
 import pytest
 
 import table.service.journal as journal_module
+from table.baccarat.engine import Phase as BaccaratPhase
+from table.cards import Card, Rank, Suit
 from table.events import DeckStarted
 from table.service.config import Config, ConfigError, archive_folder, parse_config
 from table.service.journal import Journal, JournalError, carry_on
@@ -150,16 +153,28 @@ def test_a_journal_cut_from_its_start_is_damaged(tmp_path: Path, how: str) -> No
         Journal(path)
 
 
-def test_the_outbox_keeps_every_record_it_has_not_sent(tmp_path: Path) -> None:
-    """A broker away for days: the records the MQTT outbox has yet to send stay."""
+def test_the_outbox_keeps_every_record_it_has_not_sent(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A broker away for days: nothing is archived until the MQTT outbox has sent every
+    record before the spare checkpoint (the journal must begin at a checkpoint), said once;
+    then the records go, and every file is sound."""
     path = tmp_path / "faro.sqlite"
     dealt(path, 60, every=0)
     with open_journal(path) as journal:
         journal.set_cursor(OUTBOX_CURSOR, 40)
+    with caplog.at_level(logging.WARNING, "dealtable"):
+        dealt(path, 700, every=30)
+    assert caplog.text.count("not archived until the MQTT outbox has sent them (it has sent "
+                             "up to record 40)") == 1  # fmt: skip
+    assert archives_beside(path) == []
+    with open_journal(path) as journal:
+        journal.set_cursor(OUTBOX_CURSOR, journal.last_seq)
     dealt(path, 700, every=30)
-    with Journal(path, read_only=True) as journal:
-        assert journal.first_seq == 41
-    assert records_of(*archives_beside(path))[-1][0] == 40
+    archives = archives_beside(path)
+    assert archives
+    checked = dealtable("verify", *map(str, archives), str(path))
+    assert checked.returncode == 0, checked.stdout
 
 
 def test_an_archive_that_cannot_be_written_moves_nothing_and_the_table_deals_on(
@@ -215,6 +230,99 @@ def test_an_archiving_cut_short_before_the_records_leave_is_taken_up_by_the_next
     assert archived is not None
     assert archived.path == written
     assert records_of(written, path) == records_of(whole)
+
+
+def test_an_archiving_cut_short_decks_ago_is_written_again_where_a_checkpoint_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """By the next deck the checkpoint the archive was cut at is no longer kept: the journal
+    must not begin there (nothing could rebuild its table), so the archive, a copy of records
+    the journal still holds, is written again up to where a checkpoint is."""
+    path, whole = tmp_path / "faro.sqlite", tmp_path / "whole.sqlite"
+    dealt(whole, 700, every=0)
+    drop = Journal._begin_after
+    tries: list[int] = []
+
+    def cut_short_once(self: Journal, upto: int) -> None:
+        tries.append(upto)
+        if len(tries) == 1:
+            raise JournalError(f"journal {self.path}: cannot drop the archived records")
+        drop(self, upto)
+
+    monkeypatch.setattr(Journal, "_begin_after", cut_short_once)
+    dealt(path, 700, every=300)
+    assert len(tries) > 1 and tries[1] > tries[0]
+    archives = archives_beside(path)
+    assert records_of(*archives, path) == records_of(whole)
+    checked = dealtable("verify", *map(str, archives), str(path))
+    assert checked.returncode == 0, checked.stdout
+    view = LiveView()
+    JournalFollower(path, view).catch_up()
+    assert view.current()[0] == records_of(path)[-1][0]
+
+
+def test_a_reader_of_the_journal_is_not_misled_by_an_archiving_meanwhile(
+    tmp_path: Path,
+) -> None:
+    """A page or a tool reads the journal while the service archives: it reads one
+    snapshot, where the journal begins and its records together."""
+    path = tmp_path / "faro.sqlite"
+    dealt(path, 700, every=0)
+    before = records_of(path)
+    with Journal(path, read_only=True) as reader:
+        with open_journal(path) as writer:
+            assert writer.archive(tmp_path / "archive") is not None
+        assert reader.verify() is None
+        assert reader.records() == before
+
+
+def test_the_journals_wal_file_is_emptied_after_an_archiving(tmp_path: Path) -> None:
+    """The deletions of an archiving go through the -wal file beside the journal: it is
+    emptied once they are made, not left the size of the records moved."""
+    path = tmp_path / "faro.sqlite"
+    journal = Journal(path, "table")  # as the service opens it
+    service = TableService(archiving(faro_config(path), 1500), journal, clock=lambda: 1.8e9)
+    simulated = SimulatedTable(service, seed=3)
+    while journal.first_seq == 1:
+        simulated.step()
+    wal = Path(f"{path}-wal")
+    assert wal.stat().st_size < 64 * 1024
+    journal.close()
+
+
+def shuffler_dealt(path: Path, every: int, coups: int = 120) -> None:
+    """A continuous shuffler's Punto Banco: a checkpoint as each coup locks, one shoe."""
+    config = archiving(punto_banco_config(path), every)
+    config = dataclasses.replace(
+        config, table=dataclasses.replace(config.table, rules="shuffler", options={})
+    )
+    chance = random.Random(5)
+    cards = [Card(rank, suit) for rank in Rank for suit in Suit]
+    with open_journal(path, "pb") as journal:
+        service = TableService(config, journal, clock=lambda: 1.8e9)
+        service.execute_line("punter ana 5000")
+        service.execute_line("shuffle")
+        for coup in range(coups):
+            service.execute_line(f"bet ana {('player', 'banker')[coup % 2]} 5")
+            service.execute_line("lock")
+            while service.state.phase is BaccaratPhase.DEALING:
+                service.card(chance.choice(cards))
+
+
+def test_a_continuous_shufflers_roads_keep_the_coups_archived(tmp_path: Path) -> None:
+    """Its shoe never ends, and its journal keeps only the last coups: the roads the pages
+    draw still show the shoe's newest coups, as a journal never archived would."""
+    path, whole = tmp_path / "pb.sqlite", tmp_path / "whole.sqlite"
+    shuffler_dealt(path, 500)
+    shuffler_dealt(whole, 0)
+    assert archives_beside(path)
+    assert records_of(*archives_beside(path), path) == records_of(whole)
+    shown = []
+    for journal_path in (path, whole):
+        view = LiveView()
+        JournalFollower(journal_path, view).catch_up()
+        shown.append([result.coup for result in view.results])
+    assert shown[0] == shown[1] and len(shown[1]) == 120
 
 
 def test_a_file_in_the_archives_place_is_never_taken_for_one(tmp_path: Path) -> None:

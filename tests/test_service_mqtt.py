@@ -767,3 +767,77 @@ def test_a_broker_that_refuses_the_account_is_told_once(
         f"the broker at 127.0.0.1:{secured_broker.port} refused the connection: Not "
         "authorized; retrying, the events wait in the journal"
     ]
+
+
+def test_records_are_archived_only_once_the_outbox_has_sent_them(
+    tmp_path: Path, broker: Broker
+) -> None:
+    """The broker is away from the table's first start: nothing is archived while the
+    outbox has sent nothing, and once the broker is there every record goes out from the
+    first, the outbox catches up and records move to archives again."""
+    import dataclasses
+
+    broker.stop()
+    service, link, journal = make_service(tmp_path, broker.port, reconnect_delay=(1, 1))
+    service.config = dataclasses.replace(
+        service.config, table=dataclasses.replace(service.config.table, archive_every=300)
+    )
+    link.start()
+    simulated = SimulatedTable(service, seed=3)
+    try:
+        for _ in range(800):
+            simulated.step()
+            link.pump()
+        assert journal.first_seq == 1
+        broker.start()
+        watcher = Watcher(broker.port, "dealtable/t1/events")
+        assert watcher.connected.wait(5)
+        assert wait_until(lambda: link.connected, timeout=20, step=link.pump)
+        assert link.flush(timeout=20)
+        assert wait_until(lambda: len(watcher.events()) >= journal.last_seq, step=link.pump)
+        assert sorted({event["seq"] for event in watcher.events()}) == list(
+            range(1, journal.last_seq + 1)
+        )
+        while journal.first_seq == 1:
+            simulated.step()
+            link.pump()
+        assert link.flush(timeout=20)
+        assert link.unacknowledged == 0
+        watcher.close()
+    finally:
+        link.stop()
+        journal.close()
+
+
+def test_an_outbox_added_to_an_archived_journal_sends_from_its_first_record(
+    tmp_path: Path, broker: Broker, watcher: Watcher
+) -> None:
+    import dataclasses
+
+    path = tmp_path / "journal.sqlite"
+    config = Config(
+        table=TableConfig(id="t1", journal=str(path), archive_every=300),
+        reader=ReaderConfig(kind="simulated", seed=3, cards_per_second=0),
+    )
+    with Journal(path, "t1") as journal:
+        simulated = SimulatedTable(TableService(config, journal), seed=3)
+        for _ in range(500):
+            simulated.step()
+        first = journal.first_seq
+    assert first > 1
+    config = dataclasses.replace(
+        config, mqtt=MqttConfig(host="127.0.0.1", port=broker.port, client_id="table-t1")
+    )
+    assert config.mqtt is not None
+    journal = Journal(path, "t1")
+    link = MqttLink(config.mqtt, "t1", TableService(config, journal), journal)
+    link.start()
+    try:
+        assert wait_until(lambda: link.connected, timeout=20, step=link.pump)
+        assert link.flush(timeout=20)
+        assert link.unacknowledged == 0
+        seqs = sorted({event["seq"] for event in watcher.events() if "deal" in event})
+        assert seqs == list(range(first, journal.last_seq + 1))
+    finally:
+        link.stop()
+        journal.close()

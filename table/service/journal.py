@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, NoReturn
 
+from table.baccarat.roads import COUPS_SHOWN
 from table.errors import TableError
 from table.events import CoupResult, Event, event_from_json, event_to_json
 
@@ -283,6 +284,9 @@ class Opening:
     first_hash: str
     game: str
     rules: str  # the stored body of the last rules_chosen moved, "" if none was
+    # The newest coup results moved of the shoe in play (a continuous shuffler's never
+    # ends), for the roads the pages draw.
+    results: tuple[str, ...] = ()
 
     def to_json(self) -> str:
         return json.dumps(dataclasses.asdict(self), sort_keys=True)
@@ -291,6 +295,7 @@ class Opening:
     def from_json(cls, path: Path, text: str) -> Opening:
         try:
             data = json.loads(text)
+            data["results"] = tuple(data.get("results", ()))
             opening = cls(**data)
             if not (isinstance(opening.after_seq, int) and opening.after_seq > 0):
                 raise ValueError(f"after record {opening.after_seq!r}")
@@ -406,6 +411,8 @@ class _CoupTally(_DealTally):
     result: CoupResult | None = None
 
 
+# The bytes the journal's -wal file is cut back to when it is reset.
+WAL_SIZE_LIMIT = 8 * 2**20
 # How often the chain check at opening says how far it has got, in records.
 CHECKED_EVERY = 10_000
 
@@ -443,6 +450,10 @@ class Journal:
             self._release_lock()
             raise
         try:
+            if read_only:
+                # One snapshot for every read: a service archiving meanwhile changes where the
+                # journal begins and which records it holds together, never between two reads.
+                self._db.execute("BEGIN")
             self._check_version()
             opening = self._meta("opening")
             self.opening = None if opening is None else Opening.from_json(self.path, opening)
@@ -481,6 +492,8 @@ class Journal:
             if tables and not tables.issuperset(JOURNAL_TABLES):
                 raise _not_a_journal(self.path, tables)
             db.execute("PRAGMA synchronous=FULL")
+            # The -wal file that an archiving's deletions fill is cut back when it is reset.
+            db.execute(f"PRAGMA journal_size_limit={WAL_SIZE_LIMIT}")
             # A journal there already is put in WAL mode, and given the tables a newer
             # dealtable keeps, once its chain is found sound: a damaged one is left byte for
             # byte as it was.
@@ -749,17 +762,27 @@ class Journal:
     def archivable_upto(self) -> int:
         """The last record that may move to an archive: every record before the older of
         the two newest sound checkpoints (a start reads the newer, or the older if the newer
-        is found damaged), but none the MQTT outbox has yet to send. The journal's first
-        record less one when nothing may move."""
+        is found damaged), the journal beginning where a checkpoint is, once the MQTT outbox
+        has sent them all. The journal's first record less one when nothing may move."""
         begins = self.first_seq - 1
-        sound = [seq for seq, _, is_sound in self.checkpoints() if is_sound]
-        if len(sound) < CHECKPOINTS_KEPT:
+        upto = self.before_spare_checkpoint()
+        if upto <= begins or self.outbox_holds_back() is not None:
             return begins
-        upto = sound[CHECKPOINTS_KEPT - 1] - 1
-        for (unsent,) in self._optional_rows("SELECT MIN(seq) FROM cursors", ()):
-            if unsent is not None:
-                upto = min(upto, int(unsent))
-        return max(upto, begins)
+        return upto
+
+    def before_spare_checkpoint(self) -> int:
+        """The last record before the older of the two newest sound checkpoints (0 if the
+        journal has not two)."""
+        sound = [seq for seq, _, is_sound in self.checkpoints() if is_sound]
+        return sound[CHECKPOINTS_KEPT - 1] - 1 if len(sound) >= CHECKPOINTS_KEPT else 0
+
+    def outbox_holds_back(self) -> int | None:
+        """How far the MQTT outbox has sent, when it has not yet sent every record before the
+        spare checkpoint (a broker away; an outbox no longer used keeps its place too)."""
+        for (sent,) in self._optional_rows("SELECT MIN(seq) FROM cursors", ()):
+            if sent is not None and int(sent) < self.before_spare_checkpoint():
+                return int(sent)
+        return None
 
     def archive(self, folder: str | Path) -> Archived | None:
         """Move the records that may go (:meth:`archivable_upto`) to a new journal file in
@@ -779,11 +802,19 @@ class Journal:
             return None
         folder = Path(folder)
         try:
-            folder.mkdir(parents=True, exist_ok=True)
+            if not folder.is_dir():
+                folder.mkdir(parents=True)
+                _sync_folder(folder.parent)
             found = sorted(folder.glob(f"{self.path.stem}-{first:010d}-*.sqlite"))
-            if found:
-                target, upto = found[0], self._archived_already(found[0], first)
+            last = self._archived_already(found[0], first) if found else None
+            sound = {seq for seq, _, is_sound in self.checkpoints() if is_sound}
+            if last is not None and last + 1 in sound:
+                target, upto = found[0], last
             else:
+                if last is not None:
+                    # A copy of records this journal still holds, cut where it keeps no
+                    # checkpoint any more (cut short a deck or more ago): written anew.
+                    found[0].unlink()
                 target = folder / f"{self.path.stem}-{first:010d}-{upto:010d}.sqlite"
                 self._write_archive(target, first, upto)
         except OSError as error:
@@ -813,23 +844,30 @@ class Journal:
         return last
 
     def _write_archive(self, target: Path, first: int, upto: int) -> None:
-        for stale in target.parent.glob(f".{self.path.stem}-*.archiving"):
-            stale.unlink()  # a copy cut short: the lock says no one else archives this journal
+        stem = re.escape(self.path.stem)
+        copying = re.compile(rf"\.{stem}-\d{{10}}-\d{{10}}\.sqlite\.\d+\.archiving")
+        for stale in target.parent.iterdir():
+            if copying.match(stale.name):
+                # A copy cut short (its -journal too): the lock says no one else archives
+                # this journal.
+                stale.unlink(missing_ok=True)
         beside = target.with_name(f".{target.name}.{os.getpid()}.archiving")
         try:
-            with Journal(beside, self.table_id) as fresh:
+            # One file with no -wal beside it, as a copy to carry away: on a network folder
+            # too, and needing no more room than the records take.
+            with closing(sqlite3.connect(beside, isolation_level=None)) as fresh:
+                fresh.execute("PRAGMA journal_mode=DELETE")
+                _create_tables(fresh)
+                kept = {key: self._meta(key) for key in ("table", "commits_from", "names")}
                 if self.opening is not None:
-                    fresh._set_meta("opening", self.opening.to_json())
-                    fresh._set_meta("format", str(BEGINS_LATER_FORMAT))
-                for key in ("commits_from", "names"):
-                    value = self._meta(key)
-                    if value is not None:
-                        fresh._set_meta(key, value)
-                fresh._set_meta("archived_from", str(self.path.resolve()))
+                    kept["opening"] = self.opening.to_json()
+                    kept["format"] = str(BEGINS_LATER_FORMAT)
+                kept["archived_from"] = str(self.path.resolve())
+                fresh.executemany(
+                    "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                    [(key, value) for key, value in kept.items() if value is not None],
+                )
             self._copy_records_to(beside, first, upto)
-            with closing(sqlite3.connect(beside)) as plain:
-                # One file, with nothing waiting beside it.
-                plain.execute("PRAGMA journal_mode=DELETE")
             with Journal(beside, read_only=True) as copied:
                 copied.check_chain()
                 if copied.last_seq != upto or copied.hash_of(upto) != self.hash_of(upto):
@@ -840,7 +878,7 @@ class Journal:
         except sqlite3.DatabaseError as error:
             raise JournalError(f"journal archive {target}: cannot write: {error}") from None
         finally:
-            for leftover in (beside, lock_path(beside), *_sqlite_files(beside)):
+            for leftover in (beside, *_sqlite_files(beside), Path(f"{beside}-journal")):
                 leftover.unlink(missing_ok=True)
 
     def _copy_records_to(self, archive: Path, first: int, upto: int) -> None:
@@ -879,6 +917,28 @@ class Journal:
         finally:
             db.execute("DETACH DATABASE archive")
 
+    def _shoe_results_upto(self, upto: int) -> tuple[str, ...]:
+        """The newest coup results, to record ``upto``, of the shoe in play then: since its
+        last ``shoe_started``, or with those moved before if none is there."""
+        (shoe,) = self._db.execute(
+            "SELECT MAX(seq) FROM events WHERE type = 'shoe_started' AND seq <= ?", (upto,)
+        ).fetchone()
+        newest = self._db.execute(
+            "SELECT body FROM events WHERE type = 'coup_result' AND seq > ? AND seq <= ? "
+            "ORDER BY seq DESC LIMIT ?",
+            (shoe or 0, upto, COUPS_SHOWN),
+        ).fetchall()
+        results = tuple(str(body) for (body,) in reversed(newest))
+        if shoe is None and self.opening is not None:
+            results = (*self.opening.results, *results)
+        return results[-COUPS_SHOWN:]
+
+    def archived_results(self) -> list[Event]:
+        """The newest coup results moved to an archive of the shoe in play when they moved
+        (see :class:`Opening`)."""
+        results = () if self.opening is None else self.opening.results
+        return [event_from_json(json.loads(body)) for body in results]
+
     def _begin_after(self, upto: int) -> None:
         """Drop the records to ``upto``, archived, in one transaction with the note of what
         they took with them."""
@@ -893,6 +953,7 @@ class Journal:
             first_hash=str(self.first_hash()),
             game=self.game(),
             rules=str(rules[0][0]) if rules else (self.opening.rules if self.opening else ""),
+            results=self._shoe_results_upto(upto),
         )
         db = self._db
         try:
@@ -917,6 +978,9 @@ class Journal:
             ) from None
         self.opening = opening
         self._names = None
+        with contextlib.suppress(sqlite3.DatabaseError):
+            # The deletions filled the -wal file: emptied now, not at the next reset.
+            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def last_event_of(self, type_name: str) -> Event | None:
         """The newest event of one type (``rules_chosen``), read without the others. The

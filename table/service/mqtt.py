@@ -307,8 +307,14 @@ class MqttLink:
         # paho reports a refused connection twice, refused and then ended: counted once.
         self._refused_this_attempt = False
         self._queue: queue.Queue[_Report] = queue.Queue()
-        self._acked_upto = journal.cursor(OUTBOX_CURSOR)
+        # Records archived before the outbox was there are not in the journal to send.
+        self._acked_upto = max(journal.cursor(OUTBOX_CURSOR), journal.first_seq - 1)
         self._sent_upto = self._acked_upto
+        try:
+            # Kept from the start: no record is archived before the outbox has sent it.
+            journal.set_cursor(OUTBOX_CURSOR, self._acked_upto)
+        except JournalError as unwritten:
+            log.warning("the MQTT outbox's place is not kept: %s", unwritten)
         self._in_flight: dict[int, int] = {}
         self._publish_refused = ""  # why the broker refused an event, until it reconnects
         self._acked_beyond: set[int] = set()

@@ -54,6 +54,7 @@ class TableService:
         # keeps the rules it began with, and the next one begins under the config's.
         self.rules_waiting = False
         self._checkpoint_kept: object = None  # the engine's checkpoint the journal keeps
+        self._archiving_waits = False  # for the MQTT outbox to send what would be archived
         if self.resumed:
             self.game = self._resume()
             self._follow_config_rules()
@@ -125,8 +126,21 @@ class TableService:
         checkpoint."""
         every = self.config.table.archive_every
         journal = self.journal
-        if not every or journal.archivable_upto() - journal.first_seq + 1 < every:
+        if not every or journal.before_spare_checkpoint() - journal.first_seq + 1 < every:
             return
+        sent = journal.outbox_holds_back()
+        if sent is not None:
+            if not self._archiving_waits:
+                log.warning(
+                    "journal %s: its records are not archived until the MQTT outbox has sent "
+                    "them (it has sent up to record %d); a broker away, or an [mqtt] no longer "
+                    "used (its place is kept in the journal's cursors table)",
+                    journal.path,
+                    sent,
+                )
+            self._archiving_waits = True
+            return
+        self._archiving_waits = False
         started = time.monotonic()
         try:
             archived = journal.archive(archive_folder(self.config.table))

@@ -159,13 +159,14 @@ def shoe_so_far(journal: Journal, state: FaroState | BaccaratState) -> list[Even
     if isinstance(state, FaroState) or state.checkpoint is None:
         return []
     shoe = journal.last_event_of("shoe_started")
+    archived = journal.archived_results() if shoe is None else []
     settled = journal.last_events_of(
         "coup_result",
         COUPS_SHOWN,
         after_seq=0 if shoe is None else shoe.seq,
         upto=state.checkpoint.last_seq,
     )
-    return [*settled, *state.since_checkpoint]
+    return [*archived, *settled, *state.since_checkpoint]
 
 
 class JournalFollower:
