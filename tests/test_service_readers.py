@@ -1422,3 +1422,31 @@ def test_the_card_that_ends_a_coup_is_not_taken_again_as_the_next_coups_first(
     camera.poll(limit=len(after))
     assert service.state.hands == [[], []] and service.state.alarm is None
     camera.close()
+
+
+def test_the_readers_note_that_cannot_be_written_is_the_tables_trouble_too(
+    tmp_path: Path,
+) -> None:
+    """A question waits and the cards after it are held: the note that keeps them for a
+    restart cannot be written either, and the table says so where the dealer looks, until
+    the note is written."""
+    service, reader, clock = dealing(tmp_path)
+    told: list[str] = []
+    service.trouble_listeners.append(lambda: told.append(service.journal_trouble))
+    scan(reader, encode_payload(Card.parse("5S"), 1))
+    reader.poll()
+    scan(reader, "TORN-1")
+    reader.poll()
+    assert service.state.alarm is not None  # the reader asks which card that was
+    disk = FullDisk(service.journal._db)
+    service.journal._db = disk
+    clock.now += 1
+    scan(reader, encode_payload(Card.parse("KD"), 1))
+    reader.poll()
+    assert "database or disk is full" in service.journal_trouble
+    disk.full = False
+    clock.now += 1
+    scan(reader, encode_payload(Card.parse("9C"), 1))
+    reader.poll()
+    assert service.journal_trouble == ""
+    assert told[0].endswith("database or disk is full") and told[-1] == ""

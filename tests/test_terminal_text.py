@@ -163,4 +163,15 @@ def test_the_dealers_screen_says_the_journal_cannot_write_until_it_can(tmp_path:
         assert "database or disk is full" in last_frame
         disk.full = False
         service.execute_line("shuffle")
+        frames = screen.getvalue().split("-" * 78)
+        assert "JOURNAL CANNOT WRITE" not in frames[-2]
+        assert frames[-2] != frames[-3]  # the frame of the trouble gone is drawn once
+        # Freed while nothing waits to be written: the service tries the journal itself.
+        journal._db = disk
+        disk.full = True
+        with pytest.raises(JournalError):
+            service.execute_line("punter anna 100")
+        disk.full = False
+        service.try_the_journal(1000.0)
         assert "JOURNAL CANNOT WRITE" not in screen.getvalue().split("-" * 78)[-2]
+        assert service.journal_trouble == ""

@@ -185,6 +185,28 @@ def test_a_journal_that_cannot_write_shows_on_the_pages_until_it_writes(
     simulated.step()
     assert shows(browser, service)
     assert not trouble.is_displayed()
+    # Freed while nothing waits to be written: the service tries the journal itself, and
+    # the croupier's page takes bets again.
+    while not service.state.bets_open:
+        simulated.step()
+    disk.full = True
+    with pytest.raises(JournalError):
+        service.execute_line("punter zoe 50")
+    assert wait_until(trouble.is_displayed)
+    disk.full = False
+    service.try_the_journal(1000.0)
+    assert wait_until(lambda: not trouble.is_displayed())
+    assert body.get_attribute("data-locked") == "no"
+
+
+def test_a_command_that_changes_nothing_sends_the_pages_nothing(live_table: Any) -> None:
+    service, simulated, _, view = live_table
+    simulated.step()
+    version, _ = view.latest()
+    service.execute_many([])
+    assert view.latest()[0] == version
+    simulated.step()
+    assert view.latest()[0] > version
 
 
 def centre(element: Any) -> tuple[float, float]:
@@ -730,6 +752,50 @@ def test_a_renewed_certificate_is_given_to_new_connections_without_a_restart(
         renewed_der = served_certificate(server)
         assert renewed_der == ssl.PEM_cert_to_DER_cert(cert.read_text()) != first
         assert served_certificate(server) == renewed_der
+    finally:
+        server.stop()
+
+
+def test_a_renewed_key_made_readable_afterwards_is_loaded_and_a_short_one_is_warned_of(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A renewal run as root leaves the key unreadable to the service; the operator's chmod
+    changes nothing but the file's change time, and is enough. A certificate renewed for
+    less than a month is warned of, as at a start."""
+    import functools
+
+    from table.service.config import WebTlsConfig, certificate_warning, web_tls_context
+    from table.service.web import RenewedCertificate
+    from tests.conftest import make_certificate
+
+    cert, key = make_certificate(tmp_path / "page.crt", tmp_path / "page.key")
+    files = WebTlsConfig(str(cert), str(key))
+    readable = {"key": True}
+
+    def load() -> ssl.SSLContext:
+        if not readable["key"]:
+            raise OSError(13, f"cannot read {key}: Permission denied")
+        return web_tls_context("test", files)
+
+    dates = functools.partial(certificate_warning, "test", files)
+    renewed = RenewedCertificate(
+        [cert, key], load, lambda: [warning] if (warning := dates()) else []
+    )
+    server = WebServer(LiveView(), "127.0.0.1", free_port(), tls=renewed)
+    server.start()
+    try:
+        first = served_certificate(server)
+        readable["key"] = False
+        new_cert, new_key = make_certificate(tmp_path / "n.crt", tmp_path / "n.key", days=10)
+        new_cert.replace(cert)
+        new_key.replace(key)
+        with caplog.at_level(logging.INFO, "dealtable"):
+            assert served_certificate(server) == first
+            readable["key"] = True
+            key.chmod(0o640)
+            assert served_certificate(server) == ssl.PEM_cert_to_DER_cert(cert.read_text())
+        assert "Permission denied" in caplog.text
+        assert "lapses on" in caplog.text and "renew it before then" in caplog.text
     finally:
         server.stop()
 

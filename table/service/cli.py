@@ -556,7 +556,12 @@ def _exhibit(args: argparse.Namespace) -> int:
 def _web(args: argparse.Namespace) -> int:
     import threading
 
-    from table.service.config import ConfigError, WebTlsConfig, web_tls_context
+    from table.service.config import (
+        ConfigError,
+        WebTlsConfig,
+        certificate_warning,
+        web_tls_context,
+    )
     from table.service.web import JournalFollower, LiveView, RenewedCertificate, WebServer
 
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(name)s: %(message)s")
@@ -565,10 +570,14 @@ def _web(args: argparse.Namespace) -> int:
         raise ConfigError("--key goes with --cert, the page's certificate")
     if args.cert:
         files = WebTlsConfig(args.cert, args.key or "")
+        dates = functools.partial(certificate_warning, "--cert/--key", files)
         tls = RenewedCertificate(
             [files.cert_file, files.key_file or files.cert_file],
             functools.partial(web_tls_context, "--cert/--key", files),
+            lambda: [warning] if (warning := dates()) else [],
         )
+        if warning := dates():
+            logging.getLogger("dealtable").warning("%s", warning)
     view = LiveView(advisor=args.advisor)
     server = WebServer(view, args.host, args.port, args.lang, tls=tls)
     follower = JournalFollower(args.journal, view)

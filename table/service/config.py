@@ -370,16 +370,18 @@ CERTIFICATE_WARNING_DAYS = 30
 def page_warnings(config: Config, now: float | None = None) -> list[str]:
     """What about the pages, as configured, works but should not be left so: passwords
     that cross the network readable, a certificate that has lapsed or soon will."""
-    found = [_password_warning(config), _certificate_warning(config, now)]
+    tls = config.web.tls if config.web is not None else None
+    certificate = None if tls is None else certificate_warning(config.source, tls, now)
+    found = [_password_warning(config), certificate]
     return [warning for warning in found if warning]
 
 
-def _certificate_warning(config: Config, now: float | None) -> str | None:
+def certificate_warning(source: str, tls: WebTlsConfig, now: float | None = None) -> str | None:
     """A certificate out of its dates is loaded all the same (the table must deal), but
-    every browser refuses the page: said at each start, and a month before it lapses."""
-    tls = config.web.tls if config.web is not None else None
+    every browser refuses the page: said at each start and renewal, and a month before it
+    lapses."""
     decode = getattr(ssl._ssl, "_test_decode_cert", None)  # type: ignore[attr-defined]
-    if tls is None or decode is None:
+    if decode is None:
         return None
     try:
         dates = decode(tls.cert_file)
@@ -388,7 +390,7 @@ def _certificate_warning(config: Config, now: float | None) -> str | None:
     except (OSError, ValueError, KeyError, ssl.SSLError):
         return None  # the context's own loading names what is wrong with the file
     now = time.time() if now is None else now
-    where = f"{config.source}: [web.tls] cert_file: the certificate in {tls.cert_file}"
+    where = f"{source}: [web.tls] cert_file: the certificate in {tls.cert_file}"
     if now < starts:
         return f"{where} is valid only from {dates['notBefore']}: browsers refuse the page"
     if now >= ends:

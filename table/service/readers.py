@@ -152,8 +152,10 @@ class _TableReader:
             if not self._note_unwritten:
                 log.warning("the cards the reader holds are not kept for a restart: %s", unwritten)
             self._note_unwritten = True
+            self.service.journal_failed(str(unwritten))
             return
         self._note_unwritten = False
+        self.service.journal_wrote()
         # Once the note says nothing is held, there is nothing to compare it with until
         # something is: the readings of a quiet table build no record.
         self._kept = text if self.filter.holds_anything else ""

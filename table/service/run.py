@@ -42,7 +42,7 @@ from table.faro.punters import DEMO_PUNTERS, fresh_visitors, round_of_bets
 from table.language import CardCmd, Command, ShuffleCmd, parse_line, usage
 from table.service.config import Config, ConfigError, page_warnings, web_tls_context
 from table.service.journal import Journal, JournalDamagedError, JournalError, JournalLock
-from table.service.table_service import TableService
+from table.service.table_service import JOURNAL_RETRY_SECONDS, TableService
 from table.shoe import Shoe
 
 if TYPE_CHECKING:
@@ -210,6 +210,7 @@ class TerminalDisplay:
         self.service = service
         self.on_terminal = out.isatty()
         self.results: list[CoupResult] = []  # this shoe's coups, for the scoreboards
+        self._drawn = ""
 
     def attach(self) -> None:
         """Drawn after every change of the table, and of the journal's trouble."""
@@ -232,6 +233,9 @@ class TerminalDisplay:
             frame = render_baccarat(
                 state, self.results, lines, colour=self.on_terminal, journal_trouble=trouble
             )
+        if frame == self._drawn:
+            return  # the trouble told after the frame that showed it gone
+        self._drawn = frame
         if self.on_terminal:
             self.out.write("\x1b[H\x1b[2J" + frame + "\n")
         else:
@@ -351,6 +355,7 @@ def run(
     try:
         while not stop.is_set():
             notifier.healthy()
+            service.try_the_journal(monotonic())
             if link is not None:
                 link.pump()
             if hardware is not None:
@@ -457,9 +462,6 @@ def run(
     return status
 
 
-# How long a simulated table waits before it tries a journal that could not write again.
-JOURNAL_RETRY_SECONDS = 2.0
-
 DAMAGED_JOURNAL_ADVICE = (
     "dealtable deals on no damaged journal: keep the file as it is for inspection; "
     "'dealtable carry-on JOURNAL NEW.sqlite' copies its sound records into a new journal to "
@@ -503,6 +505,7 @@ def _bind_web(config: Config) -> WebServer | None:
         else RenewedCertificate(
             [files.cert_file, files.key_file or files.cert_file],
             functools.partial(web_tls_context, config.source, files),
+            functools.partial(page_warnings, config),
         )
     )
     try:

@@ -8,6 +8,7 @@ listeners (displays, MQTT). A refused command raises and changes nothing anywher
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -31,6 +32,8 @@ from table.service.config import Config, ConfigError, archive_folder
 from table.service.journal import Journal, JournalError, archives_of
 
 Listener = Callable[[Sequence[Event]], None]
+# How long the service waits before it tries a journal that could not write again.
+JOURNAL_RETRY_SECONDS = 2.0
 log = logging.getLogger("dealtable")
 
 
@@ -55,6 +58,7 @@ class TableService:
         self.rules_waiting = False
         self._checkpoint_kept: object = None  # the engine's checkpoint the journal keeps
         self._archiving_waits = False  # for the MQTT outbox to send what would be archived
+        self._journal_tried_at = -math.inf
         if self.resumed:
             self.game = self._resume()
             self._follow_config_rules()
@@ -293,19 +297,54 @@ class TableService:
             self.game = self._resume()
             self._set_journal_trouble(str(unwritten))
             raise
-        if self.journal_trouble and events:  # nothing written shows nothing of the journal
+        # Nothing written shows nothing of the journal. The listeners draw the table with
+        # the trouble gone, then hear that it has gone (once, on a frame that is whole).
+        cleared = bool(self.journal_trouble and events)
+        if cleared:
             log.info("the journal writes again; the table deals on")
-            self._set_journal_trouble("")
+            self.journal_trouble = ""
         self._keep_checkpoint()
         for listener in self.listeners:
             listener(events)
+        if cleared:
+            self._tell_trouble()
 
     def _set_journal_trouble(self, trouble: str) -> None:
         if trouble == self.journal_trouble:
             return
         self.journal_trouble = trouble
+        self._tell_trouble()
+
+    def _tell_trouble(self) -> None:
         for listener in self.trouble_listeners:
             listener()
+
+    def journal_failed(self, reason: str) -> None:
+        """A part of the service could not write the journal (a reader's note of the cards
+        it holds): the table says so as it does for its own events."""
+        if not self.journal_trouble:
+            log.error("%s; the table waits until the journal can write", reason)
+        self._set_journal_trouble(reason)
+
+    def journal_wrote(self) -> None:
+        """A part of the service wrote the journal: whatever it could not write, it can."""
+        if self.journal_trouble:
+            log.info("the journal writes again; the table deals on")
+            self._set_journal_trouble("")
+
+    def try_the_journal(self, now: float) -> None:
+        """While the journal cannot write, it is tried every :data:`JOURNAL_RETRY_SECONDS`
+        (``now`` on the monotonic clock) with a note and nothing else: the trouble clears
+        once the disk is freed, even with nothing waiting to be written (the croupier's page
+        takes no bet while it shows)."""
+        if not self.journal_trouble or now < self._journal_tried_at + JOURNAL_RETRY_SECONDS:
+            return
+        self._journal_tried_at = now
+        try:
+            self.journal.keep_note("written-at", repr(self.clock()))
+        except JournalError:
+            return
+        self.journal_wrote()
 
 
 def table_from_journal(

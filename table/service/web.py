@@ -109,6 +109,8 @@ class LiveView:
         self.game = state.game if isinstance(state, BaccaratState) else "faro"
         payload = json.dumps(view, ensure_ascii=False).encode()
         with self._changed:
+            if payload == self._payload:
+                return  # a command that changed nothing: the pages have this view already
             self._seq = state.last_seq
             self._version += 1
             self._payload = payload
@@ -739,28 +741,37 @@ class RenewedCertificate:
     restart. A renewal caught half written (the certificate new, its key not yet) is not
     loaded: the pages keep the certificate they had until the files match again."""
 
-    def __init__(self, files: Sequence[str | Path], load: Callable[[], ssl.SSLContext]) -> None:
+    def __init__(
+        self,
+        files: Sequence[str | Path],
+        load: Callable[[], ssl.SSLContext],
+        warnings: Callable[[], list[str]] = list,
+    ) -> None:
+        """``warnings`` says what is wrong with a certificate that loads (out of its dates):
+        said at each renewal as at the start."""
         self._files = [Path(file) for file in files]
         self._load = load
+        self._warnings = warnings
         self._lock = threading.Lock()
         self._seen = self._stamps()
         self._context = load()
 
-    def _stamps(self) -> list[tuple[int, int, int] | None]:
-        stamps: list[tuple[int, int, int] | None] = []
+    def _stamps(self) -> list[tuple[int, int, int, int] | None]:
+        stamps: list[tuple[int, int, int, int] | None] = []
         for file in self._files:
             try:
                 stat = file.stat()
             except OSError:
                 stamps.append(None)
             else:
-                stamps.append((stat.st_mtime_ns, stat.st_size, stat.st_ino))
+                # The change time too: a key made readable by chmod or chown is new to us.
+                stamps.append((stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size, stat.st_ino))
         return stamps
 
     def context(self) -> ssl.SSLContext:
         """The context for a new connection: the files' as they are now, if they load."""
-        stamps = self._stamps()
         with self._lock:
+            stamps = self._stamps()
             if stamps != self._seen:
                 self._seen = stamps
                 try:
@@ -770,6 +781,8 @@ class RenewedCertificate:
                                 "keep the one they had", refused)  # fmt: skip
                 else:
                     log.info("the page's certificate was renewed: new connections get it")
+                    for warning in self._warnings():
+                        log.warning("%s", warning)
             return self._context
 
 
