@@ -726,18 +726,16 @@ def test_a_renewed_certificate_is_given_to_new_connections_without_a_restart(
     """Renewed while the table deals on: each new connection gets the new certificate. One
     caught half renewed (the certificate new, the key not yet) is not loaded, and the pages
     keep the one they had until the key follows."""
-    import functools
     import shutil
 
-    from table.service.config import WebTlsConfig, web_tls_context
+    from table.service.config import WebTlsConfig
     from table.service.web import RenewedCertificate
     from tests.conftest import make_certificate
 
     cert, key = tmp_path / "page.crt", tmp_path / "page.key"
     shutil.copy(page_certificate.cert_file, cert)
     shutil.copy(page_certificate.key_file, key)
-    files = WebTlsConfig(str(cert), str(key))
-    renewed = RenewedCertificate([cert, key], functools.partial(web_tls_context, "test", files))
+    renewed = RenewedCertificate.of("test", WebTlsConfig(str(cert), str(key)))
     server = WebServer(LiveView(), "127.0.0.1", free_port(), tls=renewed)
     server.start()
     try:

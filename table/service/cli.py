@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
-import functools
 import json
 import logging
 import os
@@ -556,12 +555,7 @@ def _exhibit(args: argparse.Namespace) -> int:
 def _web(args: argparse.Namespace) -> int:
     import threading
 
-    from table.service.config import (
-        ConfigError,
-        WebTlsConfig,
-        certificate_warning,
-        web_tls_context,
-    )
+    from table.service.config import ConfigError, WebTlsConfig, certificate_warning
     from table.service.web import JournalFollower, LiveView, RenewedCertificate, WebServer
 
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(name)s: %(message)s")
@@ -570,13 +564,8 @@ def _web(args: argparse.Namespace) -> int:
         raise ConfigError("--key goes with --cert, the page's certificate")
     if args.cert:
         files = WebTlsConfig(args.cert, args.key or "")
-        dates = functools.partial(certificate_warning, "--cert/--key", files)
-        tls = RenewedCertificate(
-            [files.cert_file, files.key_file or files.cert_file],
-            functools.partial(web_tls_context, "--cert/--key", files),
-            lambda: [warning] if (warning := dates()) else [],
-        )
-        if warning := dates():
+        tls = RenewedCertificate.of("--cert/--key", files)
+        if warning := certificate_warning("--cert/--key", files):
             logging.getLogger("dealtable").warning("%s", warning)
     view = LiveView(advisor=args.advisor)
     server = WebServer(view, args.host, args.port, args.lang, tls=tls)

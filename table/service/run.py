@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import functools
 import logging
 import math
 import os
@@ -40,7 +39,7 @@ from table.events import (
 from table.faro.engine import FaroState, Phase
 from table.faro.punters import DEMO_PUNTERS, fresh_visitors, round_of_bets
 from table.language import CardCmd, Command, ShuffleCmd, parse_line, usage
-from table.service.config import Config, ConfigError, page_warnings, web_tls_context
+from table.service.config import Config, ConfigError, page_warnings
 from table.service.journal import Journal, JournalDamagedError, JournalError, JournalLock
 from table.service.table_service import JOURNAL_RETRY_SECONDS, TableService
 from table.shoe import Shoe
@@ -499,15 +498,7 @@ def _bind_web(config: Config) -> WebServer | None:
     for warning in page_warnings(config):
         log.warning("%s", warning)
     files = config.web.tls
-    tls = (
-        None
-        if files is None
-        else RenewedCertificate(
-            [files.cert_file, files.key_file or files.cert_file],
-            functools.partial(web_tls_context, config.source, files),
-            functools.partial(page_warnings, config),
-        )
-    )
+    tls = None if files is None else RenewedCertificate.of(config.source, files)
     try:
         return WebServer(
             LiveView(advisor=config.table.advisor),

@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import errno
+import functools
 import json
 import logging
 import math
@@ -45,7 +46,7 @@ from table.errors import TableError
 from table.events import CoupResult, Event, RulesChosen
 from table.faro.engine import FaroState, FaroTable
 from table.games import GAME_TITLES
-from table.service.config import MqttConfig
+from table.service.config import MqttConfig, WebTlsConfig, certificate_warning, web_tls_context
 from table.service.journal import (
     ChainCheck,
     Journal,
@@ -755,6 +756,17 @@ class RenewedCertificate:
         self._lock = threading.Lock()
         self._seen = self._stamps()
         self._context = load()
+
+    @classmethod
+    def of(cls, source: str, files: WebTlsConfig) -> RenewedCertificate:
+        """The certificate and key of ``files`` (``[web] tls``), checked as ``config check``
+        checks them, their dates warned of at each renewal; ``source`` names the setting."""
+        dates = functools.partial(certificate_warning, source, files)
+        return cls(
+            [files.cert_file, files.key_file or files.cert_file],
+            functools.partial(web_tls_context, source, files),
+            lambda: [warning] if (warning := dates()) else [],
+        )
 
     def _stamps(self) -> list[tuple[int, int, int, int] | None]:
         stamps: list[tuple[int, int, int, int] | None] = []
