@@ -12,6 +12,7 @@ import logging
 import os
 import random
 import sqlite3
+import threading
 from contextlib import closing
 from pathlib import Path
 
@@ -128,7 +129,9 @@ def test_verify_follows_the_chain_from_archive_to_archive_to_the_journal(tmp_pat
     )
 
 
-@pytest.mark.parametrize("how", ["opening gone", "opening moved", "first record gone"])
+@pytest.mark.parametrize(
+    "how", ["opening gone", "opening moved", "opening not an object", "first record gone"]
+)
 def test_a_journal_cut_from_its_start_is_damaged(tmp_path: Path, how: str) -> None:
     """Records taken from the start of an archived journal, or its note of where it begins
     removed or edited, break the chain at its first record: it is not dealt on."""
@@ -144,6 +147,8 @@ def test_a_journal_cut_from_its_start_is_damaged(tmp_path: Path, how: str) -> No
                                  .fetchone()[0])  # fmt: skip
             opening["after_seq"] += 1
             db.execute("UPDATE meta SET value = ? WHERE key = 'opening'", (json.dumps(opening),))
+        elif how == "opening not an object":
+            db.execute("UPDATE meta SET value = '[1]' WHERE key = 'opening'")
         else:
             db.execute("DELETE FROM events WHERE seq = ?", (first,))
     checked = dealtable("verify", str(path))
@@ -274,6 +279,30 @@ def test_a_reader_of_the_journal_is_not_misled_by_an_archiving_meanwhile(
             assert writer.archive(tmp_path / "archive") is not None
         assert reader.verify() is None
         assert reader.records() == before
+
+
+def test_a_reader_of_the_journal_does_not_hold_an_archiving_up(tmp_path: Path) -> None:
+    """A tool left reading the journal (an export piped into a pager) while the table
+    archives: the archiving does not wait for it to finish (the table would stand still,
+    its watchdog unheard); the -wal file is cut back later instead."""
+    path = tmp_path / "faro.sqlite"
+    dealt(path, 700, every=0)
+    done = threading.Event()
+    with Journal(path, read_only=True) as reader:
+        assert reader.records()  # reading, its snapshot held
+
+        def archive() -> None:
+            with open_journal(path) as writer:
+                # A writer that would wait for the reader as long as it reads.
+                writer._db.execute("PRAGMA busy_timeout=600000")
+                writer.archive(tmp_path / "archive")
+            done.set()
+
+        archiving_thread = threading.Thread(target=archive, daemon=True)
+        archiving_thread.start()
+        # A guard against a hang, not a measure of speed: the archiving never waits.
+        assert done.wait(timeout=60)
+        assert reader.verify() is None
 
 
 def test_the_journals_wal_file_is_emptied_after_an_archiving(tmp_path: Path) -> None:

@@ -841,3 +841,28 @@ def test_an_outbox_added_to_an_archived_journal_sends_from_its_first_record(
     finally:
         link.stop()
         journal.close()
+
+
+def test_an_outbox_place_not_kept_at_its_start_is_kept_once_the_journal_writes(
+    tmp_path: Path,
+) -> None:
+    """A disk full as the service starts: the outbox's place is tried again at each pump,
+    so that nothing it has not sent is ever archived for want of it."""
+    from tests.test_service_readers import FullDisk
+
+    config = Config(
+        table=TableConfig(id="t1", journal=str(tmp_path / "journal.sqlite")),
+        reader=ReaderConfig(kind="simulated", seed=3, cards_per_second=0),
+        mqtt=MqttConfig(host="127.0.0.1", port=free_port(), client_id="table-t1"),
+    )
+    assert config.mqtt is not None
+    with Journal(config.table.journal, "t1") as journal:
+        service = TableService(config, journal)
+        disk = FullDisk(journal._db)
+        journal._db = disk
+        link = MqttLink(config.mqtt, "t1", service, journal)
+        link.pump()
+        assert journal._db.execute("SELECT * FROM cursors").fetchall() == []
+        disk.full = False
+        link.pump()
+        assert journal._db.execute("SELECT name, seq FROM cursors").fetchall() == [("mqtt", 0)]

@@ -21,7 +21,7 @@ from table.cards import STANDARD_52, Card
 from table.events import AlarmKind as EngineAlarmKind
 from table.events import ReaderNotice
 from table.service.config import Config, ReaderConfig, TableConfig
-from table.service.journal import Journal
+from table.service.journal import Journal, JournalError
 from table.service.readers import (
     BarcodeShoeReader,
     CameraReader,
@@ -438,8 +438,6 @@ def test_a_reader_back_the_journal_could_not_take_is_told_when_it_next_can(
 ) -> None:
     """The journal busy for a moment just as the scanner is back: the table still has it
     lost, and is told it is back as soon as the journal takes it."""
-    from table.service.journal import JournalError
-
     socket = UsbSocket(plugged=False)
     service, reader, clock = make(tmp_path, socket.open)
     reader.poll()
@@ -1450,3 +1448,47 @@ def test_the_readers_note_that_cannot_be_written_is_the_tables_trouble_too(
     reader.poll()
     assert service.journal_trouble == ""
     assert told[0].endswith("database or disk is full") and told[-1] == ""
+
+
+def test_one_outage_is_told_once_whichever_part_meets_it(tmp_path: Path) -> None:
+    """The reader's note and the table's own events both fail on a full disk, turn by
+    turn: the displays hear of the outage once, and once of its end."""
+    service, reader, clock = dealing(tmp_path)
+    told: list[str] = []
+    service.trouble_listeners.append(lambda: told.append(service.journal_trouble))
+    scan(reader, encode_payload(Card.parse("5S"), 1))
+    reader.poll()
+    scan(reader, "TORN-1")
+    reader.poll()
+    disk = FullDisk(service.journal._db)
+    service.journal._db = disk
+    for code in ("KD", "9C", "2H"):
+        clock.now += 1
+        scan(reader, encode_payload(Card.parse(code), 1))
+        reader.poll()
+        with pytest.raises(JournalError):
+            service.execute_line("punter zed 10")
+    assert len(told) == 1
+    disk.full = False
+    service.try_the_journal(clock.now)
+    assert told[1:] == [""]
+
+
+def test_cards_held_for_the_journal_go_in_as_soon_as_the_service_finds_it_writes(
+    tmp_path: Path,
+) -> None:
+    """The disk freed with nothing else to write: the service's own try of the journal ends
+    the wait, and the held cards are dealt at the next reading, not after the reader's
+    pause, so the table never says it deals on while they wait."""
+    service, reader, clock = dealing(tmp_path)
+    disk = FullDisk(service.journal._db)
+    service.journal._db = disk
+    scan(reader, encode_payload(Card.parse("5C"), 1))
+    reader.poll()
+    assert [str(card) for card in reader.holding_for_the_journal()] == ["5C"]
+    disk.full = False
+    service.try_the_journal(clock.now)
+    assert service.journal_trouble == ""
+    reader.poll()
+    assert reader.holding_for_the_journal() == []
+    assert dealt(service) == ["5C"]

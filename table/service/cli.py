@@ -166,10 +166,18 @@ def _open_journal(path: str, *, check_chain: bool = True) -> Journal:
 def _verify(args: argparse.Namespace) -> int:
     """Each journal checked alone, and, given its archives in order before it, each file
     checked to take up the chain where the one before ends."""
+    from table.service.journal import JournalDamagedError
+
     status = 0
     before: tuple[str, int, str | None] | None = None  # a file, its last record and its hash
     for path in args.journals:
-        with _open_journal(path, check_chain=False) as journal:
+        try:
+            journal = _open_journal(path, check_chain=False)
+        except JournalDamagedError as unreadable:  # where it begins cannot be read
+            print(f"{path}: BROKEN at {unreadable.broken}")
+            status, before = 1, None
+            continue
+        with journal:
             status = max(status, _verify_one(path, journal))
             if before is not None:
                 gap = _gap_between(before, journal)

@@ -295,6 +295,8 @@ class Opening:
     def from_json(cls, path: Path, text: str) -> Opening:
         try:
             data = json.loads(text)
+            if not isinstance(data, dict):
+                raise ValueError(f"a JSON {type(data).__name__}, not an object")
             data["results"] = tuple(data.get("results", ()))
             opening = cls(**data)
             if not (isinstance(opening.after_seq, int) and opening.after_seq > 0):
@@ -411,6 +413,8 @@ class _CoupTally(_DealTally):
     result: CoupResult | None = None
 
 
+# How long a write waits for a reader in its way (sqlite3's own default, five seconds).
+BUSY_TIMEOUT_MS = 5000
 # The bytes the journal's -wal file is cut back to when it is reset.
 WAL_SIZE_LIMIT = 8 * 2**20
 # How often the chain check at opening says how far it has got, in records.
@@ -978,9 +982,14 @@ class Journal:
             ) from None
         self.opening = opening
         self._names = None
-        with contextlib.suppress(sqlite3.DatabaseError):
-            # The deletions filled the -wal file: emptied now, not at the next reset.
-            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        # The deletions filled the -wal file: emptied now if no reader holds it (waiting for
+        # one would hold the table up), else cut back at its next reset.
+        db.execute("PRAGMA busy_timeout=0")
+        try:
+            with contextlib.suppress(sqlite3.DatabaseError):
+                db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        finally:
+            db.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
 
     def last_event_of(self, type_name: str) -> Event | None:
         """The newest event of one type (``rules_chosen``), read without the others. The

@@ -310,15 +310,12 @@ class MqttLink:
         # Records archived before the outbox was there are not in the journal to send.
         self._acked_upto = max(journal.cursor(OUTBOX_CURSOR), journal.first_seq - 1)
         self._sent_upto = self._acked_upto
-        try:
-            # Kept from the start: no record is archived before the outbox has sent it.
-            journal.set_cursor(OUTBOX_CURSOR, self._acked_upto)
-        except JournalError as unwritten:
-            log.warning("the MQTT outbox's place is not kept: %s", unwritten)
         self._in_flight: dict[int, int] = {}
         self._publish_refused = ""  # why the broker refused an event, until it reconnects
         self._acked_beyond: set[int] = set()
         self._cursor_unwritten = False  # the journal could not keep the outbox's place
+        # Kept from the start: no record is archived before the outbox has sent it.
+        self._keep_place()
         self._state_seq = -1
         self._state_trouble = ""
         self._named: dict[str, Properties] = {}
@@ -444,6 +441,8 @@ class MqttLink:
                 self._acked(item)
             else:
                 self._command(item)
+        if self._cursor_unwritten:
+            self._keep_place()
         if self.connected:
             self._publish_outbox()
             self._publish_state()
@@ -561,16 +560,20 @@ class MqttLink:
             self._acked_beyond.discard(advanced)
         if advanced != self._acked_upto:
             self._acked_upto = advanced
-            try:
-                self.journal.set_cursor(OUTBOX_CURSOR, advanced)
-            except JournalError as unwritten:
-                # Kept in memory meanwhile; after a restart the events since the cursor the
-                # journal holds go out again, and subscribers drop them by seq.
-                if not self._cursor_unwritten:
-                    log.warning("the outbox's place is not kept: %s", unwritten)
-                self._cursor_unwritten = True
-            else:
-                self._cursor_unwritten = False
+            self._keep_place()
+
+    def _keep_place(self) -> None:
+        """The outbox's place kept in the journal; one not kept is tried again at each pump."""
+        try:
+            self.journal.set_cursor(OUTBOX_CURSOR, self._acked_upto)
+        except JournalError as unwritten:
+            # Kept in memory meanwhile; after a restart the events since the cursor the
+            # journal holds go out again, and subscribers drop them by seq.
+            if not self._cursor_unwritten:
+                log.warning("the outbox's place is not kept: %s", unwritten)
+            self._cursor_unwritten = True
+        else:
+            self._cursor_unwritten = False
 
     def _journal_named(self, name: str) -> Properties:
         """The user property that tells this journal's events from another's with the same

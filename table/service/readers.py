@@ -129,6 +129,13 @@ class _TableReader:
             self._asking_alarm = alarm.alarm_id
         self.filter.table_waits = alarm is not None
         service.listeners.append(self._changed)
+        service.trouble_listeners.append(self._journal_trouble_changed)
+
+    def _journal_trouble_changed(self) -> None:
+        if not self.service.journal_trouble:
+            # The journal writes again (the service tried it): the cards held for it go in
+            # at the next reading, not after the pause, while the table says it deals on.
+            self._journal_retry_at = 0.0
 
     # The journal's note of the question waiting and the cards held behind it: a shoe never
     # reads again a card that slid out, so a restart must not forget them.

@@ -209,7 +209,7 @@ class TerminalDisplay:
         self.service = service
         self.on_terminal = out.isatty()
         self.results: list[CoupResult] = []  # this shoe's coups, for the scoreboards
-        self._drawn = ""
+        self._trouble_drawn = ""
 
     def attach(self) -> None:
         """Drawn after every change of the table, and of the journal's trouble."""
@@ -217,8 +217,10 @@ class TerminalDisplay:
         self.service.trouble_listeners.append(self.redraw)
 
     def redraw(self) -> None:
-        """The table as it stands, with nothing new to tell: the journal's trouble changed."""
-        self.show(())
+        """The table as it stands, with nothing new to tell: the journal's trouble changed,
+        unless the last frame drawn says so already (the events that cleared it)."""
+        if self.service.journal_trouble != self._trouble_drawn:
+            self.show(())
 
     def show(self, events: Sequence[Event]) -> None:
         state = self.service.state
@@ -232,9 +234,7 @@ class TerminalDisplay:
             frame = render_baccarat(
                 state, self.results, lines, colour=self.on_terminal, journal_trouble=trouble
             )
-        if frame == self._drawn:
-            return  # the trouble told after the frame that showed it gone
-        self._drawn = frame
+        self._trouble_drawn = trouble
         if self.on_terminal:
             self.out.write("\x1b[H\x1b[2J" + frame + "\n")
         else:

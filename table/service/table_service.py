@@ -292,10 +292,8 @@ class TableService:
             self.journal.append(events, request_id)
         except JournalError as unwritten:
             # The engine moved on but the journal did not: go back to what the journal holds.
-            if not self.journal_trouble:  # said once an outage, whichever part met it first
-                log.error("%s; the table waits until the journal can write", unwritten)
             self.game = self._resume()
-            self._set_journal_trouble(str(unwritten))
+            self.journal_failed(str(unwritten))
             raise
         # Nothing written shows nothing of the journal. The listeners draw the table with
         # the trouble gone, then hear that it has gone (once, on a frame that is whole).
@@ -320,11 +318,12 @@ class TableService:
             listener()
 
     def journal_failed(self, reason: str) -> None:
-        """A part of the service could not write the journal (a reader's note of the cards
-        it holds): the table says so as it does for its own events."""
+        """The journal could not keep the table's events, or a part of the service's notes
+        (the cards a reader holds): said once an outage, whichever part met it first, and
+        shown until it writes again."""
         if not self.journal_trouble:
             log.error("%s; the table waits until the journal can write", reason)
-        self._set_journal_trouble(reason)
+            self._set_journal_trouble(reason)
 
     def journal_wrote(self) -> None:
         """A part of the service wrote the journal: whatever it could not write, it can."""
