@@ -770,21 +770,27 @@ class Journal:
         has sent them all. The journal's first record less one when nothing may move."""
         begins = self.first_seq - 1
         upto = self.before_spare_checkpoint()
-        if upto <= begins or self.outbox_holds_back() is not None:
+        if upto <= begins or self.outbox_holds_back(upto) is not None:
             return begins
         return upto
+
+    def _sound_checkpoints(self) -> list[int]:
+        """The records the checkpoints kept follow, newest first, of those still sound."""
+        return [seq for seq, _, is_sound in self.checkpoints() if is_sound]
 
     def before_spare_checkpoint(self) -> int:
         """The last record before the older of the two newest sound checkpoints (0 if the
         journal has not two)."""
-        sound = [seq for seq, _, is_sound in self.checkpoints() if is_sound]
+        sound = self._sound_checkpoints()
         return sound[CHECKPOINTS_KEPT - 1] - 1 if len(sound) >= CHECKPOINTS_KEPT else 0
 
-    def outbox_holds_back(self) -> int | None:
-        """How far the MQTT outbox has sent, when it has not yet sent every record before the
-        spare checkpoint (a broker away; an outbox no longer used keeps its place too)."""
+    def outbox_holds_back(self, upto: int | None = None) -> int | None:
+        """How far the MQTT outbox has sent, when it has not yet sent every record to
+        ``upto`` (by default, before the spare checkpoint): a broker away; an outbox no
+        longer used keeps its place too."""
+        upto = self.before_spare_checkpoint() if upto is None else upto
         for (sent,) in self._optional_rows("SELECT MIN(seq) FROM cursors", ()):
-            if sent is not None and int(sent) < self.before_spare_checkpoint():
+            if sent is not None and int(sent) < upto:
                 return int(sent)
         return None
 
@@ -811,8 +817,7 @@ class Journal:
                 _sync_folder(folder.parent)
             found = sorted(folder.glob(f"{self.path.stem}-{first:010d}-*.sqlite"))
             last = self._archived_already(found[0], first) if found else None
-            sound = {seq for seq, _, is_sound in self.checkpoints() if is_sound}
-            if last is not None and last + 1 in sound:
+            if last is not None and last + 1 in self._sound_checkpoints():
                 target, upto = found[0], last
             else:
                 if last is not None:
@@ -864,8 +869,7 @@ class Journal:
                 _create_tables(fresh)
                 kept = {key: self._meta(key) for key in ("table", "commits_from", "names")}
                 if self.opening is not None:
-                    kept["opening"] = self.opening.to_json()
-                    kept["format"] = str(BEGINS_LATER_FORMAT)
+                    kept.update(_begins_later(self.opening))
                 kept["archived_from"] = str(self.path.resolve())
                 fresh.executemany(
                     "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
@@ -962,13 +966,9 @@ class Journal:
         db = self._db
         try:
             db.execute("BEGIN IMMEDIATE")
-            db.execute(
-                "INSERT OR REPLACE INTO meta (key, value) VALUES ('opening', ?)",
-                (opening.to_json(),),
-            )
-            db.execute(
-                "INSERT OR REPLACE INTO meta (key, value) VALUES ('format', ?)",
-                (str(BEGINS_LATER_FORMAT),),
+            db.executemany(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                _begins_later(opening).items(),
             )
             for table in ("events", "commits", "requests", "checkpoints"):
                 db.execute(f"DELETE FROM {table} WHERE seq <= ?", (upto,))
@@ -1313,9 +1313,7 @@ def carry_on(damaged: str | Path, new: str | Path) -> Recovered:
                 "carry on; start a new journal"
             )
         opening_checkpoint = []
-        if opening is not None and (first, True) in {
-            (seq, sound) for seq, _, sound in old.checkpoints()
-        }:
+        if opening is not None and first in old._sound_checkpoints():
             opening_checkpoint = old._optional_rows(
                 "SELECT seq, body, hash FROM checkpoints WHERE seq = ?", (first,)
             )
@@ -1360,8 +1358,8 @@ def carry_on(damaged: str | Path, new: str | Path) -> Recovered:
                     "INSERT INTO checkpoints (seq, body, hash) VALUES (?, ?, ?)",
                     opening_checkpoint,
                 )
-                fresh._set_meta("opening", opening.to_json())
-                fresh._set_meta("format", str(BEGINS_LATER_FORMAT))
+                for key, value in _begins_later(opening).items():
+                    fresh._set_meta(key, value)
             # The new journal knows where commands ended from where the old one did.
             fresh._set_meta("commits_from", commits_from or str(sound_upto + 1))
             fresh._set_meta("names", json.dumps(given))
@@ -1465,6 +1463,12 @@ def _nothing_at(target: Path, doing: str) -> None:
     (checked before, and again just before the move)."""
     if target.exists():
         raise JournalError(f"{target} is there already: {doing} into a new file")
+
+
+def _begins_later(opening: Opening) -> dict[str, str]:
+    """The meta of a journal that begins after archived records: where, and the format that
+    says so to a dealtable too old to read it."""
+    return {"opening": opening.to_json(), "format": str(BEGINS_LATER_FORMAT)}
 
 
 def _sync_folder(folder: Path) -> None:

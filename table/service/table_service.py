@@ -130,9 +130,12 @@ class TableService:
         checkpoint."""
         every = self.config.table.archive_every
         journal = self.journal
-        if not every or journal.before_spare_checkpoint() - journal.first_seq + 1 < every:
+        if not every:
             return
-        sent = journal.outbox_holds_back()
+        upto = journal.before_spare_checkpoint()
+        if upto - journal.first_seq + 1 < every:
+            return
+        sent = journal.outbox_holds_back(upto)
         if sent is not None:
             if not self._archiving_waits:
                 log.warning(
