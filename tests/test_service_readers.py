@@ -1422,12 +1422,12 @@ def test_the_card_that_ends_a_coup_is_not_taken_again_as_the_next_coups_first(
     camera.close()
 
 
-def test_the_readers_note_that_cannot_be_written_is_the_tables_trouble_too(
+def asking_on_a_full_disk(
     tmp_path: Path,
-) -> None:
-    """A question waits and the cards after it are held: the note that keeps them for a
-    restart cannot be written either, and the table says so where the dealer looks, until
-    the note is written."""
+) -> tuple[TableService, BarcodeShoeReader, Clock, FullDisk, list[str]]:
+    """A torn sticker read after the 5S: the reader asks which card it was, and the cards
+    read after it are held; then the disk fills. What the service tells its displays of the
+    journal's trouble is listed as it is told."""
     service, reader, clock = dealing(tmp_path)
     told: list[str] = []
     service.trouble_listeners.append(lambda: told.append(service.journal_trouble))
@@ -1438,6 +1438,16 @@ def test_the_readers_note_that_cannot_be_written_is_the_tables_trouble_too(
     assert service.state.alarm is not None  # the reader asks which card that was
     disk = FullDisk(service.journal._db)
     service.journal._db = disk
+    return service, reader, clock, disk, told
+
+
+def test_the_readers_note_that_cannot_be_written_is_the_tables_trouble_too(
+    tmp_path: Path,
+) -> None:
+    """A question waits and the cards after it are held: the note that keeps them for a
+    restart cannot be written either, and the table says so where the dealer looks, until
+    the note is written."""
+    service, reader, clock, disk, told = asking_on_a_full_disk(tmp_path)
     clock.now += 1
     scan(reader, encode_payload(Card.parse("KD"), 1))
     reader.poll()
@@ -1453,15 +1463,7 @@ def test_the_readers_note_that_cannot_be_written_is_the_tables_trouble_too(
 def test_one_outage_is_told_once_whichever_part_meets_it(tmp_path: Path) -> None:
     """The reader's note and the table's own events both fail on a full disk, turn by
     turn: the displays hear of the outage once, and once of its end."""
-    service, reader, clock = dealing(tmp_path)
-    told: list[str] = []
-    service.trouble_listeners.append(lambda: told.append(service.journal_trouble))
-    scan(reader, encode_payload(Card.parse("5S"), 1))
-    reader.poll()
-    scan(reader, "TORN-1")
-    reader.poll()
-    disk = FullDisk(service.journal._db)
-    service.journal._db = disk
+    service, reader, clock, disk, told = asking_on_a_full_disk(tmp_path)
     for code in ("KD", "9C", "2H"):
         clock.now += 1
         scan(reader, encode_payload(Card.parse(code), 1))
