@@ -408,6 +408,64 @@ def test_dealtable_archive_moves_what_may_go_from_a_journal_no_service_deals_on(
     assert "nothing to archive" in again.stdout
 
 
+def test_dealtable_archive_puts_archives_where_the_tables_config_says(tmp_path: Path) -> None:
+    """Given the table's config, the command archives its journal into its archive_dir, as
+    the service would; a journal the config does not name is refused, nothing moved."""
+    path, other = tmp_path / "faro.sqlite", tmp_path / "other.sqlite"
+    dealt(path, 700, every=0)
+    dealt(other, 700, every=0)
+    config = tmp_path / "table.toml"
+    config.write_text(
+        f'[table]\nid = "t1"\njournal = "{path}"\narchive_dir = "{tmp_path / "kept"}"\n'
+        '[reader]\nkind = "simulated"\n'
+    )
+    before = records_of(other)
+    refused = dealtable("archive", str(other), "--config", str(config))
+    assert refused.returncode == 2
+    assert f"not the journal of {config}, which is {path}" in refused.stderr
+    assert records_of(other) == before
+    mixed = dealtable("archive", "--config", str(config), "--into", str(tmp_path / "x"))
+    assert mixed.returncode == 2 and "archive_dir" in mixed.stderr
+    moved = dealtable("archive", "--config", str(config))
+    assert moved.returncode == 0, moved.stderr
+    [archive] = sorted((tmp_path / "kept").glob("*.sqlite"))
+    assert f"{archive}: records 1 to " in moved.stdout
+    assert not (tmp_path / "faro-archive").exists()
+
+
+def test_dealtable_archive_drops_the_place_of_an_outbox_no_longer_used(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A table whose [mqtt] is gone: its outbox's place holds archiving back, which the
+    service says with the command that releases it; the command says why nothing goes, and
+    with --drop-outbox archives the records unsent, the chain whole."""
+    path = tmp_path / "faro.sqlite"
+    dealt(path, 60, every=0)
+    with open_journal(path) as journal:
+        journal.set_cursor(OUTBOX_CURSOR, 40)
+    with caplog.at_level(logging.WARNING, "dealtable"):
+        dealt(path, 700, every=30)
+    assert f"run `dealtable archive --drop-outbox {path}`" in caplog.text
+    before = records_of(path)
+    held = dealtable("archive", str(path))
+    assert held.returncode == 0, held.stderr
+    assert "its MQTT outbox has sent only to record 40 of the" in held.stdout
+    assert "--drop-outbox" in held.stdout
+    assert archives_beside(path) == []
+    moved = dealtable("archive", str(path), "--drop-outbox")
+    assert moved.returncode == 0, moved.stderr
+    assert f"the MQTT outbox's place dropped (it had sent to record 40 of {len(before)})" in (
+        moved.stdout
+    )
+    [archive] = archives_beside(path)
+    assert records_of(archive, path) == before
+    with Journal(path, read_only=True) as journal:
+        assert journal.cursor(OUTBOX_CURSOR) == 0
+    again = dealtable("archive", str(path), "--drop-outbox")
+    assert "keeps no MQTT outbox's place: nothing to drop" in again.stdout
+    assert "last two decks or shoes" in again.stdout
+
+
 def test_an_archived_journal_is_refused_by_a_dealtable_that_reads_only_whole_ones(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -251,20 +251,64 @@ def _back_up(args: argparse.Namespace) -> int:
 
 def _archive(args: argparse.Namespace) -> int:
     from table.service.journal import Journal, archive_folder_beside
+    from table.service.mqtt import OUTBOX_CURSOR
 
-    with Journal(args.journal) as journal:
-        archived = journal.archive(args.into or archive_folder_beside(args.journal))
+    journal_path, folder = _archive_places(args)
+    with Journal(journal_path) as journal:
+        if args.drop_outbox:
+            sent = journal.drop_cursor(OUTBOX_CURSOR)
+            if sent is None:
+                print(f"{journal_path}: it keeps no MQTT outbox's place: nothing to drop")
+            else:
+                print(
+                    f"{journal_path}: the MQTT outbox's place dropped (it had sent to record "
+                    f"{sent} of {journal.last_seq}); an outbox added again sends from the "
+                    "journal's first record"
+                )
+        archived = journal.archive(folder or archive_folder_beside(journal_path))
         if archived is None:
-            print(
-                f"{args.journal}: nothing to archive: its records from {journal.first_seq} on "
-                "are the table's last two decks or shoes, or not yet sent by its MQTT outbox"
-            )
+            print(f"{journal_path}: nothing to archive: {_why_nothing_archived(journal)}")
             return 0
         print(
             f"{archived.path}: records {archived.first_seq} to {archived.last_seq} of "
-            f"{args.journal}, chain intact; {args.journal} now begins after them"
+            f"{journal_path}, chain intact; {journal_path} now begins after them"
         )
     return 0
+
+
+def _archive_places(args: argparse.Namespace) -> tuple[str, Path | None]:
+    """The journal to archive and its archive folder (None: beside it), from the command
+    line or the table's config: a journal named on both must be the config's."""
+    from table.service.config import ConfigError, archive_folder, load_config
+
+    if args.config is None:
+        if args.journal is None:
+            raise ConfigError("name the journal to archive, or the table's --config")
+        return args.journal, Path(args.into) if args.into else None
+    if args.into:
+        raise ConfigError("--into: the archive folder is the config's [table] archive_dir")
+    config = load_config(args.config)
+    named = config.table.journal
+    if not named:
+        raise ConfigError(f"{args.config}: [table] journal: the table keeps no journal")
+    if args.journal is not None and Path(args.journal).resolve() != Path(named).resolve():
+        raise ConfigError(
+            f"{args.journal}: not the journal of {args.config}, which is {named}: archiving "
+            "it with that table's archive_dir would mix two tables' archives"
+        )
+    return named, archive_folder(config.table)
+
+
+def _why_nothing_archived(journal: Journal) -> str:
+    upto = journal.before_spare_checkpoint()
+    if upto < journal.first_seq:
+        return f"its records from {journal.first_seq} on are the table's last two decks or shoes"
+    sent = journal.outbox_holds_back(upto)
+    return (
+        f"its MQTT outbox has sent only to record {sent} of the {upto} that could go; if the "
+        "table no longer publishes to MQTT (no [mqtt] in its config), --drop-outbox forgets "
+        "the outbox's place, and its records are archived unsent"
+    )
 
 
 def _carry_on(args: argparse.Namespace) -> int:
@@ -752,9 +796,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="move a journal's records before its last two decks or shoes to an archive file "
         "(the service does it by itself every [table] archive_every records)",
     )
-    archive.add_argument("journal", help="the journal (no service may be dealing on it)")
+    archive.add_argument("journal", nargs="?", help="the journal (no service may be dealing on it)")
     archive.add_argument(
         "--into", help="the archive's folder (default: beside the journal, named after it)"
+    )
+    archive.add_argument(
+        "--config",
+        help="the table's table.toml: its journal, archived into its [table] archive_dir",
+    )
+    archive.add_argument(
+        "--drop-outbox",
+        action="store_true",
+        help="forget the MQTT outbox's place first, for a table that no longer publishes: "
+        "records it has not sent are archived unsent",
     )
     archive.set_defaults(handler=_archive)
     carry = commands.add_parser(

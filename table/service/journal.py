@@ -641,6 +641,15 @@ class Journal:
             (name, seq),
         )
 
+    def drop_cursor(self, name: str) -> int | None:
+        """Forget a consumer's place (an outbox whose broker is no longer used), so that it
+        holds no record back from archiving; where it had got to, or None if it had none."""
+        had = self._optional_rows("SELECT seq FROM cursors WHERE name = ?", (name,))
+        if not had:
+            return None
+        self._write("DELETE FROM cursors WHERE name = ?", (name,))
+        return int(had[0][0])
+
     def keep_note(self, key: str, text: str) -> None:
         """Keep what a part of the service must find again after a restart and that is no
         fact of the table's (the cards a reader holds until the dealer answers it)."""

@@ -140,10 +140,14 @@ class TableService:
             if not self._archiving_waits:
                 log.warning(
                     "journal %s: its records are not archived until the MQTT outbox has sent "
-                    "them (it has sent up to record %d); a broker away, or an [mqtt] no longer "
-                    "used (its place is kept in the journal's cursors table)",
+                    "them (it has sent up to record %d): %s",
                     journal.path,
                     sent,
+                    "the broker is away"
+                    if self.config.mqtt is not None
+                    else "this table has no [mqtt] now, but an outbox once kept its place in "
+                    "the journal; stop the service and run `dealtable archive --drop-outbox "
+                    f"{journal.path}` to archive its records unsent",
                 )
             self._archiving_waits = True
             return
