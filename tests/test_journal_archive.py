@@ -466,6 +466,33 @@ def test_dealtable_archive_drops_the_place_of_an_outbox_no_longer_used(
     assert "last two decks or shoes" in again.stdout
 
 
+def test_a_request_id_is_remembered_an_archiving_longer_than_its_records(
+    tmp_path: Path,
+) -> None:
+    """An MQTT command sent again after its records were archived is still refused; the
+    journal forgets its id at the archiving after, and every id is in one archive only."""
+    path, folder = tmp_path / "faro.sqlite", tmp_path / "old"
+    dealt(path, 700, every=0)
+    with open_journal(path) as journal:
+        journal.remember_request("r-early", 10)
+        first = journal.archive(folder)
+        assert first is not None
+        assert journal.request_seq("r-early") == 10
+        journal.remember_request("r-later", journal.last_seq)
+        later = journal.last_seq
+    dealt(path, 700, every=0)
+    with open_journal(path) as journal:
+        second = journal.archive(folder)
+        assert second is not None
+        assert journal.request_seq("r-early") is None
+        assert journal.request_seq("r-later") == later
+    with Journal(first.path, read_only=True) as archive:
+        assert archive.request_seq("r-early") == 10
+    with Journal(second.path, read_only=True) as archive:
+        assert archive.request_seq("r-early") is None
+        assert archive.request_seq("r-later") == later
+
+
 def test_an_archived_journal_is_refused_by_a_dealtable_that_reads_only_whole_ones(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

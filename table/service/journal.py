@@ -917,8 +917,8 @@ class Journal:
             )
             db.execute(
                 "INSERT INTO archive.requests SELECT request_id, seq FROM main.requests "
-                "WHERE seq <= ?",
-                (upto,),
+                "WHERE seq BETWEEN ? AND ?",
+                (first, upto),
             )
             if self.opening is not None:
                 db.execute(
@@ -979,8 +979,12 @@ class Journal:
                 "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
                 _begins_later(opening).items(),
             )
-            for table in ("events", "commits", "requests", "checkpoints"):
+            for table in ("events", "commits", "checkpoints"):
                 db.execute(f"DELETE FROM {table} WHERE seq <= ?", (upto,))
+            # A request id stays an archiving longer than its records (the archive has it
+            # too): a command sent again, days later, is still refused, and the ids kept are
+            # two archivings' worth at most.
+            db.execute("DELETE FROM requests WHERE seq < ?", (self.first_seq,))
             db.execute("COMMIT")
         except sqlite3.DatabaseError as error:
             if db.in_transaction:
