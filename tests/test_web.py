@@ -334,6 +334,48 @@ def test_a_language_or_punter_named_as_a_javascript_object_property_is_only_a_na
         assert browser.find_element(By.ID, "bet").text == "Bet", name
 
 
+def test_another_sites_page_may_frame_the_table_but_not_the_croupiers_page(
+    browser: webdriver.Chrome, live_table: Any, tmp_path: Path
+) -> None:
+    """A page of another site (another host and port) that frames both: the table shows in
+    its frame, the croupier's page, which bets with a click, does not."""
+    service, simulated, server, _ = live_table
+    simulated.step()
+    port = server.server_address[1]
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "frames.html").write_text(
+        f'<iframe id="table" src="http://127.0.0.1:{port}/"></iframe>'
+        f'<iframe id="croupier" src="http://127.0.0.1:{port}/croupier"></iframe>'
+    )
+    site = subprocess.Popen(
+        [sys.executable, "-m", "http.server", "--bind", "localhost", "--directory",
+         str(tmp_path / "site"), str(other_port := free_port())],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        assert wait_until(lambda: _answers(f"http://localhost:{other_port}/frames.html"))
+        browser.get(f"http://localhost:{other_port}/frames.html")
+        browser.switch_to.frame("table")
+        assert shows(browser, service)
+        browser.switch_to.default_content()
+        browser.switch_to.frame("croupier")
+        assert not wait_until(lambda: browser.find_elements(By.ID, "bet"), timeout=2)
+    finally:
+        browser.switch_to.default_content()
+        site.terminate()
+        site.wait(timeout=5)
+    browser.get(server.url + "croupier")  # its own site shows it
+    assert browser.find_element(By.ID, "bet").text == "Bet"
+
+
+def _answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=1):
+            return True
+    except OSError:
+        return False
+
+
 def test_a_tablet_flipping_between_the_pages_gets_each_at_once(
     browser: webdriver.Chrome, live_table: Any
 ) -> None:

@@ -508,6 +508,12 @@ class MqttCommandRelay:
             link.close()
 
 
+# The croupier's page lays bets with a click: another site that showed it in a frame could
+# lead a logged-in croupier to click there unawares. The table's own page may be framed (an
+# exhibit's site showing the table): it only shows.
+_NEVER_FRAMED = {"X-Frame-Options": "DENY", "Content-Security-Policy": "frame-ancestors 'none'"}
+
+
 class _Handler(BaseHTTPRequestHandler):
     server: WebServer
     timeout = IDLE_SECONDS
@@ -515,11 +521,16 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         log.debug("%s " + format, self.address_string(), *args)
 
-    def _send(self, status: int, content_type: str, body: bytes) -> None:
+    def _send(
+        self, status: int, content_type: str, body: bytes, headers: dict[str, str] | None = None
+    ) -> None:
         self.send_response(status)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Cache-Control", "no-cache")
+        self.send_header("X-Content-Type-Options", "nosniff")
         self.end_headers()
         self.wfile.write(body)
 
@@ -620,7 +631,8 @@ class _Handler(BaseHTTPRequestHandler):
             offered = relay.offered_username if croupier else ""
             refusal = relay.reason if croupier and isinstance(relay, RefusingRelay) else ""
             page = _page(name, self.server.language, offered, refusal)
-            self._send(HTTPStatus.OK, "text/html; charset=utf-8", page)
+            framing = _NEVER_FRAMED if croupier else None
+            self._send(HTTPStatus.OK, "text/html; charset=utf-8", page, framing)
         elif path.startswith("/static/") and path[len("/static/") :] in STATIC_FILES:
             name = path[len("/static/") :]
             body = resources.files("display.web").joinpath(name).read_bytes()
