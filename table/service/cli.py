@@ -607,7 +607,12 @@ def _exhibit(args: argparse.Namespace) -> int:
 def _web(args: argparse.Namespace) -> int:
     import threading
 
-    from table.service.config import ConfigError, WebTlsConfig, certificate_warning
+    from table.service.config import (
+        COMMAND_LINE,
+        ConfigError,
+        WebTlsConfig,
+        certificate_warning,
+    )
     from table.service.web import JournalFollower, LiveView, RenewedCertificate, WebServer
 
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(name)s: %(message)s")
@@ -616,8 +621,8 @@ def _web(args: argparse.Namespace) -> int:
         raise ConfigError("--key goes with --cert, the page's certificate")
     if args.cert:
         files = WebTlsConfig(args.cert, args.key or "")
-        tls = RenewedCertificate.of("--cert/--key", files)
-        if warning := certificate_warning("--cert/--key", files):
+        tls = RenewedCertificate.of(COMMAND_LINE, files)
+        if warning := certificate_warning(COMMAND_LINE, files):
             logging.getLogger("dealtable").warning("%s", warning)
     view = LiveView(advisor=args.advisor)
     server = WebServer(view, args.host, args.port, args.lang, tls=tls)

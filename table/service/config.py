@@ -353,8 +353,8 @@ def web_tls_context(source: str, tls: WebTlsConfig) -> ssl.SSLContext:
     its key says is refused, naming the key, before anything starts."""
     if not tls.cert_file:
         raise ConfigError(
-            f"{source}: [web.tls] cert_file: expected the file of the page's certificate "
-            "(PEM), got ''"
+            f"{_where(source, 'web.tls', 'cert_file')}: expected the file of the page's "
+            "certificate (PEM), got ''"
         )
     _check_files_exist(source, "web.tls", {"cert_file": tls.cert_file, "key_file": tls.key_file})
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -390,7 +390,7 @@ def certificate_warning(source: str, tls: WebTlsConfig, now: float | None = None
     except (OSError, ValueError, KeyError, ssl.SSLError):
         return None  # the context's own loading names what is wrong with the file
     now = time.time() if now is None else now
-    where = f"{source}: [web.tls] cert_file: the certificate in {tls.cert_file}"
+    where = f"{_where(source, 'web.tls', 'cert_file')}: the certificate in {tls.cert_file}"
     if now < starts:
         return f"{where} is valid only from {dates['notBefore']}: browsers refuse the page"
     if now >= ends:
@@ -707,10 +707,27 @@ def _check_tls(source: str, tls: TlsConfig) -> None:
         _load_certificate(source, "mqtt.tls", context, tls.cert_file, tls.key_file)
 
 
+# The source of a page's certificate and key given as `dealtable web --cert/--key`: its
+# messages name those options, not a config file's keys.
+COMMAND_LINE = "the command line"
+_OPTIONS = {"cert_file": "--cert", "key_file": "--key"}
+
+
+def _key_name(source: str, key: str) -> str:
+    return _OPTIONS.get(key, key) if source == COMMAND_LINE else key
+
+
+def _where(source: str, section: str, key: str) -> str:
+    """A setting as a message names it: its config file, section and key, or its option."""
+    if source == COMMAND_LINE:
+        return _key_name(source, key)
+    return f"{source}: [{section}] {key}"
+
+
 def _check_files_exist(source: str, section: str, files: dict[str, str]) -> None:
     for key, named in files.items():
         if named and not Path(named).is_file():
-            raise ConfigError(f"{source}: [{section}] {key}: no file {named}")
+            raise ConfigError(f"{_where(source, section, key)}: no file {named}")
 
 
 def _check_certificate_file(
@@ -720,11 +737,11 @@ def _check_certificate_file(
         context.load_verify_locations(cafile=named)
     except ssl.SSLError:
         raise ConfigError(
-            f"{source}: [{section}] {key}: expected a certificate file (PEM), got {named}"
+            f"{_where(source, section, key)}: expected a certificate file (PEM), got {named}"
         ) from None
     except OSError as error:
         raise ConfigError(
-            f"{source}: [{section}] {key}: cannot read {named}: {error.strerror}"
+            f"{_where(source, section, key)}: cannot read {named}: {error.strerror}"
         ) from None
 
 
@@ -741,18 +758,19 @@ def _load_certificate(
             Path(key_file).read_bytes()
         except OSError as error:
             raise ConfigError(
-                f"{source}: [{section}] key_file: cannot read {key_file}: {error.strerror}"
+                f"{_where(source, section, 'key_file')}: cannot read {key_file}: {error.strerror}"
             ) from None
     try:
         context.load_cert_chain(cert_file, key_file or None, password=_no_passphrase)
     except (ssl.SSLError, OSError):
+        where, cert_key = _where(source, section, "key_file"), _key_name(source, "cert_file")
         if not key_file:
             raise ConfigError(
-                f"{source}: [{section}] key_file: expected the file of the private key of "
-                f"the certificate in cert_file, as {cert_file} holds none that is its key "
-                "and not locked by a passphrase"
+                f"{where}: expected the file of the private key of the certificate in "
+                f"{cert_key}, as {cert_file} holds none that is its key and not locked by a "
+                "passphrase"
             ) from None
         raise ConfigError(
-            f"{source}: [{section}] key_file: expected the private key of the certificate in "
-            f"cert_file, not locked by a passphrase, got {key_file}"
+            f"{where}: expected the private key of the certificate in {cert_key}, not locked "
+            f"by a passphrase, got {key_file}"
         ) from None
