@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import signal
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -334,3 +335,63 @@ def test_the_croupiers_page_bets_through_a_broker_that_asks_for_certificates(
         relay.close()
         link.stop()
         journal.close()
+
+
+def test_events_the_access_list_refused_go_out_once_it_is_mended(
+    tmp_path: Path, secured_broker: Broker, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A table whose account may not publish under its id: the refusal is logged, and once
+    the operator mends the access list and the broker reloads it, the events go out at the
+    next retry, with the connection never dropped."""
+    config = Config(
+        table=TableConfig(id="faro-2", journal=str(tmp_path / "j.sqlite")),
+        reader=ReaderConfig(kind="console"),
+        mqtt=MqttConfig(
+            host="127.0.0.1",
+            port=secured_broker.port,
+            username="table-faro-1",
+            password=ACCOUNTS["table-faro-1"],
+        ),
+    )
+    now = [0.0]
+    journal = Journal(config.table.journal, "faro-2")
+    service = TableService(config, journal)
+    assert config.mqtt is not None
+    link = MqttLink(config.mqtt, "faro-2", service, journal, clock=lambda: now[0])
+    try:
+        link.start()
+        assert wait_until(lambda: link.connected, step=link.pump)
+        service.execute_line("punter anna 100")
+        with caplog.at_level(logging.ERROR, "dealtable"):
+            assert wait_until(lambda: "refused event 1" in caplog.text, step=link.pump)
+        assert "offered again in 30 s" in caplog.text
+        acl = secured_broker.directory / "acl"
+        acl.write_text(
+            acl.read_text().replace(
+                "topic readwrite dealtable/faro-1/#",
+                "topic readwrite dealtable/faro-1/#\ntopic readwrite dealtable/faro-2/#",
+            )
+        )
+        assert secured_broker.process is not None
+        secured_broker.process.send_signal(signal.SIGHUP)
+        assert wait_until(lambda: _may_publish(secured_broker.port, "dealtable/faro-2/probe"))
+        link.pump()
+        assert link.acked_seq == 0  # not before the wait is over
+        now[0] += 30.0
+        assert wait_until(lambda: link.acked_seq == journal.last_seq, step=link.pump)
+        assert link.connected
+    finally:
+        link.stop()
+        journal.close()
+
+
+def _may_publish(port: int, topic: str) -> bool:
+    """Whether the table's account may publish on ``topic`` now (the broker's answer)."""
+    probe = Client(port, "table-faro-1", client_id="probe")
+    try:
+        assert probe.connected.wait(5)
+        info = probe.client.publish(topic, "x", qos=1)
+        assert wait_until(lambda: info.mid in probe.acks, timeout=5)
+        return not probe.acks[info.mid].is_failure
+    finally:
+        probe.close()

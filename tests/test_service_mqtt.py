@@ -21,7 +21,14 @@ from table.errors import TableError
 from table.language import parse_line
 from table.service.config import Config, MqttConfig, ReaderConfig, TableConfig
 from table.service.journal import Journal
-from table.service.mqtt import CommandError, MqttLink, _Incoming, command_from_payload
+from table.service.mqtt import (
+    COMMANDS_PER_PUMP,
+    OUTBOX_CURSOR,
+    CommandError,
+    MqttLink,
+    _Incoming,
+    command_from_payload,
+)
 from table.service.run import SimulatedTable
 from table.service.table_service import TableService, state_snapshot
 from tests.conftest import ACCOUNTS
@@ -302,11 +309,16 @@ def test_commands_are_judged_by_the_engine_and_bad_ones_change_nothing(
     assert [bet.stake for bet in service.state.bets.values()] == [4]
 
     last = journal.last_seq
+    # Sent again (its sender missed the reply): the same answer, and no second bet.
+    again = _ask(
+        watcher, link, "bet", {"request_id": "r1", "punter": "anna", "spot": "9", "amount": 4}
+    )
+    assert again == {**reply, "repeat": True}
     bad = {
-        "replayed request": (
+        "half a UTF-16 pair": (
             "bet",
-            {"request_id": "r1", "punter": "anna", "spot": "9", "amount": 4},
-            "already used",
+            {"request_id": "r1b", "punter": "\ud800", "spot": "9", "amount": 4},
+            "half of a UTF-16 pair",
         ),
         "wrong type": (
             "bet",
@@ -326,6 +338,15 @@ def test_commands_are_judged_by_the_engine_and_bad_ones_change_nothing(
         reply = _ask(watcher, link, verb, payload)
         assert reply["ok"] is False, name
         assert message in reply["error"], (name, reply)
+    # Escaped in the JSON itself, half a pair in the request id: refused, no id to name.
+    before = len(watcher.on("/reply"))
+    watcher.client.publish(
+        "dealtable/t1/cmd/bet",
+        b'{"request_id": "\\ud800", "punter": "anna", "spot": "9", "amount": 4}',
+        qos=1,
+    ).wait_for_publish(5)
+    assert wait_until(lambda: len(watcher.on("/reply")) > before, step=link.pump)
+    assert "half of a UTF-16 pair" in json.loads(watcher.on("/reply")[-1])["error"]
     before = len(watcher.on("/reply"))
     watcher.client.publish("dealtable/t1/cmd/bet", b"{not json", qos=1).wait_for_publish(5)
     assert wait_until(lambda: len(watcher.on("/reply")) > before, step=link.pump)
@@ -702,11 +723,18 @@ def test_a_command_journaled_just_before_the_service_died_is_not_carried_out_aga
 
     with Journal(str(tmp_path / "journal.sqlite"), "t1") as reopened:
         assert reopened.request_seq("once") == reopened.last_seq
+        reopened_last = reopened.last_seq
     service, link, journal = make_service(tmp_path, broker.port)
     link.start()
     assert wait_until(lambda: len(watcher.on("/reply")) >= 2, step=link.pump, timeout=15)
     again = json.loads(watcher.on("/reply")[-1])
-    assert again["request_id"] == "once" and "already used" in again["error"]
+    # Carried out before the process died: told so, and not carried out again.
+    assert again == {
+        "request_id": "once",
+        "ok": True,
+        "seqs": [reopened_last],
+        "repeat": True,
+    }
     assert [bet.stake for bet in service.state.bets.values()] == [4]
     link.stop()
     journal.close()
@@ -866,3 +894,96 @@ def test_an_outbox_place_not_kept_at_its_start_is_kept_once_the_journal_writes(
         disk.full = False
         link.pump()
         assert journal._db.execute("SELECT name, seq FROM cursors").fetchall() == [("mqtt", 0)]
+
+
+def test_a_flood_of_commands_is_taken_a_few_at_a_time_in_order(
+    table: tuple[TableService, MqttLink, Journal], watcher: Watcher
+) -> None:
+    """A client that sends without pause: each turn of the table's loop carries out at most
+    COMMANDS_PER_PUMP of its commands, so cards and buttons are served between them; every
+    command is answered, in the order sent."""
+    service, link, _ = table
+    open_deal(service)
+    sent = 3 * COMMANDS_PER_PUMP + 5
+    for number in range(sent):
+        body = {"request_id": f"f{number}", "punter": "anna", "spot": "9", "amount": 1}
+        watcher.client.publish("dealtable/t1/cmd/bet", json.dumps(body), qos=1)
+    # The broker hands the link as many as it may hold unanswered; each one answered, it
+    # sends the next at once, so the flood never ends while commands are being taken.
+    assert wait_until(lambda: link._queue.qsize() >= COMMANDS_PER_PUMP)
+    replies_before = len(watcher.on("/reply"))
+    link.pump()
+    assert len(service.state.bets) == 1  # one stack on 9
+    assert next(iter(service.state.bets.values())).stake == COMMANDS_PER_PUMP
+    assert wait_until(lambda: len(watcher.on("/reply")) >= replies_before + sent, step=link.pump)
+    answered = [json.loads(reply)["request_id"] for reply in watcher.on("/reply")]
+    assert answered[replies_before:] == [f"f{number}" for number in range(sent)]
+    assert next(iter(service.state.bets.values())).stake == sent
+
+
+def test_catching_up_after_an_outage_keeps_the_outbox_place_once_a_pump(
+    tmp_path: Path, broker: Broker, watcher: Watcher, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each keeping of the outbox's place waits for the disk: catching up on an hour's
+    events writes it once a turn of the table's loop, not once an event, and the place
+    kept is the broker's last acknowledgement."""
+    service, link, journal = make_service(tmp_path, broker.port)
+    simulated = SimulatedTable(service, 3)
+    while journal.last_seq < 600:
+        simulated.step()
+    writes: list[int] = []
+    keep = journal.set_cursor
+    monkeypatch.setattr(
+        journal, "set_cursor", lambda name, seq: (writes.append(seq), keep(name, seq))
+    )
+    pumps = 0
+
+    def pump() -> None:
+        nonlocal pumps
+        pumps += 1
+        link.pump()
+
+    link.start()
+    try:
+        assert wait_until(lambda: link.acked_seq == journal.last_seq, timeout=60, step=pump)
+        pump()
+        assert len(writes) <= pumps
+        assert writes[-1] == journal.last_seq == journal.cursor(OUTBOX_CURSOR)
+    finally:
+        link.stop()
+        journal.close()
+
+
+def test_a_command_that_fails_unforeseen_is_refused_and_the_table_deals_on(
+    table: tuple[TableService, MqttLink, Journal],
+    watcher: Watcher,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A fault of the service's own while carrying out one command: its sender is told, the
+    fault is logged whole, and the next command is carried out as usual."""
+    service, link, _ = table
+    open_deal(service)
+    execute = service.execute
+
+    def failing(command: Any, request_id: str | None = None) -> Any:
+        if request_id == "doomed":
+            raise RuntimeError("a fault no one foresaw")
+        return execute(command, request_id)
+
+    monkeypatch.setattr(service, "execute", failing)
+    with caplog.at_level(logging.ERROR, "dealtable"):
+        before = len(watcher.on("/reply"))
+        watcher.publish(
+            "dealtable/t1/cmd/bet",
+            {"request_id": "doomed", "punter": "anna", "spot": "9", "amount": 4},
+        )
+        assert wait_until(lambda: len(watcher.on("/reply")) > before, step=link.pump)
+    refused = json.loads(watcher.on("/reply")[-1])
+    assert refused["request_id"] == "doomed" and refused["ok"] is False
+    assert "a fault no one foresaw" in refused["error"]
+    assert "Traceback" in caplog.text and "a fault no one foresaw" in caplog.text
+    reply = _ask(
+        watcher, link, "bet", {"request_id": "fine", "punter": "anna", "spot": "9", "amount": 4}
+    )
+    assert reply["ok"] is True

@@ -669,6 +669,20 @@ class Journal:
         ).fetchone()
         return None if row is None else int(row[0])
 
+    def seqs_of_request(self, last: int) -> list[int]:
+        """The records a command's append wrote, given the last (its request's seq): from the
+        append before it on; ``[last]`` alone where the journal no longer tells (archived, or
+        written before it kept where appends end)."""
+        if last < self.first_seq or not self._optional_rows(
+            "SELECT 1 FROM commits WHERE seq = ?", (last,)
+        ):
+            return [last]
+        (before,) = self._db.execute(
+            "SELECT MAX(seq) FROM commits WHERE seq < ?", (last,)
+        ).fetchone()
+        known_from = int(self._meta("commits_from") or 1) - 1
+        return list(range(max(int(before or 0), known_from, self.first_seq - 1) + 1, last + 1))
+
     def verify(self) -> Broken | None:
         """Check every record against its body and the record before, and that it holds an
         event; None if all is sound."""

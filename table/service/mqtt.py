@@ -17,6 +17,7 @@ a queue, which the service's main loop drains in :meth:`MqttLink.pump`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import queue
@@ -62,6 +63,14 @@ WINDOW = 50  # events in flight before the broker acknowledges them
 # The longest command is a bet with a standing instruction, well under a kilobyte; anything
 # far larger is not a command, and parsing it would hold up the table's main loop.
 MAX_COMMAND_BYTES = 4096
+# Commands carried out in one pump at most: a client that sends without pause must not keep
+# the table's loop (its cards, buttons and watchdog) waiting; the rest wait for the next pump.
+COMMANDS_PER_PUMP = 20
+# After the broker refuses an event (its access list), publishing tries again after this
+# long, doubled at each refusal up to the longest: an access list mended while the link stays
+# connected is found without a reconnect, and a list left wrong is not hammered.
+REFUSED_RETRY_SECONDS = 30.0
+REFUSED_RETRY_LONGEST = 600.0
 
 
 class CommandError(TableError):
@@ -283,6 +292,24 @@ def say_offline(config: MqttConfig, table_id: str, timeout: float = 3.0) -> bool
         client.loop_stop()
 
 
+def _is_text(value: str) -> bool:
+    """Whether ``value`` can be written as UTF-8: a string from JSON may hold half a pair."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _request_id_of(item: _Incoming) -> str | None:
+    """The command's request id, if it has one that can be told back."""
+    with contextlib.suppress(ValueError, RecursionError, AttributeError):
+        found = json.loads(item.payload).get("request_id")
+        if isinstance(found, str) and _is_text(found):
+            return found
+    return None
+
+
 class MqttLink:
     def __init__(
         self,
@@ -314,6 +341,9 @@ class MqttLink:
         self._publish_refused = ""  # why the broker refused an event, until it reconnects
         self._acked_beyond: set[int] = set()
         self._cursor_unwritten = False  # the journal could not keep the outbox's place
+        self._place_moved = False  # acknowledged further than the journal keeps
+        self._refused_at = 0.0
+        self._refused_wait = REFUSED_RETRY_SECONDS
         # Kept from the start: no record is archived before the outbox has sent it.
         self._keep_place()
         self._state_seq = -1
@@ -425,8 +455,10 @@ class MqttLink:
         return self._acked_upto
 
     def pump(self) -> None:
-        """Handle what paho reported, run incoming commands, publish what the journal holds."""
-        while True:
+        """Handle what paho reported, run incoming commands (at most ``COMMANDS_PER_PUMP``),
+        publish what the journal holds."""
+        commands = 0
+        while commands < COMMANDS_PER_PUMP:
             try:
                 item = self._queue.get_nowait()
             except queue.Empty:
@@ -440,9 +472,13 @@ class MqttLink:
             elif isinstance(item, _Acked):
                 self._acked(item)
             else:
+                commands += 1
                 self._command(item)
-        if self._cursor_unwritten:
+        # Written once a pump, not once an acknowledgement: each write waits for the disk,
+        # and catching up after an outage acknowledges fifty events a pump.
+        if self._cursor_unwritten or self._place_moved:
             self._keep_place()
+        self._retry_refused()
         if self.connected:
             self._publish_outbox()
             self._publish_state()
@@ -521,6 +557,7 @@ class MqttLink:
         self.unreachable = False
         self.connected = True
         self._publish_refused = ""
+        self._refused_wait = REFUSED_RETRY_SECONDS
         # Start again from what the broker acknowledged; repeats are dropped by seq downstream.
         self._in_flight.clear()
         self._acked_beyond.clear()
@@ -544,13 +581,15 @@ class MqttLink:
             if not self._publish_refused:
                 log.error(
                     "the broker at %s refused event %d on %s/events (%s): the events wait "
-                    "in the journal and go out at the next connection; check the broker's "
+                    "in the journal and are offered again in %.0f s; check the broker's "
                     "access list",
                     self._address,
                     seq,
                     self.prefix,
                     acked.refusal,
+                    self._refused_wait,
                 )
+                self._refused_at = self.clock()
             self._publish_refused = acked.refusal
             return
         self._acked_beyond.add(seq)
@@ -560,10 +599,25 @@ class MqttLink:
             self._acked_beyond.discard(advanced)
         if advanced != self._acked_upto:
             self._acked_upto = advanced
-            self._keep_place()
+            self._place_moved = True
+
+    def _retry_refused(self) -> None:
+        """Offer the refused events again once the wait is over, from the last one the
+        broker took (a subscriber drops repeats by seq)."""
+        if not self._publish_refused or self.clock() - self._refused_at < self._refused_wait:
+            return
+        log.info(
+            "offering the broker at %s the events it refused again, from event %d",
+            self._address,
+            self._acked_upto + 1,
+        )
+        self._publish_refused = ""
+        self._sent_upto = self._acked_upto
+        self._refused_wait = min(self._refused_wait * 2, REFUSED_RETRY_LONGEST)
 
     def _keep_place(self) -> None:
         """The outbox's place kept in the journal; one not kept is tried again at each pump."""
+        self._place_moved = False
         try:
             self.journal.set_cursor(OUTBOX_CURSOR, self._acked_upto)
         except JournalError as unwritten:
@@ -632,6 +686,13 @@ class MqttLink:
     def _command(self, item: _Incoming) -> None:
         try:
             self._carry_out(item)
+        except Exception as failed:
+            # A command the service did not foresee must not end the table: it is refused,
+            # told to its sender, and logged whole for the project to mend.
+            log.exception("a command on %s could not be carried out", item.topic)
+            self._reply(
+                _request_id_of(item), {"ok": False, "error": f"not carried out: {failed!r}"}
+            )
         finally:
             # Journaled or refused: the broker may now forget it.
             self.client.ack(item.mid, item.qos)
@@ -656,13 +717,25 @@ class MqttLink:
             raw_id = payload.get("request_id")
             if not isinstance(raw_id, str) or not raw_id:
                 raise CommandError(f"cmd/{verb}: field 'request_id' (text) is missing")
-            request_id = raw_id
+            if _is_text(raw_id):
+                request_id = raw_id
+            if request_id is None or not _is_text(json.dumps(payload, ensure_ascii=False)):
+                # JSON may escape half of a UTF-16 pair ("\\ud800"): no text that can be
+                # journaled, published or shown.
+                raise CommandError(
+                    f"cmd/{verb}: the payload holds half of a UTF-16 pair (an escape from "
+                    "\\ud800 to \\udfff alone), which is no character"
+                )
             used = self.journal.request_seq(request_id)
             if used is not None:
-                raise CommandError(
-                    f"request id {request_id!r} was already used (at event {used}); "
-                    "nothing was done again"
+                # Carried out already (a request id is kept only with the events it caused):
+                # the broker's redelivery after a reconnect, or a sender that missed the
+                # reply. It gets the same answer, and nothing is done again.
+                self._reply(
+                    request_id,
+                    {"ok": True, "seqs": self.journal.seqs_of_request(used), "repeat": True},
                 )
+                return
             command = command_from_payload(verb, payload)
             events = self.service.execute(command, request_id)
         except TableError as refused:
