@@ -365,6 +365,8 @@ def test_events_the_access_list_refused_go_out_once_it_is_mended(
         with caplog.at_level(logging.ERROR, "dealtable"):
             assert wait_until(lambda: "refused event 1" in caplog.text, step=link.pump)
         assert "offered again in 30 s" in caplog.text
+        # Nor may it say its state: said, not left to be guessed.
+        assert "refused a reply or state the table sent under dealtable/faro-2" in caplog.text
         acl = secured_broker.directory / "acl"
         acl.write_text(
             acl.read_text().replace(

@@ -16,6 +16,7 @@ import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
+from paho.mqtt.reasoncodes import ReasonCode
 
 from table.errors import TableError
 from table.language import parse_line
@@ -987,3 +988,22 @@ def test_a_command_that_fails_unforeseen_is_refused_and_the_table_deals_on(
         watcher, link, "bet", {"request_id": "fine", "punter": "anna", "spot": "9", "amount": 4}
     )
     assert reply["ok"] is True
+
+
+def test_a_refused_subscription_to_the_commands_is_logged(
+    tmp_path: Path, broker: Broker, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A broker that refuses the table's subscription (as an access list of some brokers
+    does, where Mosquitto's grants it and drops the commands): no command would ever reach
+    the table, and the operator is told why."""
+    _, link, journal = make_service(tmp_path, broker.port)
+    try:
+        refused = ReasonCode(PacketTypes.SUBACK, "Not authorized")
+        link.client.on_subscribe(link.client, None, 1, [refused], None)  # paho's call
+        with caplog.at_level(logging.ERROR, "dealtable"):
+            link.pump()
+        assert "refused the table's subscription to dealtable/t1/cmd/+ (Not authorized)" in (
+            caplog.text
+        )
+    finally:
+        journal.close()

@@ -102,6 +102,11 @@ class _Acked:
 
 
 @dataclass(frozen=True)
+class _SubscriptionRefused:
+    reason: str
+
+
+@dataclass(frozen=True)
 class _Incoming:
     topic: str
     payload: bytes
@@ -344,6 +349,7 @@ class MqttLink:
         self._place_moved = False  # acknowledged further than the journal keeps
         self._refused_at = 0.0
         self._refused_wait = REFUSED_RETRY_SECONDS
+        self._other_refused = False  # a reply or state refused, told once a connection
         # Kept from the start: no record is archived before the outbox has sent it.
         self._keep_place()
         self._state_seq = -1
@@ -357,6 +363,7 @@ class MqttLink:
         client.on_disconnect = self._on_disconnect
         client.on_publish = self._on_publish
         client.on_message = self._on_message
+        client.on_subscribe = self._on_subscribe
         # A command is acknowledged to the broker once it has been journaled or refused, so
         # one the service had not yet carried out when it stopped is delivered again.
         client.manual_ack_set(True)
@@ -390,6 +397,13 @@ class MqttLink:
         self, client: mqtt.Client, userdata: Any, mid: int, reason: Any, properties: Any
     ) -> None:
         self._queue.put(_Acked(mid, str(reason) if reason.is_failure else ""))
+
+    def _on_subscribe(
+        self, client: mqtt.Client, userdata: Any, mid: int, reasons: Any, properties: Any
+    ) -> None:
+        refused = [str(reason) for reason in reasons if reason.is_failure]
+        if refused:
+            self._queue.put(_SubscriptionRefused(", ".join(refused)))
 
     def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
         self._queue.put(_Incoming(message.topic, bytes(message.payload), message.mid, message.qos))
@@ -471,6 +485,14 @@ class MqttLink:
                 self._disconnected(item)
             elif isinstance(item, _Acked):
                 self._acked(item)
+            elif isinstance(item, _SubscriptionRefused):
+                log.error(
+                    "the broker at %s refused the table's subscription to %s/cmd/+ (%s): no "
+                    "command sent to this table reaches it; check the broker's access list",
+                    self._address,
+                    self.prefix,
+                    item.reason,
+                )
             else:
                 commands += 1
                 self._command(item)
@@ -558,6 +580,7 @@ class MqttLink:
         self.connected = True
         self._publish_refused = ""
         self._refused_wait = REFUSED_RETRY_SECONDS
+        self._other_refused = False
         # Start again from what the broker acknowledged; repeats are dropped by seq downstream.
         self._in_flight.clear()
         self._acked_beyond.clear()
@@ -574,6 +597,16 @@ class MqttLink:
     def _acked(self, acked: _Acked) -> None:
         seq = self._in_flight.pop(acked.mid, None)
         if seq is None:
+            if acked.refusal and not self._other_refused:
+                # A reply or the state: the clients waiting for it are not told otherwise.
+                log.error(
+                    "the broker at %s refused a reply or state the table sent under %s (%s); "
+                    "check the broker's access list",
+                    self._address,
+                    self.prefix,
+                    acked.refusal,
+                )
+                self._other_refused = True
             return
         if acked.refusal:
             # Not delivered: the cursor stays before it, and publishing waits for the next
