@@ -228,7 +228,7 @@ def command_from_payload(verb: str, payload: dict[str, Any]) -> Command:
     )
 
 
-_Report = _Connected | _Disconnected | _ConnectFailed | _Acked | _Incoming
+_Report = _Connected | _Disconnected | _ConnectFailed | _Acked | _SubscriptionRefused | _Incoming
 
 
 def _why_unreachable(error: BaseException | None) -> str:
