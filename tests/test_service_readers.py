@@ -1309,6 +1309,26 @@ def test_a_card_the_camera_could_not_match_named_by_the_dealer_is_no_missed_card
     camera.close()
 
 
+def test_a_second_card_the_camera_cannot_match_in_a_deal_is_asked_about_too(
+    tmp_path: Path,
+) -> None:
+    """Two cards the camera cannot match in one deal (a smudged index, a stray card): each is
+    a question, or the card after the second would take its place in the turn."""
+    joker = CardReading(ReadingStatus.UNREADABLE, detail="no rank matched")
+    first = [*[sure("5S")] * 3, EMPTY, *[joker] * 10]
+    after = [*[sure("KD")] * 3, EMPTY, *[joker] * 12, EMPTY, *[sure("9C")] * 3, EMPTY]
+    service, _, _ = make(tmp_path)
+    service.execute_line("shuffle")
+    camera = camera_read_in_steps(service, first + after)
+    assert len(camera.poll(limit=len(first)).questions) == 1
+    assert answer_from_console(camera, "card 7H", 10.0) == []
+    assert len(camera.poll(limit=len(after)).questions) == 1
+    assert dealt(service) == ["5S", "7H", "KD"]  # 9C waits behind the second question
+    assert answer_from_console(camera, "card 2D", 11.0) == []
+    assert dealt(service) == ["5S", "7H", "KD", "2D", "9C"]
+    camera.close()
+
+
 def test_a_code_that_comes_a_moment_after_its_slide_is_its_cards(tmp_path: Path) -> None:
     service, reader, clock, scanner = board_shoe(tmp_path)
     reader.card_slid()

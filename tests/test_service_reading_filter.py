@@ -143,6 +143,26 @@ def test_an_unreadable_card_and_two_cards_raise_one_alarm_each() -> None:
     assert accepted(outputs) == []
 
 
+def test_trouble_of_a_later_card_is_told_again() -> None:
+    """Once a card was taken (or the box was seen empty, or a new deck went in), a card the
+    camera cannot match, or two cards in view, is another card's trouble: told again."""
+    f = ReadingFilter(agree_frames=2, unreadable_frames=5)
+    unreadable, two = status(ReadingStatus.UNREADABLE), status(ReadingStatus.TWO_CARDS)
+    empty = status(ReadingStatus.NO_CARD)
+    assert alarms(feed(f, *[two] * 3)) == [AlarmKind.TWO_CARDS]
+    assert accepted(feed(f, sure(QH), sure(QH))) == [QH]
+    assert alarms(feed(f, *[two] * 3)) == [AlarmKind.TWO_CARDS]
+    assert alarms(feed(f, *[empty] * f.empty_frames, *[two] * 3)) == [AlarmKind.TWO_CARDS]
+    f.new_deck()
+    assert alarms(feed(f, *[two] * 3)) == [AlarmKind.TWO_CARDS]
+    assert alarms(feed(f, *[empty] * 2, *[two] * 3)) == []  # a hand passing: the same cards
+    asked = feed(f, sure(KS), sure(KS), *[unreadable] * 5)
+    assert accepted(asked) == [KS] and alarms(asked) == [AlarmKind.UNREADABLE]
+    assert accepted(f.confirm(TWO_D, 1.0)) == [TWO_D]
+    assert alarms(feed(f, *[unreadable] * 10)) == []  # still the card the dealer named
+    assert alarms(feed(f, *[empty] * f.empty_frames, *[unreadable] * 5)) == [AlarmKind.UNREADABLE]
+
+
 def test_a_card_left_unread_before_the_next_one_is_reported_as_possibly_missed() -> None:
     f = ReadingFilter(agree_frames=2, unreadable_frames=50, confirm_after_frames=50)
     unreadable = status(ReadingStatus.UNREADABLE)

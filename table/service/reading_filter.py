@@ -226,6 +226,7 @@ class ReadingFilter:
             self._empty_frames += 1
             if self._empty_frames >= self.empty_frames:
                 self._box_emptied = True
+                self._trouble_over()  # the card that troubled the camera is gone
                 if self._in_box_from_last_deck:
                     self._in_box = None  # the last deck is out of the box
             return []
@@ -257,6 +258,13 @@ class ReadingFilter:
                 )
             ]
         return []
+
+    def _trouble_over(self) -> None:
+        """The card (or the cards) the camera could not take has left the box: trouble seen
+        from now on is another card's, and is told again."""
+        self._trouble_status = None
+        self._trouble_frames = 0
+        self._trouble_reported = False
 
     def _trouble(self, reading: CardReading, timestamp: float) -> list[FilterOutput]:
         if reading.status is not self._trouble_status:
@@ -479,6 +487,10 @@ class ReadingFilter:
                 )
             )
         self._stray_frames = 0
+        if source is not ReadingSource.DEALER:
+            # A new card read in the box: whatever troubled the camera before lay under it.
+            # (A card the dealer names is the troubling card itself, still lying there.)
+            self._trouble_over()
         accepted = CardAccepted(card, source, timestamp, confidence, deck)
         if self._question is not None or (self.table_waits and source is not ReadingSource.DEALER):
             # The card asked about came out first: this one waits for the dealer's answer.
@@ -537,6 +549,7 @@ class ReadingFilter:
         self._in_box = left
         self._in_box_from_last_deck = left is not None
         self._stray_frames = 0
+        self._trouble_over()
         self._end_question()
 
     def follow(self, cards: Sequence[Card], in_box: Card | None = None) -> None:
