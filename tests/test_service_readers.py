@@ -1442,6 +1442,22 @@ def test_the_card_that_ends_a_coup_is_not_taken_again_as_the_next_coups_first(
     camera.close()
 
 
+def test_a_shoe_of_six_decks_deals_a_card_after_a_copy_of_itself_under_the_camera(
+    tmp_path: Path,
+) -> None:
+    """2C, the box seen empty well past a passing hand, then another 2C: in a shoe of six
+    decks a card follows a copy of itself now and then, and is dealt."""
+    service, _, _ = make(tmp_path, table=punto_banco(tmp_path))
+    service.execute_line("shuffle")
+    service.execute_line("lock")
+    readings = [*[sure("2C")] * 3, *[EMPTY] * 30, *[sure("2C")] * 3, *[EMPTY] * 30]
+    readings += [*[sure("4H")] * 3, *[EMPTY] * 2, *[sure("4H")] * 3]  # a hand passes over 4H
+    camera = camera_read_in_steps(service, readings)
+    assert camera.poll(limit=len(readings)).alarms == []
+    assert [[str(c) for c in hand] for hand in service.state.hands] == [["2C", "4H"], ["2C"]]
+    camera.close()
+
+
 def asking_on_a_full_disk(
     tmp_path: Path,
 ) -> tuple[TableService, BarcodeShoeReader, Clock, FullDisk, list[str]]:

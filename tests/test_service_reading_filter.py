@@ -230,6 +230,15 @@ def test_a_shoe_of_several_decks_takes_each_card_as_often_as_it_has_copies() -> 
         ReadingFilter(decks=0)
 
 
+def test_a_copy_of_the_card_before_after_the_box_was_seen_empty_is_a_card_of_its_own() -> None:
+    f = ReadingFilter(agree_frames=2, confirm_after_frames=4, decks=2)
+    empty = [status(ReadingStatus.NO_CARD)] * f.empty_frames
+    assert accepted(feed(f, sure(QH), sure(QH), *empty, sure(QH), sure(QH))) == [QH, QH]
+    feed(f, *empty, *[unsure(TWO_D, QH)] * 4, *empty[:1], sure(KS), sure(KS))  # KS held
+    assert accepted(feed(f, *empty, sure(KS), sure(KS))) == []  # held too, behind it
+    assert accepted(f.confirm(TWO_D, 1.0)) == [TWO_D, KS, KS]
+
+
 def test_a_barcode_shoe_of_several_decks_tells_copies_apart_by_their_deck_number() -> None:
     f = ReadingFilter(sources=frozenset({ReadingSource.BARCODE}), decks=6)
     assert accepted(f.barcode(code(KS, 1), 0.0)) == [KS]

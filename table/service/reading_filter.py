@@ -189,9 +189,8 @@ class ReadingFilter:
         # (the card named and the camera's guess, until the table takes the card named).
         self._in_box_read_as: Card | None = None
         self._named_for: tuple[Card | None, Card | None] = (None, None)
-        self._in_box_from_last_deck = False
         self._empty_frames = 0
-        self._box_emptied = False  # since the card in the box was dealt
+        self._box_emptied = False  # since the card in the box was dealt (or read)
 
     @property
     def both_readers(self) -> bool:
@@ -227,8 +226,10 @@ class ReadingFilter:
             if self._empty_frames >= self.empty_frames:
                 self._box_emptied = True
                 self._trouble_over()  # the card that troubled the camera is gone
-                if self._in_box_from_last_deck:
-                    self._in_box = None  # the last deck is out of the box
+                # The card dealt last is out of the box: in a shoe of several decks the next
+                # card may be a copy of it, and is a card of its own.
+                self._in_box = None
+                self._in_box_read_as = None
             return []
         if reading.status is ReadingStatus.UNREADABLE:
             self._stray_frames += 1
@@ -357,6 +358,8 @@ class ReadingFilter:
     def _already_placed(self, card: Card) -> bool:
         """The camera sees the card dealt (or held) last, still lying in the box (or reads
         it as the card it took it for when the dealer named it otherwise)."""
+        if self._box_emptied:
+            return False  # seen empty since: whatever lay there was taken away
         last = self._held[-1] if self._held else None
         if isinstance(last, CardAccepted):
             return card == last.card
@@ -491,6 +494,7 @@ class ReadingFilter:
             # A new card read in the box: whatever troubled the camera before lay under it.
             # (A card the dealer names is the troubling card itself, still lying there.)
             self._trouble_over()
+        self._box_emptied = False  # the card lies in the box, even while it is held
         accepted = CardAccepted(card, source, timestamp, confidence, deck)
         if self._question is not None or (self.table_waits and source is not ReadingSource.DEALER):
             # The card asked about came out first: this one waits for the dealer's answer.
@@ -528,7 +532,6 @@ class ReadingFilter:
         named, read_as = self._named_for
         self._in_box_read_as = read_as if card == named else None
         self._named_for = (None, None)
-        self._in_box_from_last_deck = False
         self._box_emptied = False
         self._stray_frames = 0  # a card given by hand was the one the camera could not read
 
@@ -547,7 +550,6 @@ class ReadingFilter:
         self.decks = decks
         self._dealt = []
         self._in_box = left
-        self._in_box_from_last_deck = left is not None
         self._stray_frames = 0
         self._trouble_over()
         self._end_question()
