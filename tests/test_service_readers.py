@@ -845,6 +845,40 @@ def test_a_card_read_while_an_alarm_waits_is_dealt_once_the_dealer_resolves_it(
     camera.close()
 
 
+def stickered(code: str, frames: int = 4) -> list[Image]:
+    """A barcode camera's view of ``code``'s sticker lying in the box."""
+    return [sticker(CardCode(Card.parse(code), 1))] * frames
+
+
+def test_a_barcode_camera_does_not_deal_again_the_card_the_dealer_voided(
+    tmp_path: Path,
+) -> None:
+    """KD came out too soon, and a stray 9H from another deck: the dealer voids each while
+    its sticker is still in view. Neither is dealt again until it has left the box."""
+    service, _, _ = dealing(tmp_path, table=monte_bank(tmp_path))
+    fed = FedCamera()
+    camera = CameraReader(fed, None, service)
+    fed.show(*stickered("5S"), *stickered("KD"))
+    settle(camera, fed)
+    service.execute_line("void")
+    fed.show(*stickered("KD"))
+    assert settle(camera, fed) == []
+    assert dealt(service) == ["5S"] and service.state.alarm is None
+    fed.show(*stickered("9H"))
+    settle(camera, fed)
+    alarm = service.state.alarm
+    assert alarm is not None and alarm.kind is EngineAlarmKind.UNKNOWN_CARD
+    service.execute_line("void")
+    fed.show(*stickered("9H"))
+    assert settle(camera, fed) == []
+    assert dealt(service) == ["5S"] and service.state.alarm is None
+    fed.show(*[in_box(None)] * camera.filter.empty_frames, *stickered("KD"))
+    settle(camera, fed)
+    assert dealt(service) == ["5S", "KD"]  # dealt again, once it had left the box
+    fed.end()
+    camera.close()
+
+
 def test_cards_held_while_an_alarm_waits_are_dropped_with_a_voided_deal(tmp_path: Path) -> None:
     service, camera, fed = watching(tmp_path, rules="monte-bank")
     service.execute_line("shuffle")

@@ -581,8 +581,8 @@ class CameraReader(_TableReader):
                 self._route(self.filter.camera(reading, frame.timestamp), news)
             else:
                 self._usable_frames += 1
-                for code in read_frame_barcodes(frame.image):
-                    self._route(self.filter.barcode(code, frame.timestamp), news)
+                codes = read_frame_barcodes(frame.image)
+                self._route(self.filter.barcode_view(codes, frame.timestamp), news)
             if self._usable_frames >= self.working_frames:
                 self._works_again()
             self._route(self.filter.tick(frame.timestamp), news)

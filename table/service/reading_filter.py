@@ -191,6 +191,7 @@ class ReadingFilter:
         self._named_for: tuple[Card | None, Card | None] = (None, None)
         self._empty_frames = 0
         self._box_emptied = False  # since the card in the box was dealt (or read)
+        self._frames_without_in_box = 0  # a barcode camera's, in a row
 
     @property
     def both_readers(self) -> bool:
@@ -396,6 +397,32 @@ class ReadingFilter:
             return [self._seen_before(sticker.card, timestamp, f" (deck {sticker.deck})")]
         return self._sighted(sticker.card, ReadingSource.BARCODE, timestamp, 1.0, deck=sticker.deck)
 
+    def barcode_view(
+        self, readings: Sequence[BarcodeReading], timestamp: float
+    ) -> list[FilterOutput]:
+        """The stickers a barcode camera read in one frame. The camera sees the card lying in
+        the box frame after frame, where a shoe reads each card once: that card is not read
+        again (not even once the table refused it or the dealer voided it) until the box has
+        been seen without it for ``empty_frames`` frames."""
+        lying = self._in_box
+        if any(reading.code is not None and reading.code.card == lying for reading in readings):
+            self._frames_without_in_box = 0
+        else:
+            self._frames_without_in_box += 1
+            if self._frames_without_in_box >= self.empty_frames:
+                self._in_box = None
+        outputs: list[FilterOutput] = []
+        for reading in readings:
+            code = reading.code
+            if code is not None and code.card == self._in_box:
+                continue
+            said = self.barcode(reading, timestamp)
+            if code is not None and any(isinstance(output, CardAccepted) for output in said):
+                self._in_box = code.card  # whether the table takes it or not
+                self._frames_without_in_box = 0
+            outputs += said
+        return outputs
+
     def reader_lost(
         self, source: ReadingSource, message: str, timestamp: float
     ) -> list[FilterOutput]:
@@ -533,6 +560,7 @@ class ReadingFilter:
         self._in_box_read_as = read_as if card == named else None
         self._named_for = (None, None)
         self._box_emptied = False
+        self._frames_without_in_box = 0
         self._stray_frames = 0  # a card given by hand was the one the camera could not read
 
     def new_deck(self, decks: int = 1) -> None:
@@ -566,6 +594,7 @@ class ReadingFilter:
         ]
         if in_box is not None:
             self._in_box = in_box
+            self._frames_without_in_box = 0
 
     # --- the dealer's answers ---------------------------------------------------------------
 
