@@ -234,6 +234,28 @@ def test_a_shoe_of_six_decks_deals_the_same_card_of_two_decks_and_forgets_a_fini
     assert [[str(c) for c in hand] for hand in service.state.hands] == [["KS"], []]
 
 
+def test_after_a_restart_a_shoe_of_six_decks_still_knows_the_stickers_dealt(
+    tmp_path: Path,
+) -> None:
+    """The KS of deck 2 read again after a service restart is the seen-before alarm, never a
+    card; the KS of deck 3 is a card of its own."""
+    service, reader, clock = dealing(tmp_path, table=punto_banco(tmp_path))
+    service.execute_line("lock")
+    scan_all(reader, clock, sticker_of("KS", 2), sticker_of("2H"))
+    reader.close()
+    service.journal.close()
+    again = TableService(service.config, Journal(service.config.table.journal, "t"))
+    reader = BarcodeShoeReader("loop://", again, clock, monotonic=clock)
+    reader.poll()
+    scan(reader, sticker_of("KS", 2))  # the dealt KS waved at the scanner
+    clock.now += 0.5
+    assert [alarm.kind.value for alarm in reader.poll().alarms] == ["seen-before"]
+    scan_all(reader, clock, sticker_of("KS", 3))
+    assert [[str(c) for c in hand] for hand in again.state.hands] == [["KS", "KS"], ["2H"]]
+    reader.close()
+    again.journal.close()
+
+
 def test_a_shuffler_takes_a_coups_cards_back_and_the_shoe_reads_them_again(
     tmp_path: Path,
 ) -> None:

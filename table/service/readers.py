@@ -113,8 +113,9 @@ class _TableReader:
         self.filter = self._new_filter()
         # Resumed mid-deal: the cards dealt before the restart are out, the last one perhaps
         # still lying in the box.
-        for card in table_dealt_cards(service):
-            self.filter.placed(card)
+        for card, deck in self._restore_decks():
+            self.filter.placed(card, deck)
+        self._kept_decks = self.filter.dealt_stickers
         # The alarm this reader raised for its question, and whether someone else (a void
         # over MQTT, say) has cleared it while the question still waits.
         self._asking_alarm: int | None = None
@@ -166,6 +167,50 @@ class _TableReader:
         # Once the note says nothing is held, there is nothing to compare it with until
         # something is: the readings of a quiet table build no record.
         self._kept = text if self.filter.holds_anything else ""
+
+    # The journal's note of the deck number on each dealt card's sticker: the engine counts
+    # cards, not stickers, and in a shoe of several decks a restarted reader must still tell
+    # a dealt sticker read again from another deck's copy of the card.
+    DECKS_NOTE = "reader-decks"
+
+    def _keep_decks(self) -> None:
+        """Note the deck numbers of the dealt cards' stickers whenever they change. With one
+        deck the card alone says which it is; with none read there is nothing to keep."""
+        dealt = self.filter.dealt_stickers
+        if self.filter.decks < 2 or dealt == self._kept_decks:
+            return
+        if not any(deck for _, deck in [*dealt, *self._kept_decks]):
+            return
+        record = {
+            "seq": self.service.journal.last_seq,
+            "dealt": [[card.code, deck] for card, deck in dealt],
+        }
+        try:
+            self.service.journal.keep_note(self.DECKS_NOTE, json.dumps(record))
+        except JournalError as unwritten:
+            # Tried again at the next change; the table's own write fails and is told too.
+            log.warning("the deck numbers of the dealt stickers are not kept: %s", unwritten)
+            return
+        self._kept_decks = dealt
+
+    def _restore_decks(self) -> list[tuple[Card, int | None]]:
+        """The cards the table counts as dealt, each with its sticker's deck number as last
+        noted. A deck number is never guessed: a card missing from the note (given at the
+        console, or dealt just before a crash) has none, and counts only as one more copy of its
+        card. It is not taken to match every sticker of its card: the other decks' copies of
+        it would then be refused as seen before."""
+        dealt = table_dealt_cards(self.service)
+        kept = self.service.journal.note(self.DECKS_NOTE)
+        if not kept:
+            return [(card, None) for card in dealt]
+        record = json.loads(kept)
+        since = self.service.journal.events(after_seq=record["seq"])
+        if any(isinstance(event, DeckStarted | ShoeStarted) for event in since):
+            return [(card, None) for card in dealt]  # the note is of a shoe gone by
+        decks: dict[Card, deque[int | None]] = {}
+        for code, deck in record["dealt"]:
+            decks.setdefault(Card.parse(code), deque()).append(deck)
+        return [(card, decks[card].popleft() if decks.get(card) else None) for card in dealt]
 
     def _restore_held(self) -> None:
         """Take up the question and the held cards the service left, unless the deal they
@@ -267,6 +312,7 @@ class _TableReader:
             dealt = [event.card for event in events if isinstance(event, CardDealt)]
             in_box = corrections[-1].card if corrections else (dealt[-1] if dealt else None)
             self.filter.follow(table_dealt_cards(self.service), in_box)
+        self._keep_decks()
 
     def _route(self, outputs: Sequence[object], news: ReaderNews) -> None:
         held_again = 0

@@ -203,6 +203,12 @@ class ReadingFilter:
         return [dealt.card for dealt in self._dealt]
 
     @property
+    def dealt_stickers(self) -> list[tuple[Card, int | None]]:
+        """The cards dealt so far, in order, each with the deck number on its sticker (None
+        when no sticker was read)."""
+        return [(dealt.card, dealt.deck) for dealt in self._dealt]
+
+    @property
     def question(self) -> ConfirmRequest | None:
         """The question waiting for the dealer, if any."""
         return self._question
