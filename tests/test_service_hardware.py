@@ -350,9 +350,9 @@ def board_scanner_reader(
         monotonic=lambda: now[0],
     )
 
-    def slide_heard() -> None:
+    def slide_heard(at: float | None) -> None:
         slides.append(now[0])
-        reader.card_slid()
+        reader.card_slid(at)
 
     hardware.slide_heard = slide_heard
     return reader, now, slides
@@ -484,6 +484,49 @@ def test_a_card_past_the_pis_own_light_barrier_with_no_code_read_is_a_question(
         slide(None)
         alarm = service.state.alarm
         assert alarm is not None and alarm.kind is AlarmKind.UNREAD_CARD
+        hardware.close()
+        reader.close()
+        service.journal.close()
+
+
+def test_cards_dealt_while_the_loop_is_held_up_are_paired_with_their_codes(
+    tmp_path: Path,
+) -> None:
+    """The Pi's light barrier beside a USB scanner that reads each sticker a moment before its
+    card breaks the beam: the loop is held up about a second (a slow write to the SD card)
+    while two cards come out, each with its code. Both are dealt, and nothing is asked."""
+    clock = Clock()
+    config = Config(
+        table=TableConfig(id="t1", journal=str(tmp_path / "j.sqlite")),
+        reader=ReaderConfig(kind="serial-scanner", url="loop://"),
+    )
+    with mock_pins() as factory:
+        hardware = TableHardware(
+            HardwareConfig(abacus=False, buttons=False, layout=False, shoe_sensor=True),
+            clock=clock,
+            pin_factory=factory,
+        )
+        service = TableService(config, Journal(config.table.journal, "t1"))
+        service.execute_line("shuffle")
+        reader = BarcodeShoeReader("loop://", service, lambda: clock.now, monotonic=clock.monotonic)
+        hardware.slide_heard = reader.card_slid
+        reader.poll()
+        beam = factory.pin(17)
+        for code in ("5S", "KD"):  # no poll meanwhile: the loop is held up
+            assert reader.scanner is not None
+            sticker = encode_payload(Card.parse(code), 1)
+            reader.scanner.port.write(sticker.encode() + b"\r\n")  # type: ignore[attr-defined]
+            clock.now += 0.05
+            beam.drive_low()
+            clock.now += 0.01
+            beam.drive_high()
+            clock.now += 0.55
+        for _ in range(5):
+            hardware.poll()
+            reader.poll()
+            clock.now += 0.2
+        assert service.state.alarm is None
+        assert dealt(service) == ["5S", "KD"]
         hardware.close()
         reader.close()
         service.journal.close()

@@ -134,7 +134,9 @@ class TableHardware:
         self._noise_logged_at: float | None = None
         # The board's scanner and light barrier, once a barcode shoe reader reads them.
         self.scanner: BoardScanner | None = None
-        self.slide_heard: Callable[[], None] | None = None
+        # Told of each card past a light barrier, with the time it passed when known (on the
+        # monotonic clock).
+        self.slide_heard: Callable[[float | None], None] | None = None
         try:
             if config.abacus:
                 with _refused_in_one_line("the casekeep abacus", board_file):
@@ -254,14 +256,14 @@ class TableHardware:
                         sensed.edges,
                     )
                 elif self.slide_heard is not None:
-                    self.slide_heard()
+                    self.slide_heard(sensed.at)  # heard late if the loop was held up
         if self.link is not None:
             for event in self.link.poll():
                 if isinstance(event, SensorChanged) and event.active:
                     if event.sensor is Sensor.BOX_EMPTY:
                         commands.append(EmptyCmd())
                     elif event.sensor is Sensor.CARD_SLID and self.slide_heard is not None:
-                        self.slide_heard()
+                        self.slide_heard(None)
                 elif isinstance(event, BarcodeRead):
                     if self.scanner is not None:
                         self.scanner.forwarded(event.text)

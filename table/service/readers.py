@@ -815,6 +815,7 @@ class BarcodeShoeReader(_TableReader):
         self._slides: deque[float] = deque()  # slides no code has answered yet, by time
         self._codes: deque[float] = deque()  # codes read before their card's slide, by time
         self._last_code: tuple[str, float] = ("", -1.0)
+        self._drained_at = -math.inf  # when every code waiting was last read
 
     @property
     def name(self) -> str:
@@ -823,30 +824,39 @@ class BarcodeShoeReader(_TableReader):
     def _monotonic(self) -> float:
         return self.monotonic()
 
-    def card_slid(self) -> None:
-        """The light barrier saw a card slide out of the shoe."""
+    def card_slid(self, at: float | None = None) -> None:
+        """The light barrier saw a card slide out of the shoe, ``at`` a time on the
+        ``monotonic`` clock (now, if not given). A sensor heard late (the loop held up a
+        moment) gives the time the card broke the beam: its code is paired by that."""
         if self.scanner is None:
             return  # the scanner is gone: the dealer gives the cards at the console
-        now = self.monotonic()
-        while self._codes and now - self._codes[0] > self.pair_within:
+        slid_at = self.monotonic() if at is None else at
+        while self._codes and slid_at - self._codes[0] > self.pair_within:
             self._codes.popleft()  # a code whose card the beam missed
         if self._codes:
             self._codes.popleft()  # its code came first
         else:
-            self._slides.append(now)
+            self._slides.append(slid_at)
+            # Heard late, slides may come out of order with those heard already.
+            self._slides = deque(sorted(self._slides))
 
-    def _code_read(self, reading: BarcodeReading, now: float, news: ReaderNews) -> None:
-        """Pair a code with its card's slide. Slides too old to be this code's card came out
-        unread, before it: they are asked about first, so that the cards keep their order."""
+    def _code_read(
+        self, reading: BarcodeReading, now: float, codes_left: int, news: ReaderNews
+    ) -> None:
+        """Pair a code with its card's slide; ``codes_left`` new codes (this one among them)
+        were read together. Slides no code can answer came out unread, before it: they are
+        asked about first, so that the cards keep their order."""
         last_text, last_at = self._last_code
         self._last_code = (reading.text, now)
         if self.filter.repeats_last(reading) or (
             reading.text == last_text and now - last_at <= self.pair_within
         ):
             return  # the same sticker read again: no card of its own
-        # Of several slides waiting, a code is the newest's: codes come in the order of their
-        # cards, so an older slide still waiting has lost its code.
-        self._unread_slides(now, news, keep=1)
+        # Codes come in the order of their cards: of more slides waiting than codes read, the
+        # newest are the codes' cards, and an older slide still waiting has lost its code. A
+        # slide older than the last read of the scanner by more than ``pair_within`` had its
+        # code then, if any.
+        self._unread_slides(self._drained_at, news, keep=codes_left)
         if self._slides:
             self._slides.popleft()
         else:
@@ -891,25 +901,36 @@ class BarcodeShoeReader(_TableReader):
             except ScannerError as error:
                 self._failed(error, now, news)
                 return news
+        # Every code waiting is read before any slide is judged: after a loop held up a moment,
+        # the slides and the codes of the cards dealt meanwhile are paired in their order.
+        readings: list[BarcodeReading] = []
+        drained = False
         try:
             for _ in range(limit):
                 if (reading := self.scanner.read()) is None:
+                    drained = True
                     break
-                self._backoff = 0.5  # it reads: it works
-                self._works_again()
-                self._code_read(reading, self.monotonic(), news)
-                # Each card to the engine before the next line is judged: the filter knows a
-                # card is dealt once the engine took it.
-                self._route(self.filter.barcode(reading, now), news)
+                readings.append(reading)
         except ScannerError as error:
             self.scanner = None
             if self.monotonic() - self._opened_at >= self.steady_after:
                 self._backoff = 0.5  # it worked a while: this is a new outage
             self._failed(error, now, news)
         else:
-            if self.monotonic() - self._opened_at >= self.steady_after:
+            if not readings and self.monotonic() - self._opened_at >= self.steady_after:
                 self._works_again()  # open a while with nothing read: a quiet shoe
-        self._unread_slides(self.monotonic(), news)
+        if readings:
+            self._backoff = 0.5  # it reads: it works
+            self._works_again()
+        read_at = self.monotonic()
+        for index, reading in enumerate(readings):
+            self._code_read(reading, read_at, len(readings) - index, news)
+            # Each card to the engine before the next line is judged: the filter knows a
+            # card is dealt once the engine took it.
+            self._route(self.filter.barcode(reading, now), news)
+        if drained:
+            self._unread_slides(read_at, news)
+            self._drained_at = read_at
         self._route(self.filter.tick(now), news)
         return news
 
