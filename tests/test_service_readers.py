@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 import pytest
 import serial
+import zxingcpp
 from vision_fixtures import TEST_DESIGN, taught_profile
 
 from table.cards import STANDARD_52, Card
@@ -1410,6 +1411,39 @@ def test_a_sticker_read_again_later_does_not_hide_a_torn_card_after_it(tmp_path:
         reader.poll()
     alarm = service.state.alarm
     assert alarm is not None and alarm.kind is EngineAlarmKind.UNREAD_CARD
+
+
+def test_a_torn_sticker_read_twice_in_its_slide_is_one_question(tmp_path: Path) -> None:
+    service, reader, clock, scanner = board_shoe(tmp_path)
+    for codes in ([sticker_of("5S")], ["9781234567897"] * 2, [sticker_of("KD")]):
+        reader.card_slid()
+        for code in codes:
+            scanner.forwarded(code)
+        reader.poll()
+        clock.now += 0.6
+    reader.poll()
+    assert answer_from_console(reader, "card 9C", clock.now) == []
+    assert service.state.alarm is None
+    assert dealt(service) == ["5S", "9C", "KD"]
+
+
+def test_a_foreign_code_in_a_barcode_cameras_view_is_asked_about_once(tmp_path: Path) -> None:
+    """3H, then a card carrying a Code 128 that is none of ours, in view for 20 frames, then
+    8S: one card came out that the camera could not read."""
+    foreign = np.asarray(
+        zxingcpp.create_barcode("INV-000123", zxingcpp.BarcodeFormat.Code128).to_image(scale=2)
+    )
+    foreign = cv2.cvtColor(np.pad(foreign, 20, constant_values=255), cv2.COLOR_GRAY2BGR)
+    service, _, _ = dealing(tmp_path)
+    fed = FedCamera()
+    camera = CameraReader(fed, None, service)
+    fed.show(*stickered("3H"), *[foreign] * 20, *stickered("8S"))
+    settle(camera, fed)
+    assert answer_from_console(camera, "card 9C", 10.0) == []
+    assert service.state.alarm is None
+    assert dealt(service) == ["3H", "9C", "8S"]
+    fed.end()
+    camera.close()
 
 
 def test_three_unread_cards_are_asked_about_each_in_its_turn(tmp_path: Path) -> None:

@@ -842,16 +842,17 @@ class BarcodeShoeReader(_TableReader):
 
     def _code_read(
         self, reading: BarcodeReading, now: float, codes_left: int, news: ReaderNews
-    ) -> None:
+    ) -> bool:
         """Pair a code with its card's slide; ``codes_left`` new codes (this one among them)
         were read together. Slides no code can answer came out unread, before it: they are
-        asked about first, so that the cards keep their order."""
+        asked about first, so that the cards keep their order. False for a code read again
+        in its card's slide (a torn sticker read twice is one card to ask about)."""
         last_text, last_at = self._last_code
         self._last_code = (reading.text, now)
-        if self.filter.repeats_last(reading) or (
-            reading.text == last_text and now - last_at <= self.pair_within
-        ):
-            return  # the same sticker read again: no card of its own
+        if reading.text == last_text and now - last_at <= self.pair_within:
+            return False
+        if self.filter.repeats_last(reading):
+            return True  # the same sticker read again later: the filter says nothing of it
         # Codes come in the order of their cards: of more slides waiting than codes read, the
         # newest are the codes' cards, and an older slide still waiting has lost its code. A
         # slide older than the last read of the scanner by more than ``pair_within`` had its
@@ -861,6 +862,7 @@ class BarcodeShoeReader(_TableReader):
             self._slides.popleft()
         else:
             self._codes.append(now)
+        return True
 
     def _unread_slides(self, now: float, news: ReaderNews, keep: int = 0) -> None:
         """Slides that no code answered in time, and all but the ``keep`` newest: cards that
@@ -924,7 +926,8 @@ class BarcodeShoeReader(_TableReader):
             self._works_again()
         read_at = self.monotonic()
         for index, reading in enumerate(readings):
-            self._code_read(reading, read_at, len(readings) - index, news)
+            if not self._code_read(reading, read_at, len(readings) - index, news):
+                continue
             # Each card to the engine before the next line is judged: the filter knows a
             # card is dealt once the engine took it.
             self._route(self.filter.barcode(reading, now), news)

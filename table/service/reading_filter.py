@@ -192,6 +192,9 @@ class ReadingFilter:
         self._empty_frames = 0
         self._box_emptied = False  # since the card in the box was dealt (or read)
         self._frames_without_in_box = 0  # a barcode camera's, in a row
+        # The foreign codes a barcode camera asked about, by the frame it last saw each in.
+        self._foreign_seen: dict[str, int] = {}
+        self._view_frames = 0
 
     @property
     def both_readers(self) -> bool:
@@ -417,16 +420,29 @@ class ReadingFilter:
             self._frames_without_in_box += 1
             if self._frames_without_in_box >= self.empty_frames:
                 self._in_box = None
+        self._view_frames += 1
         outputs: list[FilterOutput] = []
         for reading in readings:
             code = reading.code
             if code is not None and code.card == self._in_box:
                 continue
+            if code is None:
+                # A foreign code in view is one card (or no card) asked about once: it is
+                # asked about again only once it has been out of view a while.
+                last_seen = self._foreign_seen.get(reading.text)
+                self._foreign_seen[reading.text] = self._view_frames
+                if last_seen is not None and self._view_frames - last_seen <= self.empty_frames:
+                    continue
             said = self.barcode(reading, timestamp)
             if code is not None and any(isinstance(output, CardAccepted) for output in said):
                 self._in_box = code.card  # whether the table takes it or not
                 self._frames_without_in_box = 0
             outputs += said
+        self._foreign_seen = {
+            text: seen
+            for text, seen in self._foreign_seen.items()
+            if self._view_frames - seen <= self.empty_frames
+        }
         return outputs
 
     def reader_lost(
