@@ -1516,6 +1516,20 @@ def test_the_card_the_dealer_named_is_not_taken_again_for_the_camera_misreading_
     camera.close()
 
 
+def test_a_flicker_while_the_camera_asks_about_a_card_asks_nothing_more(tmp_path: Path) -> None:
+    """The camera asks "QH or QS?" about the card lying in the box; while the dealer looks,
+    a hand passing reads as no card for a frame, and the card is read unsurely again."""
+    service, _, _ = make(tmp_path)
+    service.execute_line("shuffle")
+    readings = [*[sure("5S")] * 3, EMPTY, *[UNSURE_QH] * 8, EMPTY, *[UNSURE_QH] * 8]
+    camera = camera_read_in_steps(service, readings)
+    assert len(camera.poll(limit=len(readings)).questions) == 1
+    assert answer_from_console(camera, "card QH", 10.0) == []
+    assert camera.filter.question is None and service.state.alarm is None
+    assert dealt(service) == ["5S", "QH"]
+    camera.close()
+
+
 def test_the_card_that_ends_a_coup_is_not_taken_again_as_the_next_coups_first(
     tmp_path: Path,
 ) -> None:

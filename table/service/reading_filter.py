@@ -352,6 +352,7 @@ class ReadingFilter:
             return self._sighted(card, ReadingSource.CAMERA, timestamp, run.best_confidence)
         if run.frames >= self.confirm_after_frames and not self._already_placed(card):
             run.done = True
+            self._box_emptied = False  # the card asked about lies there
             choices = (card,) if run.runner_up is None else (card, run.runner_up)
             return self._pose(
                 ConfirmRequest(
@@ -366,13 +367,18 @@ class ReadingFilter:
         return []
 
     def _already_placed(self, card: Card) -> bool:
-        """The camera sees the card dealt (or held) last, still lying in the box (or reads
-        it as the card it took it for when the dealer named it otherwise)."""
+        """The camera sees the card dealt (or held, or asked about) last, still lying in the
+        box (or reads it as the card it took it for when the dealer named it otherwise)."""
         if self._box_emptied:
             return False  # seen empty since: whatever lay there was taken away
         last = self._held[-1] if self._held else None
         if isinstance(last, CardAccepted):
             return card == last.card
+        # A flicker (a hand passing) while the dealer is asked about the card must not make
+        # it a second question.
+        asked = last.question if isinstance(last, _Unread) else self._question
+        if asked is not None and asked.guess is not None and card == asked.guess:
+            return True
         return card in (self._in_box, self._in_box_read_as)
 
     def _out(self) -> list[_Dealt]:
