@@ -1141,6 +1141,50 @@ def test_a_failing_camera_is_an_alarm_with_its_reason_and_is_reopened_after_a_gr
     camera.close()
 
 
+class HangingCamera:
+    """A Pi camera whose driver stops giving frames after a few (a loose ribbon cable): the
+    capture never returns until the test ends."""
+
+    live = True
+
+    def __init__(self) -> None:
+        self.released = threading.Event()
+        self.opened = 0
+
+    def __iter__(self) -> Iterator[Frame]:
+        self.opened += 1
+        for index, image in enumerate(lying("5S")):
+            yield Frame(image, index / 30, index)
+        self.released.wait()
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_live_camera_that_stops_giving_frames_is_lost_and_reopened(tmp_path: Path) -> None:
+    service, _, clock = make(tmp_path)
+    service.execute_line("shuffle")
+    source = HangingCamera()
+    camera = CameraReader(source, Recognizer(taught_profile()), service, clock=clock)
+    assert wait_until(lambda: camera.frames.qsize() == 4)
+    said = [alarm.message for alarm in camera.poll().alarms]  # the last frame it gave
+    clock.now += 4.9
+    said += [alarm.message for alarm in camera.poll().alarms]
+    assert dealt(service) == ["5S"] and said == []
+    clock.now += 0.1
+    said += [alarm.message for alarm in camera.poll().alarms]
+    assert said == [
+        "the camera reader is lost: no frame from the camera for 5 s (its driver gives none); "
+        "it is reopened in 0.5 s; deal from the console"
+    ]
+    assert notices(service) == [("camera", "reader_lost")]
+    clock.now += 0.5
+    camera.poll()
+    assert wait_until(lambda: source.opened == 2)
+    source.released.set()
+    camera.close()
+
+
 def test_a_camera_blind_a_while_is_lost_until_it_sees_the_box_again(tmp_path: Path) -> None:
     """A lamp gone out or a cloth over the lens: the camera is lost, on the table's screens
     and MQTT, until it shows the box again for a second; blind once more is news again."""

@@ -527,6 +527,9 @@ class CameraReader(_TableReader):
     # a second, so that a loop slower than the camera reads the box as it is now. A recording
     # can wait, and keeps the whole ``backlog``.
     live_backlog = 8
+    # A live camera that gives no frame for this long (seconds) is stuck in its driver (a
+    # loose ribbon cable, a libcamera pipeline that hangs): it is lost, and reopened.
+    stall_seconds = 5.0
 
     def __init__(
         self,
@@ -555,6 +558,11 @@ class CameraReader(_TableReader):
         self._backoff = 0.5
         self._frames_since_open = 0
         self._usable_frames = 0  # in a row, showing the box
+        self._live = bool(getattr(source, "live", False))
+        self._last_frame_at = clock()
+        # Set for a capture thread given up on while stuck in the driver: should the driver
+        # ever return, its frames are not the reopened camera's.
+        self._abandoned = threading.Event()
         self._thread = self._start_capture()
 
     @property
@@ -568,7 +576,11 @@ class CameraReader(_TableReader):
         self._failure = None
         self._frames_since_open = 0
         self._usable_frames = 0
-        thread = threading.Thread(target=self._capture, name="camera", daemon=True)
+        self._last_frame_at = self.clock()
+        self._abandoned = threading.Event()
+        thread = threading.Thread(
+            target=self._capture, args=(self._abandoned,), name="camera", daemon=True
+        )
         thread.start()
         return thread
 
@@ -580,10 +592,10 @@ class CameraReader(_TableReader):
             follows_table=True,
         )
 
-    def _capture(self) -> None:
+    def _capture(self, abandoned: threading.Event) -> None:
         try:
             for frame in self.source:
-                if self._closing.is_set():
+                if self._closing.is_set() or abandoned.is_set():
                     return  # close() releases the camera once this thread is out of it
                 try:
                     self.frames.put_nowait(frame)
@@ -595,6 +607,8 @@ class CameraReader(_TableReader):
                     self.dropped += 1
                     self.frames.put_nowait(frame)
         except Exception as error:  # libcamera raises plain RuntimeErrors: any is a lost camera
+            if abandoned.is_set():
+                return  # given up on already, and reported
             self._failure = _reason(error)
             log.error("camera: %s", self._failure)
 
@@ -614,7 +628,15 @@ class CameraReader(_TableReader):
                 # then is the end of the source, or its failure.
                 if self._reopen_at is None and not self.ended and self._capture_done():
                     self._stopped(news)
+                elif self._reopen_at is None and not self.ended and self._stalled():
+                    self._abandoned.set()  # the thread stays stuck in the driver: left there
+                    self._failure = (
+                        f"no frame from the camera for {self.stall_seconds:g} s (its driver "
+                        "gives none)"
+                    )
+                    self._stopped(news)
                 break
+            self._last_frame_at = self.clock()
             self._frames_since_open += 1
             if self._frames_since_open == self.working_frames:
                 self._backoff = 0.5
@@ -633,6 +655,14 @@ class CameraReader(_TableReader):
                 self._works_again()
             self._route(self.filter.tick(frame.timestamp), news)
         return news
+
+    def _stalled(self) -> bool:
+        """A live camera's driver has given no frame for :attr:`stall_seconds`."""
+        return (
+            self._live
+            and not self._closing.is_set()
+            and self.clock() - self._last_frame_at >= self.stall_seconds
+        )
 
     def _capture_done(self) -> bool:
         """The capture thread has ended and its last frame has been read."""
