@@ -1209,6 +1209,26 @@ def test_a_camera_blind_a_while_is_lost_until_it_sees_the_box_again(tmp_path: Pa
     camera.close()
 
 
+def test_a_blind_barcode_camera_is_lost_until_it_sees_again(tmp_path: Path) -> None:
+    """A barcode camera whose lamp went out sees black frames: like the card camera, it tells
+    the table it is blind, and that it sees again once it does."""
+    service, _, _ = dealing(tmp_path)
+    fed = FedCamera()
+    camera = CameraReader(fed, None, service)
+    camera.filter.blind_frames = 10
+    camera.working_frames = 5
+    fed.show(*[np.zeros((480, 640, 3), np.uint8)] * 12)
+    said = settle(camera, fed)
+    assert len(said) == 1 and said[0].startswith("the camera has seen nothing usable")
+    assert notices(service) == [("barcode", "reader_lost")]
+    fed.show(*stickered("5S", 6))
+    settle(camera, fed)
+    assert notices(service)[1:] == [("barcode", "reader_back")]
+    assert dealt(service) == ["5S"]
+    fed.end()
+    camera.close()
+
+
 def test_a_hand_resting_over_the_box_is_no_camera_lost(tmp_path: Path) -> None:
     """The dealer's hand over the box while bets go down: the camera works, and says so by
     telling nothing, however long the hand rests and however often."""

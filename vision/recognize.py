@@ -22,10 +22,12 @@ import numpy.typing as npt
 from table.cards import Card, Colour, Rank, Suit
 from vision.frames import Image
 from vision.geometry import (
+    DETECT_SCALE,
     MIN_FRAME_SIDE,
     FloatImage,
     Quad,
     detect,
+    frame_problem,
     warp_corners,
     whiteness,
     widen,
@@ -254,6 +256,34 @@ def _separations(templates: Mapping[K, FloatImage]) -> dict[tuple[K, K], float]:
     return {pair: max(float(np.mean(values)), MIN_SEPARATION) for pair, values in gaps.items()}
 
 
+def _unfit_frame(image: Image) -> CardReading | None:
+    if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
+        return CardReading(
+            ReadingStatus.BAD_FRAME, detail=f"not a BGR uint8 frame: shape {image.shape}"
+        )
+    height, width = image.shape[:2]
+    if min(height, width) < MIN_FRAME_SIDE:
+        return CardReading(
+            ReadingStatus.BAD_FRAME,
+            detail=f"the frame is {width}×{height} pixels: too small to hold a card",
+        )
+    return None
+
+
+def bad_frame(image: Image) -> CardReading | None:
+    """The BAD_FRAME reading :meth:`Recognizer.read` gives a frame that shows nothing
+    usable (black, blank, overexposed, too small), or None: for a barcode camera, which reads
+    no card's index but goes blind all the same."""
+    unfit = _unfit_frame(image)
+    if unfit is not None:
+        return unfit
+    small = cv2.resize(image, None, fx=DETECT_SCALE, fy=DETECT_SCALE, interpolation=cv2.INTER_AREA)
+    problem = frame_problem(whiteness(small))  # type: ignore[arg-type]
+    if problem is None:
+        return None
+    return CardReading(ReadingStatus.BAD_FRAME, detail=f"the frame is {problem.value}")
+
+
 class Recognizer:
     """Reads frames against one deck profile."""
 
@@ -410,16 +440,9 @@ class Recognizer:
 
     def read(self, image: Image) -> CardReading:
         """Read one BGR frame."""
-        if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
-            return CardReading(
-                ReadingStatus.BAD_FRAME, detail=f"not a BGR uint8 frame: shape {image.shape}"
-            )
-        height, width = image.shape[:2]
-        if min(height, width) < MIN_FRAME_SIDE:
-            return CardReading(
-                ReadingStatus.BAD_FRAME,
-                detail=f"the frame is {width}×{height} pixels: too small to hold a card",
-            )
+        unfit = _unfit_frame(image)
+        if unfit is not None:
+            return unfit
         detection = detect(image)
         if detection.problem is not None:
             return CardReading(

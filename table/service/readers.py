@@ -61,7 +61,7 @@ from vision.frames import (
     VideoCaptureSource,
 )
 from vision.profile import find_profile
-from vision.recognize import ReadingStatus, Recognizer
+from vision.recognize import ReadingStatus, Recognizer, bad_frame
 
 log = logging.getLogger("dealtable.readers")
 
@@ -647,6 +647,9 @@ class CameraReader(_TableReader):
                 elif reading.status is not ReadingStatus.OBSTRUCTED:  # a hand: no news
                     self._usable_frames += 1
                 self._route(self.filter.camera(reading, frame.timestamp), news)
+            elif (blind := bad_frame(frame.image)) is not None:
+                self._usable_frames = 0
+                self._route(self.filter.camera(blind, frame.timestamp), news)
             else:
                 self._usable_frames += 1
                 codes = read_frame_barcodes(frame.image)

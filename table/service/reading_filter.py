@@ -419,6 +419,8 @@ class ReadingFilter:
         the box frame after frame, where a shoe reads each card once: that card is not read
         again (not even once the table refused it or the dealer voided it) until the box has
         been seen without it for ``empty_frames`` frames."""
+        self._spoiled_frames = 0
+        self._blind_reported = False  # seeing again: blind once more is news once more
         lying = self._in_box
         if any(reading.code is not None and reading.code.card == lying for reading in readings):
             self._frames_without_in_box = 0
