@@ -696,6 +696,46 @@ def test_the_bank_takes_only_bets_it_could_pay_in_the_worst_turn() -> None:
     assert sum(bet.stake for bet in table.state.bets.values()) == 17
 
 
+def test_001_a_bet_taken_back_that_hedged_another_brings_down_what_the_bank_cannot_cover() -> None:
+    """001, Placing bets: "every punter may place, move or take back bets". The bank holds
+    5: Dan's 10 on the 9 is covered only while Anna's coppered 5 on the 9 loses as it wins.
+    She takes it back; the newest bet the bank can no longer cover comes down, and no turn
+    can leave the bank paying chips it does not have."""
+    table = open_table(bank=5, punters={"dan": 100, "anna": 100})
+    table.bet("anna", "9", 5, copper=True)
+    table.bet("dan", "9", 5)
+    table.bet("dan", "9", 5)
+    events = table.withdraw("anna", "9")
+    returned = [e for e in events if isinstance(e, BetSettled)]
+    assert [(e.punter, e.spot, e.outcome.value, e.net) for e in returned] == [
+        ("dan", "9", "returned", 0)
+    ]
+    assert "the bank cannot cover it" in returned[0].note
+    assert table.state.bets == {}
+    deal(table, "2H 9C")
+    assert (table.state.bank, table.state.bankrolls) == (5, {"dan": 100, "anna": 100})
+
+
+def test_001_a_bet_moved_is_checked_where_it_goes_and_no_longer_where_it_lay() -> None:
+    """001, Placing bets: a bet may be moved. The bank's cover is reckoned with the bet on
+    its new spot only: a move that makes the worst turn too much is refused, one that
+    does not is taken, as a withdrawal and a new bet would be."""
+    table = open_table(bank=5, punters={"dan": 100, "anna": 100})
+    table.bet("anna", "10>9", 5)  # the 10 to win, the 9 to lose: loses as the 9 wins
+    table.bet("dan", "9", 5)
+    table.bet("dan", "9", 5)
+    with pytest.raises(BetRefusedError, match=r"the bank \(5\) cannot cover .*worst turn: 10"):
+        table.move("anna", "10>9", "Q")
+    assert [(b.punter, b.spot.text, b.stake) for b in table.state.bets.values()] == [
+        ("anna", "10>9", 5),
+        ("dan", "9", 10),
+    ]
+    alone = open_table(bank=5, punters={"dan": 100})
+    alone.bet("dan", "9", 5)
+    alone.move("dan", "9", "high")
+    assert [(b.spot.text, b.stake) for b in alone.state.bets.values()] == [("high", 5)]
+
+
 # --- rule sets ---------------------------------------------------------------------------------
 
 

@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from table.errors import RulesError
+from table.errors import IllegalCommandError, RulesError
+from table.faro import FaroTable
 from table.faro.rules import RULE_SETS, find_rules
 
 
@@ -55,3 +56,29 @@ def test_bad_rules_are_refused_with_the_option_and_what_was_expected(
 ) -> None:
     with pytest.raises(RulesError, match=message):
         find_rules(name, options)
+
+
+def test_a_rule_set_given_whole_keeps_its_options_and_replays_alike() -> None:
+    """A table opened with a rule set made with options (000's Stuss split, a cat-hop
+    paying 1 to 1) plays by them, and its opening event folds back to the same rules."""
+    rules = find_rules("classic", {"split": "all", "cat_hop_pays": "1"})
+    table = FaroTable("t", rules)
+    assert table.state.rules == rules
+    assert FaroTable.replay(table.opening, "t").state.rules == rules
+
+
+def test_001_a_home_table_seats_one_banker_and_up_to_nine_players() -> None:
+    """001, Overview: "Players: 2-10 - one banker and up to 9 players"; 003 too seats up
+    to 10. The eleventh is refused, naming the option; a casino table (000: "any number")
+    seats more."""
+    for name in ("home", "home-full-loss", "casino-003"):
+        table = FaroTable("t", name)
+        for number in range(10):
+            table.seat(f"p{number}", 50)
+        with pytest.raises(IllegalCommandError, match="seat 10 at most.*max_seats"):
+            table.seat("p10", 50)
+        assert len(table.state.seats) == 10, name
+    classic = FaroTable("t", "classic")
+    for number in range(12):
+        classic.seat(f"p{number}", 50)
+    assert len(classic.state.seats) == 12

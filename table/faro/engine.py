@@ -443,6 +443,12 @@ class FaroTable(DealerDesk):
         *,
         at: float = 0.0,
     ) -> None:
+        if isinstance(rules, FaroRules):
+            # A rule set given whole keeps every option it was made with: told in the
+            # opening event as the options it differs by, so that a replay folds the same.
+            named = find_rules(rules.name).describe()
+            given = {key: text for key, text in rules.describe().items() if named[key] != text}
+            options = {**given, **(options or {})}
         name = rules if isinstance(rules, str) else rules.name
         self.state = FaroState(table=table_id, rules=find_rules(name, options))
         self._at = at
@@ -505,6 +511,12 @@ class FaroTable(DealerDesk):
             raise IllegalCommandError(f"punter {punter}: already seated")
         if punter == "bank":
             raise IllegalCommandError("punter bank: 'bank' names the bank, not a punter")
+        seats = self.state.rules.max_seats
+        if seats and len(self.state.seats) >= seats:
+            raise IllegalCommandError(
+                f"punter {punter}: {self.state.rules.name} rules seat {seats} at most, and "
+                f"{seats} sit at the table (option max_seats)"
+            )
         out = self._begin(at)
         self._emit(out, PunterSeated, punter=punter, bankroll=bankroll)
         return out
@@ -992,9 +1004,10 @@ class FaroTable(DealerDesk):
             self._check_marks_covered(
                 what, punter, [*after, Bet(0, punter, spot, amount, copper, mark)]
             )
-        if state.payout_bound + amount * pays <= state.bank_bankroll:
+        leaving = moving.max_payout if moving is not None else 0
+        if state.payout_bound - leaving + amount * pays <= state.bank_bankroll:
             return
-        exposure = self._bank_exposure(spot, amount, copper, pays)
+        exposure = self._bank_exposure(spot, amount, copper, pays, moving)
         if exposure > state.bank_bankroll:
             raise BetRefusedError(
                 f"{what}: the bank ({state.bank_bankroll}) cannot cover the layout if it loses "
@@ -1002,15 +1015,23 @@ class FaroTable(DealerDesk):
             )
 
     def _bank_exposure(
-        self, spot: Spot | None = None, amount: int = 0, copper: bool = False, pays: int = 1
+        self,
+        spot: Spot | None = None,
+        amount: int = 0,
+        copper: bool = False,
+        pays: int = 1,
+        moving: Bet | None = None,
     ) -> int:
-        """The most the bank can pay in one turn, with a new bet if one is given: a quick
-        bound first, computed exactly over every pair of live ranks when the bound is short."""
+        """The most the bank can pay in one turn, with a new bet if one is given (the bet
+        ``moving`` taken from where it lies): a quick bound first, computed exactly over
+        every pair of live ranks when the bound is short."""
         state = self.state
         bound = state.payout_bound + amount * pays
+        if moving is not None:
+            bound -= moving.max_payout
         if bound <= state.bank_bankroll:
             return bound
-        bets = list(state.bets.values())
+        bets = [bet for bet in state.bets.values() if bet is not moving]
         if spot is not None:
             bets.append(Bet(0, "", spot, amount, copper, pays=pays))
         others = sum(bet.max_payout for bet in bets if not bet.spot.ranks)
@@ -1133,6 +1154,9 @@ class FaroTable(DealerDesk):
                 amount=taken,
                 stake=bet.stake - taken,
             )
+        # A withdrawn bet may have hedged another (a coppered bet against a plain one on the
+        # same rank): what the bank can no longer cover comes down, as after a turn.
+        self._return_uncovered(out)
         return out
 
     def _check_what_stays(

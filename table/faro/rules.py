@@ -54,6 +54,7 @@ class FaroRules:
     colour_bets: bool = False
     min_bet: int = 1
     max_bet: int = 0  # 0: no table maximum
+    max_seats: int = 0  # punters seated at most, a home banker among them; 0: no limit
 
     def __post_init__(self) -> None:
         self._check_choice("split", SPLIT_TAKES)
@@ -66,6 +67,8 @@ class FaroRules:
             raise RulesError("call_pays and cat_hop_pays must be at least 1 (to 1)")
         if self.min_bet < 1:
             raise RulesError(f"min_bet must be at least 1, not {self.min_bet}")
+        if self.max_seats < 0:
+            raise RulesError(f"max_seats must be 0 (no limit) or more, not {self.max_seats}")
         if self.max_bet and self.max_bet < self.min_bet:
             raise RulesError(f"max_bet {self.max_bet} is below min_bet {self.min_bet}")
         if not self.rank_bets and not self.colour_bets:
@@ -114,6 +117,7 @@ RULE_SETS: dict[str, FaroRules] = {
         three_of_a_kind="none",
         high_card="next-turn",
         max_bet=10,
+        max_seats=10,  # 001: one banker and up to 9 players
     ),
     # 000's home Faro: as home, but a split loses the whole bet, coppered or not.
     "home-full-loss": FaroRules(
@@ -123,6 +127,7 @@ RULE_SETS: dict[str, FaroRules] = {
         three_of_a_kind="none",
         high_card="next-turn",
         max_bet=10,
+        max_seats=10,
         split="all",
     ),
     # 000: Stuss, dealt by hand, the bank takes the whole of a split.
@@ -134,7 +139,9 @@ RULE_SETS: dict[str, FaroRules] = {
     # 000: Dutch Faro / Rouge et Noir: a bet on the colour of each turn instead of ranks.
     "dutch": FaroRules(name="dutch", rank_bets=False, colour_bets=True),
     # 003's casino procedure with its house options: betting marks, no bets on cases.
-    "casino-003": FaroRules(name="casino-003", betting_marks=True, no_bets_on_cases=True),
+    "casino-003": FaroRules(
+        name="casino-003", betting_marks=True, no_bets_on_cases=True, max_seats=10
+    ),
 }
 
 
