@@ -75,7 +75,7 @@ def test_001_a_home_table_seats_one_banker_and_up_to_nine_players() -> None:
         table = FaroTable("t", name)
         for number in range(10):
             table.seat(f"p{number}", 50)
-        with pytest.raises(IllegalCommandError, match="seat 10 at most.*max_seats"):
+        with pytest.raises(IllegalCommandError, match=r"seat 10 at most.*max_seats"):
             table.seat("p10", 50)
         assert len(table.state.seats) == 10, name
     classic = FaroTable("t", "classic")
