@@ -7,6 +7,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+import serial
 import serial  # type: ignore[import-untyped]
 
 from table.cards import STANDARD_52, Card
@@ -165,6 +166,35 @@ def test_an_unplugged_scanner_raises_a_scanner_error_once() -> None:
         read_until_gone()
     with pytest.raises(ScannerError, match="closed"):
         scanner.read()
+    os.close(device)
+
+
+def test_a_scanner_read_between_the_tables_other_work_waits_for_nothing() -> None:
+    """The table's loop reads the scanner between cards, buttons and commands: the port is
+    read without waiting (a read that waited for a code would hold all of them back), a
+    code that comes in two halves is read once whole, and a pulled cable is still found."""
+    opened: list[dict[str, object]] = []
+
+    def recording(url: str, **settings: object) -> object:
+        opened.append(settings)
+        return serial.serial_for_url(url, **settings)
+
+    SerialScanner("loop://", opener=recording).close()
+    assert opened[0]["timeout"] == 0
+    controller, device = os.openpty()
+    tty.setraw(device)
+    scanner = SerialScanner(os.ttyname(device))
+    assert scanner.read() is None
+    os.write(controller, b"DT1-")
+    assert scanner.read() is None
+    os.write(controller, b"KH-02\r\n")
+    reading = scanner.read()
+    assert reading is not None and reading.code == CardCode(Card.parse("KH"), 2)
+    assert scanner.read() is None
+    os.close(controller)  # the USB cable is pulled
+    with pytest.raises(ScannerError, match="disconnected"):
+        for _ in range(5):
+            scanner.read()
     os.close(device)
 
 

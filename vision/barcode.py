@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import re
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -245,7 +245,9 @@ class SerialScanner:
         url: str,
         *,
         baudrate: int = 9600,
-        timeout: float = 0.1,
+        # None waiting: the table's loop reads the scanner between everything else, and a
+        # read that waited for a code would hold the cards and the buttons back meanwhile.
+        timeout: float = 0,
         opener: Opener = serial.serial_for_url,
     ) -> None:
         try:
@@ -257,7 +259,8 @@ class SerialScanner:
         self._closed = False
 
     def read(self) -> BarcodeReading | None:
-        """The next complete line as a reading, or None if none has arrived yet."""
+        """The next complete line as a reading, or None if none has arrived yet (never
+        waiting for one, unless the port was opened with a ``timeout``)."""
         if self._closed:
             raise ScannerError(f"barcode scanner {self.url!r} is closed")
         text = self._next_line()
@@ -293,13 +296,6 @@ class SerialScanner:
             if text:
                 return text
         return None
-
-    def readings(self) -> Iterator[BarcodeReading]:
-        """Readings as they come, until the scanner is closed or disconnects."""
-        while not self._closed:
-            reading = self.read()
-            if reading is not None:
-                yield reading
 
     def close(self) -> None:
         if not self._closed:
