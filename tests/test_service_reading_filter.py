@@ -14,7 +14,7 @@ from table.service.reading_filter import (
     ReadingFilter,
     ReadingSource,
 )
-from vision.barcode import BarcodeReading, CardCode
+from vision.barcode import BarcodeReading, CardCode, barcode_reading
 from vision.recognize import CardReading, ReadingStatus, Recognizer
 from vision.synthetic import DESIGNS, deal_video
 
@@ -312,3 +312,23 @@ def test_a_dealt_video_of_six_cards_with_hands_passing_yields_them_in_order() ->
         outputs += f.camera(recognizer.read(frame.image), frame.timestamp)
     assert accepted(outputs) == order
     assert alarms(outputs) == []
+
+
+def test_a_barcode_camera_takes_another_decks_copy_right_after_its_twin() -> None:
+    """Two decks: the KS of deck 1 is dealt, and the KS of deck 2 slides into view as the
+    first leaves, the box never seen without a KS: its sticker names another deck, so it is
+    a card of its own, and the 3H after it too."""
+    camera = ReadingFilter(sources=frozenset({ReadingSource.BARCODE}), decks=2, follows_table=True)
+    frames = (
+        [["DT1-KS-01"]] * 10
+        + [["DT1-KS-01", "DT1-KS-02"]] * 2
+        + [["DT1-KS-02"]] * 10
+        + [["DT1-3H-01"]] * 10
+    )
+    taken = []
+    for index, texts in enumerate(frames):
+        for said in camera.barcode_view([barcode_reading(text) for text in texts], index / 30):
+            if isinstance(said, CardAccepted):
+                camera.placed(said.card, said.deck)  # as the table takes it
+                taken.append((said.card.code, said.deck))
+    assert taken == [("KS", 1), ("KS", 2), ("3H", 1)]

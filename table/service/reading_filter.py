@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from table.cards import Card
-from vision.barcode import BarcodeReading
+from vision.barcode import BarcodeReading, CardCode
 from vision.recognize import CardReading, ReadingStatus
 
 
@@ -185,6 +185,9 @@ class ReadingFilter:
         # The card the camera takes to be lying in the box, already dealt: a hand passing over
         # it or a flicker does not make it a new card.
         self._in_box: Card | None = None
+        # The deck on the sticker of the card in the box, where a barcode camera read it: in a
+        # shoe of several decks another deck's copy of that card is a card of its own.
+        self._in_box_deck: int | None = None
         # What the camera took the card in the box for, when the dealer named it otherwise
         # (the card named and the camera's guess, until the table takes the card named).
         self._in_box_read_as: Card | None = None
@@ -239,6 +242,7 @@ class ReadingFilter:
                 # The card dealt last is out of the box: in a shoe of several decks the next
                 # card may be a copy of it, and is a card of its own.
                 self._in_box = None
+                self._in_box_deck = None
                 self._in_box_read_as = None
             return []
         if reading.status is ReadingStatus.UNREADABLE:
@@ -421,18 +425,18 @@ class ReadingFilter:
         been seen without it for ``empty_frames`` frames."""
         self._spoiled_frames = 0
         self._blind_reported = False  # seeing again: blind once more is news once more
-        lying = self._in_box
-        if any(reading.code is not None and reading.code.card == lying for reading in readings):
+        if any(self._lies_in_box(reading.code) for reading in readings):
             self._frames_without_in_box = 0
         else:
             self._frames_without_in_box += 1
             if self._frames_without_in_box >= self.empty_frames:
                 self._in_box = None
+                self._in_box_deck = None
         self._view_frames += 1
         outputs: list[FilterOutput] = []
         for reading in readings:
             code = reading.code
-            if code is not None and code.card == self._in_box:
+            if self._lies_in_box(code):
                 continue
             if code is None:
                 # A foreign code in view is one card (or no card) asked about once: it is
@@ -444,6 +448,7 @@ class ReadingFilter:
             said = self.barcode(reading, timestamp)
             if code is not None and any(isinstance(output, CardAccepted) for output in said):
                 self._in_box = code.card  # whether the table takes it or not
+                self._in_box_deck = code.deck_number
                 self._frames_without_in_box = 0
             outputs += said
         self._foreign_seen = {
@@ -452,6 +457,13 @@ class ReadingFilter:
             if self._view_frames - seen <= self.empty_frames
         }
         return outputs
+
+    def _lies_in_box(self, code: CardCode | None) -> bool:
+        """Whether a barcode camera's sticker is the card lying in the box: the same card,
+        and the same deck where the deck is known."""
+        if code is None or code.card != self._in_box:
+            return False
+        return self._in_box_deck is None or code.deck_number == self._in_box_deck
 
     def reader_lost(
         self, source: ReadingSource, message: str, timestamp: float
@@ -586,6 +598,7 @@ class ReadingFilter:
         dealt, and it is the card lying in the box now."""
         self._dealt.append(_Dealt(card, deck))
         self._in_box = card
+        self._in_box_deck = deck
         named, read_as = self._named_for
         self._in_box_read_as = read_as if card == named else None
         self._named_for = (None, None)
@@ -607,6 +620,8 @@ class ReadingFilter:
             self._run = _Run()
         self.decks = decks
         self._dealt = []
+        if left is None:
+            self._in_box_deck = None
         self._in_box = left
         self._stray_frames = 0
         self._trouble_over()
@@ -623,6 +638,8 @@ class ReadingFilter:
             _Dealt(card, decks[card].popleft() if decks.get(card) else None) for card in cards
         ]
         if in_box is not None:
+            if in_box != self._in_box:
+                self._in_box_deck = None
             self._in_box = in_box
             self._frames_without_in_box = 0
 
