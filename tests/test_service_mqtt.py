@@ -1007,3 +1007,22 @@ def test_a_refused_subscription_to_the_commands_is_logged(
         )
     finally:
         journal.close()
+
+
+def test_what_the_broker_acknowledged_as_the_link_stops_is_kept(
+    tmp_path: Path, broker: Broker
+) -> None:
+    """The acknowledgements that come between the last turn of the loop and the stop move
+    the outbox's place in the journal too: a restart does not send those events again."""
+    service, link, journal = make_service(tmp_path, broker.port)
+    link.start()
+    try:
+        assert wait_until(lambda: link.acked_seq == journal.last_seq, step=link.pump)
+        open_deal(service)
+        link.pump()  # published, not yet acknowledged
+        # The broker answers each of the three events and the state published after them.
+        assert wait_until(lambda: link._queue.qsize() >= 4)
+    finally:
+        link.stop()
+    assert journal.cursor(OUTBOX_CURSOR) == link.acked_seq == journal.last_seq
+    journal.close()

@@ -435,6 +435,8 @@ class MqttLink:
             self.client.disconnect()
             self.client.loop_stop()
         self._take_late_acknowledgements()
+        if self._place_moved or self._cursor_unwritten:
+            self._keep_place()  # else what the broker took goes out again at the next start
         waiting = self.unacknowledged
         if waiting:
             # The outbox cursor moves only on the broker's acknowledgement, and publishing
