@@ -1185,6 +1185,60 @@ def test_a_live_camera_that_stops_giving_frames_is_lost_and_reopened(tmp_path: P
     camera.close()
 
 
+class StuckCamera:
+    """A live camera whose driver never gives a frame and keeps every capture (a loose ribbon
+    cable); reopening it goes through, and the next capture hangs again."""
+
+    live = True
+
+    def __init__(self) -> None:
+        self.released = threading.Event()
+        self.inside = 0  # captures inside the driver now
+        self.reopened = 0
+
+    def reopen(self) -> None:
+        self.reopened += 1
+
+    def __iter__(self) -> Iterator[Frame]:
+        self.inside += 1
+        self.released.wait()
+        self.inside -= 1
+        return
+        yield
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_camera_stuck_for_good_leaves_two_captures_in_its_driver_at_most(
+    tmp_path: Path,
+) -> None:
+    """Reopened at each stall, a driver that keeps every capture would gather one stuck
+    thread more each time, without end: after two the camera waits, still lost, for one
+    to come back, and is reopened once one does."""
+    service, _, clock = make(tmp_path)
+    source = StuckCamera()
+    camera = CameraReader(source, Recognizer(taught_profile()), service, clock=clock)
+    try:
+        said: list[str] = []
+        for _ in range(20):  # five minutes of a camera that stays stuck
+            clock.now += 5.0
+            said += [alarm.message for alarm in camera.poll().alarms]
+            clock.now += 10.0
+            said += [alarm.message for alarm in camera.poll().alarms]
+        assert wait_until(lambda: source.inside == 2)
+        assert source.reopened == 1
+        assert "its driver still holds 2 captures given up on" in said[-1]
+        assert notices(service) == [("camera", "reader_lost")]
+    finally:
+        source.released.set()
+    assert wait_until(lambda: source.inside == 0)
+    clock.now += 10.0
+    camera.poll()
+    assert source.reopened == 2
+    camera.close()
+
+
 def test_a_camera_blind_a_while_is_lost_until_it_sees_the_box_again(tmp_path: Path) -> None:
     """A lamp gone out or a cloth over the lens: the camera is lost, on the table's screens
     and MQTT, until it shows the box again for a second; blind once more is news again."""

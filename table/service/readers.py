@@ -65,6 +65,10 @@ from vision.recognize import ReadingStatus, Recognizer, bad_frame
 
 log = logging.getLogger("dealtable.readers")
 
+# Captures a stalled live camera leaves stuck in its driver before it stops reopening: one
+# lets a driver that was stuck once start afresh, more would pile up without end.
+MAX_CAPTURES_LEFT_STUCK = 2
+
 
 @dataclass
 class ReaderNews:
@@ -563,6 +567,8 @@ class CameraReader(_TableReader):
         # Set for a capture thread given up on while stuck in the driver: should the driver
         # ever return, its frames are not the reopened camera's.
         self._abandoned = threading.Event()
+        # Captures given up on while stuck in the driver, as long as they stay stuck.
+        self._left_stuck: list[threading.Thread] = []
         self._thread = self._start_capture()
 
     @property
@@ -630,6 +636,7 @@ class CameraReader(_TableReader):
                     self._stopped(news)
                 elif self._reopen_at is None and not self.ended and self._stalled():
                     self._abandoned.set()  # the thread stays stuck in the driver: left there
+                    self._left_stuck.append(self._thread)
                     self._failure = (
                         f"no frame from the camera for {self.stall_seconds:g} s (its driver "
                         "gives none)"
@@ -685,6 +692,16 @@ class CameraReader(_TableReader):
 
     def _reopen(self, news: ReaderNews) -> None:
         self._reopen_at = None
+        self._left_stuck = [thread for thread in self._left_stuck if thread.is_alive()]
+        if len(self._left_stuck) >= MAX_CAPTURES_LEFT_STUCK:
+            # A driver that keeps every capture would gather one more stuck thread at each
+            # reopening, without end: the camera waits until one comes back.
+            self._failure = (
+                f"its driver still holds {len(self._left_stuck)} captures given up on; it "
+                "is reopened once one comes back (or restart the service)"
+            )
+            self._stopped(news)
+            return
         reopen: Callable[[], None] | None = getattr(self.source, "reopen", None)
         try:
             if reopen is not None:
