@@ -82,3 +82,7 @@ def test_001_a_home_table_seats_one_banker_and_up_to_nine_players() -> None:
     for number in range(12):
         classic.seat(f"p{number}", 50)
     assert len(classic.state.seats) == 12
+    # Nor do home rules come to a table where more sit: nothing changes.
+    with pytest.raises(RulesError, match="12 seated, more than 10"):
+        classic.choose_rules("home")
+    assert classic.state.rules.name == "classic"

@@ -478,6 +478,11 @@ class FaroTable(DealerDesk):
         state = self.state
         if state.phase not in (Phase.NO_DECK, Phase.FINISHED):
             raise RulesError(f"rules {name}: the rules change only between deals ({state.where()})")
+        if rules.max_seats and len(state.seats) > rules.max_seats:
+            raise RulesError(
+                f"rules {name}: {len(state.seats)} seated, more than {rules.max_seats} "
+                "(option max_seats); some must leave first"
+            )
         out = self._begin(at)
         # Between deals only bets that stand until withdrawn lie on the layout; they were
         # taken under the old rules, and come back rather than play under new ones.
@@ -515,7 +520,7 @@ class FaroTable(DealerDesk):
         if seats and len(self.state.seats) >= seats:
             raise IllegalCommandError(
                 f"punter {punter}: {self.state.rules.name} rules seat {seats} at most, and "
-                f"{seats} sit at the table (option max_seats)"
+                f"{len(self.state.seats)} sit at the table (option max_seats)"
             )
         out = self._begin(at)
         self._emit(out, PunterSeated, punter=punter, bankroll=bankroll)
