@@ -426,6 +426,13 @@ def test_dealtable_archive_puts_archives_where_the_tables_config_says(tmp_path: 
     assert records_of(other) == before
     mixed = dealtable("archive", "--config", str(config), "--into", str(tmp_path / "x"))
     assert mixed.returncode == 2 and "archive_dir" in mixed.stderr
+    publishing = tmp_path / "publishing.toml"
+    publishing.write_text(config.read_text() + '[mqtt]\nhost = "127.0.0.1"\n')
+    kept = dealtable("archive", "--config", str(publishing), "--drop-outbox")
+    assert kept.returncode == 2 and "still publishes to MQTT" in kept.stderr
+    mistyped = dealtable("archive", str(tmp_path / "faro.sqlit"))
+    assert mistyped.returncode == 2 and "no journal there" in mistyped.stderr
+    assert not (tmp_path / "faro.sqlit").exists()  # no empty journal made
     moved = dealtable("archive", "--config", str(config))
     assert moved.returncode == 0, moved.stderr
     [archive] = sorted((tmp_path / "kept").glob("*.sqlite"))

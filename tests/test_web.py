@@ -370,6 +370,23 @@ def test_another_sites_page_may_frame_the_table_but_not_the_croupiers_page(
     browser.get("about:blank")
 
 
+def test_no_answer_of_the_pages_lets_a_browser_guess_its_type(live_table: Any) -> None:
+    """Every answer says what it is, and that a browser must not take it for anything else:
+    pages, the view, a command's refusal."""
+    _, _, server, _ = live_table
+    with urllib.request.urlopen(server.url + "view", timeout=5) as view:
+        assert view.headers["X-Content-Type-Options"] == "nosniff"
+    with urllib.request.urlopen(server.url, timeout=5) as page:
+        assert page.headers["X-Content-Type-Options"] == "nosniff"
+    refused = urllib.request.Request(
+        server.url + "cmd/bet", data=b"{}", headers={"Content-Type": "application/json"}
+    )
+    with pytest.raises(urllib.error.HTTPError) as answer:
+        urllib.request.urlopen(refused, timeout=5)
+    assert answer.value.code == 401
+    assert answer.value.headers["X-Content-Type-Options"] == "nosniff"
+
+
 def _answers(url: str) -> bool:
     try:
         with urllib.request.urlopen(url, timeout=1):

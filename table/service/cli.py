@@ -250,10 +250,14 @@ def _back_up(args: argparse.Namespace) -> int:
 
 
 def _archive(args: argparse.Namespace) -> int:
+    from table.service.config import ConfigError
     from table.service.journal import Journal, archive_folder_beside
     from table.service.mqtt import OUTBOX_CURSOR
 
     journal_path, folder = _archive_places(args)
+    if not Path(journal_path).is_file():
+        # Opening it for writing would make an empty journal where the operator mistyped.
+        raise ConfigError(f"{journal_path}: no journal there")
     with Journal(journal_path) as journal:
         if args.drop_outbox:
             sent = journal.drop_cursor(OUTBOX_CURSOR)
@@ -291,6 +295,11 @@ def _archive_places(args: argparse.Namespace) -> tuple[str, Path | None]:
     named = config.table.journal
     if not named:
         raise ConfigError(f"{args.config}: [table] journal: the table keeps no journal")
+    if args.drop_outbox and config.mqtt is not None:
+        raise ConfigError(
+            f"--drop-outbox: {args.config} still publishes to MQTT ([mqtt]): its outbox's "
+            "place is what it sends from; remove [mqtt] first, or let the broker catch up"
+        )
     if args.journal is not None and Path(args.journal).resolve() != Path(named).resolve():
         raise ConfigError(
             f"{args.journal}: not the journal of {args.config}, which is {named}: archiving "

@@ -722,12 +722,18 @@ class MqttLink:
         try:
             self._carry_out(item)
         except Exception as failed:
-            # A command the service did not foresee must not end the table: it is refused,
-            # told to its sender, and logged whole for the project to mend.
-            log.exception("a command on %s could not be carried out", item.topic)
-            self._reply(
-                _request_id_of(item), {"ok": False, "error": f"not carried out: {failed!r}"}
-            )
+            # A fault the service did not foresee must not end the table: logged whole for
+            # the project to mend, and its sender told what the journal says happened.
+            log.exception("a command on %s failed", item.topic)
+            request_id = _request_id_of(item)
+            used = None if request_id is None else self.journal.request_seq(request_id)
+            if used is not None:  # journaled, and a part that shows it failed after
+                seqs = self.journal.seqs_of_request(used)
+                self._reply(request_id, {"ok": True, "seqs": seqs})
+                return
+            if self.service.state.last_seq != self.journal.last_seq:
+                self.service.back_to_journal()  # what was not written did not happen
+            self._reply(request_id, {"ok": False, "error": f"not carried out: {failed!r}"})
         finally:
             # Journaled or refused: the broker may now forget it.
             self.client.ack(item.mid, item.qos)

@@ -84,6 +84,11 @@ class TableService:
         self._checkpoint_kept = table.state.checkpoint  # not written again
         return table
 
+    def back_to_journal(self) -> None:
+        """The table as its journal holds it, after a fault left it ahead of the journal:
+        what was not written did not happen."""
+        self.game = self._resume()
+
     def _check_game(self, game: str, rules: str) -> None:
         """A journal is dealt with the game it began with; a config for another is refused."""
         asked = self.config.table.game
