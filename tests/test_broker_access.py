@@ -25,6 +25,7 @@ from table.service.table_service import TableService
 from table.service.web import MqttCommandRelay
 from tests.conftest import ACCOUNTS, HW, ShippedBroker, broker_folder, relayed
 from tests.mosquitto import Broker, free_port, wait_until
+from tests.test_service_mqtt import second_table_with_first_tables_account
 
 
 class Client:
@@ -343,16 +344,7 @@ def test_events_the_access_list_refused_go_out_once_it_is_mended(
     """A table whose account may not publish under its id: the refusal is logged, and once
     the operator mends the access list and the broker reloads it, the events go out at the
     next retry, with the connection never dropped."""
-    config = Config(
-        table=TableConfig(id="faro-2", journal=str(tmp_path / "j.sqlite")),
-        reader=ReaderConfig(kind="console"),
-        mqtt=MqttConfig(
-            host="127.0.0.1",
-            port=secured_broker.port,
-            username="table-faro-1",
-            password=ACCOUNTS["table-faro-1"],
-        ),
-    )
+    config = second_table_with_first_tables_account(tmp_path, secured_broker.port)
     now = [0.0]
     journal = Journal(config.table.journal, "faro-2")
     service = TableService(config, journal)

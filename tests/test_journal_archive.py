@@ -158,6 +158,15 @@ def test_a_journal_cut_from_its_start_is_damaged(tmp_path: Path, how: str) -> No
         Journal(path)
 
 
+def dealt_with_outbox_behind(path: Path) -> None:
+    """A table whose MQTT outbox sent its first 40 records only, dealt on for long enough
+    that archiving would be due every 30 records."""
+    dealt(path, 60, every=0)
+    with open_journal(path) as journal:
+        journal.set_cursor(OUTBOX_CURSOR, 40)
+    dealt(path, 700, every=30)
+
+
 def test_the_outbox_keeps_every_record_it_has_not_sent(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -165,11 +174,8 @@ def test_the_outbox_keeps_every_record_it_has_not_sent(
     record before the spare checkpoint (the journal must begin at a checkpoint), said once;
     then the records go, and every file is sound."""
     path = tmp_path / "faro.sqlite"
-    dealt(path, 60, every=0)
-    with open_journal(path) as journal:
-        journal.set_cursor(OUTBOX_CURSOR, 40)
     with caplog.at_level(logging.WARNING, "dealtable"):
-        dealt(path, 700, every=30)
+        dealt_with_outbox_behind(path)
     assert caplog.text.count("not archived until the MQTT outbox has sent them (it has sent "
                              "up to record 40)") == 1  # fmt: skip
     assert archives_beside(path) == []
@@ -447,11 +453,8 @@ def test_dealtable_archive_drops_the_place_of_an_outbox_no_longer_used(
     service says with the command that releases it; the command says why nothing goes, and
     with --drop-outbox archives the records unsent, the chain whole."""
     path = tmp_path / "faro.sqlite"
-    dealt(path, 60, every=0)
-    with open_journal(path) as journal:
-        journal.set_cursor(OUTBOX_CURSOR, 40)
     with caplog.at_level(logging.WARNING, "dealtable"):
-        dealt(path, 700, every=30)
+        dealt_with_outbox_behind(path)
     assert f"run `dealtable archive --drop-outbox {path}`" in caplog.text
     before = records_of(path)
     held = dealtable("archive", str(path))

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -443,11 +444,12 @@ def test_a_card_that_slid_out_with_no_code_read_stops_the_table_until_the_dealer
     assert service.state.alarm is None
 
 
-def test_a_card_past_the_pis_own_light_barrier_with_no_code_read_is_a_question(
+@contextmanager
+def barrier_beside_scanner(
     tmp_path: Path,
-) -> None:
-    """The light barrier wired to the Pi (hw/WIRING.md, GPIO17) beside a USB scanner: a card
-    that slid out unread stops the table; one whose code came is dealt."""
+) -> Iterator[tuple[Clock, TableService, TableHardware, BarcodeShoeReader, Any]]:
+    """The light barrier wired to the Pi (hw/WIRING.md, GPIO17) beside a USB scanner on
+    loop://, a deck in: the clock, the table, its hardware, the reader, and the beam's pin."""
     clock = Clock()
     config = Config(
         table=TableConfig(id="t1", journal=str(tmp_path / "j.sqlite")),
@@ -464,7 +466,20 @@ def test_a_card_past_the_pis_own_light_barrier_with_no_code_read_is_a_question(
         reader = BarcodeShoeReader("loop://", service, lambda: clock.now, monotonic=clock.monotonic)
         hardware.slide_heard = reader.card_slid
         reader.poll()
-        beam = factory.pin(17)
+        try:
+            yield clock, service, hardware, reader, factory.pin(17)
+        finally:
+            hardware.close()
+            reader.close()
+            service.journal.close()
+
+
+def test_a_card_past_the_pis_own_light_barrier_with_no_code_read_is_a_question(
+    tmp_path: Path,
+) -> None:
+    """The light barrier wired to the Pi (hw/WIRING.md, GPIO17) beside a USB scanner: a card
+    that slid out unread stops the table; one whose code came is dealt."""
+    with barrier_beside_scanner(tmp_path) as (clock, service, hardware, reader, beam):
 
         def slide(code: str | None) -> None:
             beam.drive_low()
@@ -484,9 +499,6 @@ def test_a_card_past_the_pis_own_light_barrier_with_no_code_read_is_a_question(
         slide(None)
         alarm = service.state.alarm
         assert alarm is not None and alarm.kind is AlarmKind.UNREAD_CARD
-        hardware.close()
-        reader.close()
-        service.journal.close()
 
 
 def test_cards_dealt_while_the_loop_is_held_up_are_paired_with_their_codes(
@@ -495,23 +507,7 @@ def test_cards_dealt_while_the_loop_is_held_up_are_paired_with_their_codes(
     """The Pi's light barrier beside a USB scanner that reads each sticker a moment before its
     card breaks the beam: the loop is held up about a second (a slow write to the SD card)
     while two cards come out, each with its code. Both are dealt, and nothing is asked."""
-    clock = Clock()
-    config = Config(
-        table=TableConfig(id="t1", journal=str(tmp_path / "j.sqlite")),
-        reader=ReaderConfig(kind="serial-scanner", url="loop://"),
-    )
-    with mock_pins() as factory:
-        hardware = TableHardware(
-            HardwareConfig(abacus=False, buttons=False, layout=False, shoe_sensor=True),
-            clock=clock,
-            pin_factory=factory,
-        )
-        service = TableService(config, Journal(config.table.journal, "t1"))
-        service.execute_line("shuffle")
-        reader = BarcodeShoeReader("loop://", service, lambda: clock.now, monotonic=clock.monotonic)
-        hardware.slide_heard = reader.card_slid
-        reader.poll()
-        beam = factory.pin(17)
+    with barrier_beside_scanner(tmp_path) as (clock, service, hardware, reader, beam):
         for code in ("5S", "KD"):  # no poll meanwhile: the loop is held up
             assert reader.scanner is not None
             sticker = encode_payload(Card.parse(code), 1)
@@ -527,9 +523,6 @@ def test_cards_dealt_while_the_loop_is_held_up_are_paired_with_their_codes(
             clock.now += 0.2
         assert service.state.alarm is None
         assert dealt(service) == ["5S", "KD"]
-        hardware.close()
-        reader.close()
-        service.journal.close()
 
 
 def test_while_another_alarm_waits_the_buttons_leave_the_readers_question_alone(

@@ -107,6 +107,21 @@ class Watcher:
         self.client.loop_stop()
 
 
+def second_table_with_first_tables_account(tmp_path: Path, port: int) -> Config:
+    """Table faro-2 set up with table faro-1's account: the shipped access list lets that
+    account publish only under faro-1."""
+    return Config(
+        table=TableConfig(id="faro-2", journal=str(tmp_path / "journal.sqlite")),
+        reader=ReaderConfig(kind="console"),
+        mqtt=MqttConfig(
+            host="127.0.0.1",
+            port=port,
+            username="table-faro-1",
+            password=ACCOUNTS["table-faro-1"],
+        ),
+    )
+
+
 def make_service(
     tmp_path: Path, port: int, table_id: str = "t1", reconnect_delay: tuple[int, int] = (1, 5)
 ) -> tuple[TableService, MqttLink, Journal]:
@@ -676,16 +691,7 @@ def test_events_the_broker_refuses_stay_in_the_outbox_and_the_refusal_is_logged(
 ) -> None:
     """A second table set up with the first one's account: the access list refuses its
     topics. Its events are not counted as delivered, and the operator is told why."""
-    config = Config(
-        table=TableConfig(id="faro-2", journal=str(tmp_path / "journal.sqlite")),
-        reader=ReaderConfig(kind="console"),
-        mqtt=MqttConfig(
-            host="127.0.0.1",
-            port=secured_broker.port,
-            username="table-faro-1",
-            password=ACCOUNTS["table-faro-1"],
-        ),
-    )
+    config = second_table_with_first_tables_account(tmp_path, secured_broker.port)
     journal = Journal(config.table.journal, "faro-2")
     service = TableService(config, journal)
     assert config.mqtt is not None
