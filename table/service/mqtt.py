@@ -306,13 +306,10 @@ def _is_text(value: str) -> bool:
     return True
 
 
-def _request_id_of(item: _Incoming) -> str | None:
-    """The command's request id, if it has one that can be told back."""
-    with contextlib.suppress(ValueError, RecursionError, AttributeError):
-        found = json.loads(item.payload).get("request_id")
-        if isinstance(found, str) and _is_text(found):
-            return found
-    return None
+def _request_id_of(payload: object) -> str | None:
+    """A command's request id, if it has one that can be written and told back."""
+    found = payload.get("request_id") if isinstance(payload, dict) else None
+    return found if isinstance(found, str) and found and _is_text(found) else None
 
 
 class MqttLink:
@@ -725,7 +722,9 @@ class MqttLink:
             # A fault the service did not foresee must not end the table: logged whole for
             # the project to mend, and its sender told what the journal says happened.
             log.exception("a command on %s failed", item.topic)
-            request_id = _request_id_of(item)
+            request_id = None
+            with contextlib.suppress(ValueError, RecursionError):
+                request_id = _request_id_of(json.loads(item.payload))
             used = None if request_id is None else self.journal.request_seq(request_id)
             if used is not None:  # journaled, and a part that shows it failed after
                 seqs = self.journal.seqs_of_request(used)
@@ -758,8 +757,7 @@ class MqttLink:
             raw_id = payload.get("request_id")
             if not isinstance(raw_id, str) or not raw_id:
                 raise CommandError(f"cmd/{verb}: field 'request_id' (text) is missing")
-            if _is_text(raw_id):
-                request_id = raw_id
+            request_id = _request_id_of(payload)
             if request_id is None or not _is_text(json.dumps(payload, ensure_ascii=False)):
                 # JSON may escape half of a UTF-16 pair ("\\ud800"): no text that can be
                 # journaled, published or shown.
