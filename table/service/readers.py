@@ -49,6 +49,7 @@ from table.service.reading_filter import (
     ReaderAlarm,
     ReadingFilter,
     ReadingSource,
+    with_decks,
 )
 from table.service.table_service import TableService
 from vision.barcode import BarcodeReading, SerialScanner, read_frame_barcodes
@@ -211,10 +212,7 @@ class _TableReader:
         since = self.service.journal.events(after_seq=record["seq"])
         if any(isinstance(event, DeckStarted | ShoeStarted) for event in since):
             return [(card, None) for card in dealt]  # the note is of a shoe gone by
-        decks: dict[Card, deque[int | None]] = {}
-        for code, deck in record["dealt"]:
-            decks.setdefault(Card.parse(code), deque()).append(deck)
-        return [(card, decks[card].popleft() if decks.get(card) else None) for card in dealt]
+        return with_decks(dealt, [(Card.parse(code), deck) for code, deck in record["dealt"]])
 
     def _restore_held(self) -> None:
         """Take up the question and the held cards the service left, unless the deal they

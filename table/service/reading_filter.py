@@ -138,6 +138,17 @@ class _Pending:
     deck: int | None = None
 
 
+def with_decks(
+    cards: Sequence[Card], stickers: Sequence[tuple[Card, int | None]]
+) -> list[tuple[Card, int | None]]:
+    """Each card with the deck number of a sticker of it known before, in their order; a
+    card no sticker is left for has none (never guessed)."""
+    decks: dict[Card, deque[int | None]] = {}
+    for card, deck in stickers:
+        decks.setdefault(card, deque()).append(deck)
+    return [(card, decks[card].popleft() if decks.get(card) else None) for card in cards]
+
+
 @dataclass
 class ReadingFilter:
     """Turns readings into accepted cards. ``sources`` says which readers run; ``decks`` how
@@ -631,11 +642,9 @@ class ReadingFilter:
         """The table's dealt cards after the dealer voided or corrected one, or voided the
         deal. ``in_box`` is the card the dealer voided or corrected: the camera still reads it
         so while it lies in the box, and it is not a new card."""
-        decks: dict[Card, deque[int | None]] = {}
-        for dealt in self._dealt:
-            decks.setdefault(dealt.card, deque()).append(dealt.deck)
         self._dealt = [
-            _Dealt(card, decks[card].popleft() if decks.get(card) else None) for card in cards
+            _Dealt(card, deck)
+            for card, deck in with_decks(cards, [(dealt.card, dealt.deck) for dealt in self._dealt])
         ]
         if in_box is not None:
             if in_box != self._in_box:
