@@ -677,11 +677,8 @@ class Journal:
             "SELECT 1 FROM commits WHERE seq = ?", (last,)
         ):
             return [last]
-        (before,) = self._db.execute(
-            "SELECT MAX(seq) FROM commits WHERE seq < ?", (last,)
-        ).fetchone()
-        known_from = int(self._meta("commits_from") or 1) - 1
-        return list(range(max(int(before or 0), known_from, self.first_seq - 1) + 1, last + 1))
+        before, _ = self._last_commit(last - 1)
+        return list(range(max(before, self.first_seq - 1) + 1, last + 1))
 
     def verify(self) -> Broken | None:
         """Check every record against its body and the record before, and that it holds an

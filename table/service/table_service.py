@@ -304,7 +304,7 @@ class TableService:
             self.journal.append(events, request_id)
         except JournalError as unwritten:
             # The engine moved on but the journal did not: go back to what the journal holds.
-            self.game = self._resume()
+            self.back_to_journal()
             self.journal_failed(str(unwritten))
             raise
         # Nothing written shows nothing of the journal. The listeners draw the table with
