@@ -22,13 +22,14 @@ import table.service.journal as journal_module
 from table.baccarat.engine import Phase as BaccaratPhase
 from table.cards import Card, Rank, Suit
 from table.events import DeckStarted
-from table.service.config import Config, ConfigError, archive_folder, parse_config
+from table.service.config import Config, ConfigError, MqttConfig, archive_folder, parse_config
 from table.service.journal import Journal, JournalError, carry_on
-from table.service.mqtt import OUTBOX_CURSOR
+from table.service.mqtt import OUTBOX_CURSOR, MqttLink
 from table.service.run import SimulatedTable
 from table.service.table_service import TableService
 from table.service.web import JournalFollower, LiveView
 from tests.conftest import punto_banco_config
+from tests.mosquitto import free_port
 from tests.test_journal_checkpoints import deal_punto_banco, faro_config, open_journal
 from tests.test_service_run import dealtable
 
@@ -186,6 +187,30 @@ def test_the_outbox_keeps_every_record_it_has_not_sent(
     assert archives
     checked = dealtable("verify", *map(str, archives), str(path))
     assert checked.returncode == 0, checked.stdout
+
+
+def test_an_outbox_whose_place_the_disk_would_not_take_at_its_start_still_holds_records(
+    tmp_path: Path,
+) -> None:
+    """The disk is full as the service starts with its broker away: the outbox cannot write
+    where it begins. Once the disk takes writes again the table deals on, and nothing the
+    outbox has not sent goes to an archive, as if its place had been written."""
+    from tests.test_service_readers import FullDisk
+
+    path = tmp_path / "faro.sqlite"
+    journal = open_journal(path)
+    service = TableService(archiving(faro_config(path), 30), journal, clock=lambda: 1.8e9)
+    disk = FullDisk(journal._db)
+    journal._db = disk  # type: ignore[assignment]
+    MqttLink(MqttConfig(host="127.0.0.1", port=free_port()), "faro-1", service, journal)
+    journal._db = disk.db
+    simulated = SimulatedTable(service, seed=3)
+    for _ in range(700):
+        simulated.step()
+    assert journal.before_spare_checkpoint() > 30
+    assert archives_beside(path) == []
+    assert journal.first_seq == 1
+    journal.close()
 
 
 def test_an_archive_that_cannot_be_written_moves_nothing_and_the_table_deals_on(

@@ -445,6 +445,9 @@ class Journal:
         self._lock: JournalLock | None = None
         self._tables_missing = False
         self._names: list[tuple[int, str]] | None = None
+        # Places a consumer reached that the disk would not take: archiving still waits for
+        # them, until one is written or the journal closes.
+        self._places_unwritten: dict[str, int] = {}
         if not read_only:
             # Taken before the journal is written: a second service on it never writes a byte.
             self._lock = lock or JournalLock(self.path)
@@ -634,17 +637,24 @@ class Journal:
         return 0 if row is None else int(row[0])
 
     def set_cursor(self, name: str, seq: int) -> None:
-        """Remember how far a consumer (the MQTT outbox) has got; it only moves forward."""
-        self._write(
-            "INSERT INTO cursors (name, seq) VALUES (?, ?) "
-            "ON CONFLICT (name) DO UPDATE SET seq = MAX(seq, excluded.seq)",
-            (name, seq),
-        )
+        """Remember how far a consumer (the MQTT outbox) has got; it only moves forward. A
+        place the disk will not take is held here meanwhile, and archiving waits for it."""
+        try:
+            self._write(
+                "INSERT INTO cursors (name, seq) VALUES (?, ?) "
+                "ON CONFLICT (name) DO UPDATE SET seq = MAX(seq, excluded.seq)",
+                (name, seq),
+            )
+        except JournalError:
+            self._places_unwritten[name] = max(seq, self._places_unwritten.get(name, seq))
+            raise
+        self._places_unwritten.pop(name, None)
 
     def drop_cursor(self, name: str) -> int | None:
         """Forget a consumer's place (an outbox whose broker is no longer used), so that it
         holds no record back from archiving; where it had got to, or None if it had none."""
         had = self._optional_rows("SELECT seq FROM cursors WHERE name = ?", (name,))
+        self._places_unwritten.pop(name, None)
         if not had:
             return None
         self._write("DELETE FROM cursors WHERE name = ?", (name,))
@@ -809,10 +819,12 @@ class Journal:
         ``upto`` (by default, before the spare checkpoint): a broker away; an outbox no
         longer used keeps its place too."""
         upto = self.before_spare_checkpoint() if upto is None else upto
+        places = [*self._places_unwritten.values()]
         for (sent,) in self._optional_rows("SELECT MIN(seq) FROM cursors", ()):
-            if sent is not None and int(sent) < upto:
-                return int(sent)
-        return None
+            if sent is not None:
+                places.append(int(sent))
+        sent_upto = min(places, default=upto)
+        return sent_upto if sent_upto < upto else None
 
     def archive(self, folder: str | Path) -> Archived | None:
         """Move the records that may go (:meth:`archivable_upto`) to a new journal file in
