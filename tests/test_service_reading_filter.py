@@ -251,6 +251,39 @@ def test_a_barcode_shoe_of_several_decks_tells_copies_apart_by_their_deck_number
     assert f.dealt == [KS, KS, QH]
 
 
+def test_a_sticker_of_a_deck_the_shoe_does_not_hold_is_asked_about_not_dealt() -> None:
+    """A one-deck table dealing deck 2's stickers: a card of deck 7 slipped into the box is
+    no card of this deal. The shoe says so and asks the dealer; the cards read meanwhile
+    wait for the answer (here: the stray card is taken away, no card of the deal came out).
+    A six-deck shoe takes six deck numbers."""
+    f = ReadingFilter(sources=frozenset({ReadingSource.BARCODE}))
+    assert accepted(f.barcode(code(QH, 2), 0.0)) == [QH]
+    raised = f.barcode(code(KS, 7), 0.5)
+    assert alarms(raised) == [AlarmKind.ANOTHER_DECK]
+    assert "KS of deck 7, but the cards dealt are of deck 2" in str(raised)
+    assert [type(o) for o in raised][1:] == [ConfirmRequest]
+    assert accepted(f.barcode(code(TWO_D, 2), 1.0)) == []  # held behind the question
+    assert accepted(f.dismiss()) == [TWO_D]
+    assert f.dealt == [QH, TWO_D]
+    shoe = ReadingFilter(sources=frozenset({ReadingSource.BARCODE}), decks=6)
+    for deck in range(1, 7):
+        assert accepted(shoe.barcode(code(KS, deck), deck)) == [KS]
+    assert alarms(shoe.barcode(code(QH, 8), 7.0)) == [AlarmKind.ANOTHER_DECK]
+
+
+def test_a_barcode_camera_asks_once_about_another_decks_card_in_view() -> None:
+    camera = ReadingFilter(sources=frozenset({ReadingSource.BARCODE}), follows_table=True)
+    frames = [["DT1-KS-01"]] * 10 + [["DT1-3H-05"]] * 30
+    outputs = []
+    for index, texts in enumerate(frames):
+        for said in camera.barcode_view([barcode_reading(text) for text in texts], index / 30):
+            if isinstance(said, CardAccepted):
+                camera.placed(said.card, said.deck)
+            outputs.append(said)
+    assert accepted(outputs) == [KS]
+    assert alarms(outputs) == [AlarmKind.ANOTHER_DECK]
+
+
 def test_camera_and_barcode_agreeing_accept_the_card_once() -> None:
     f = ReadingFilter(agree_frames=2, sources=frozenset(ReadingSource) - {ReadingSource.DEALER})
     assert accepted(feed(f, sure(QH), sure(QH))) == []  # waiting for the shoe

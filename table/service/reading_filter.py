@@ -58,6 +58,7 @@ class AlarmKind(enum.Enum):
     UNREADABLE = "unreadable"  # a card is there but matches nothing in the deck
     TWO_CARDS = "two-cards"
     FOREIGN_CODE = "foreign-code"  # a barcode that is not one of our stickers
+    ANOTHER_DECK = "another-deck"  # one of our stickers, of a deck this shoe does not hold
     READER_LOST = "reader-lost"  # camera blind, scanner unplugged
     MISSED_CARD = "missed-card"  # a card lay in the box unread before the next was accepted
 
@@ -423,9 +424,33 @@ class ReadingFilter:
         if self.repeats_last(reading):
             return []  # the same sticker scanned twice in one slide
         sticker = _Dealt(reading.code.card, reading.code.deck_number)
+        another_deck = self._another_deck(sticker)
+        if another_deck:
+            return [
+                ReaderAlarm(AlarmKind.ANOTHER_DECK, another_deck, timestamp, (sticker.card,)),
+                *self._ask(another_deck, timestamp),
+            ]
         if sticker in self._out() or self.copies_out(sticker.card) >= self.decks:
             return [self._seen_before(sticker.card, timestamp, f" (deck {sticker.deck})")]
         return self._sighted(sticker.card, ReadingSource.BARCODE, timestamp, 1.0, deck=sticker.deck)
+
+    def _another_deck(self, sticker: _Dealt) -> str:
+        """Why a sticker's card is none of the deck or shoe being dealt, or "": once as many
+        decks as the shoe holds have shown their numbers, a card of any other number was
+        slipped in, or came from the last shoe."""
+        decks = {dealt.deck for dealt in self._out() if dealt.deck is not None}
+        if sticker.deck is None or sticker.deck in decks or len(decks) < self.decks:
+            return ""
+        numbers = ", ".join(str(number) for number in sorted(decks))
+        dealt_from = (
+            f"deck {numbers}"
+            if self.decks == 1
+            else f"decks {numbers}, the {self.decks} decks of this shoe"
+        )
+        return (
+            f"the shoe read {sticker.card.code} of deck {sticker.deck}, but the cards dealt are "
+            f"of {dealt_from}: a card of another deck came out of the box"
+        )
 
     def barcode_view(
         self, readings: Sequence[BarcodeReading], timestamp: float
@@ -449,7 +474,7 @@ class ReadingFilter:
             code = reading.code
             if self._lies_in_box(code):
                 continue
-            if code is None:
+            if code is None or self._another_deck(_Dealt(code.card, code.deck_number)):
                 # A foreign code in view is one card (or no card) asked about once: it is
                 # asked about again only once it has been out of view a while.
                 last_seen = self._foreign_seen.get(reading.text)
