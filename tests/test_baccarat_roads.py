@@ -19,7 +19,7 @@ from table.baccarat.roads import (
     small_road,
 )
 from table.events import CoupResult, ShoeStarted
-from tests.baccarat_tables import deal, open_chemin_de_fer
+from tests.baccarat_tables import deal, open_chemin_de_fer, open_punto_banco
 
 WINNERS = {"B": "banker", "P": "player", "T": "tie"}
 SEQUENCE = [Coup(WINNERS[letter]) for letter in "BBPPPBTBP" + "B" * 7 + "P"]
@@ -169,3 +169,23 @@ def test_the_scoreboards_follow_the_shoe_in_play_and_start_afresh_with_a_new_one
     for coup in range(6, 1001):
         follow_shoe(results, [result(coup)])
     assert [r.coup for r in results] == list(range(1001 - COUPS_SHOWN, 1001))
+
+
+def test_a_coups_last_card_voided_or_corrected_takes_its_result_off_the_scoreboards() -> None:
+    """The boards a running table draws follow its events as they come: the coup a
+    corrected card ended shows once, with the corrected result; a voided one not at all."""
+    table = open_punto_banco()
+    results: list[CoupResult] = []
+    # Player 2 + 4 = 6; banker 3 + 5 = 8, a natural.
+    follow_shoe(results, table.lock() + deal(table, "2H 3H 4H 5H"))
+    assert [(r.coup, r.winner) for r in results] == [(1, "banker")]
+    follow_shoe(results, table.correct("3D"))  # banker 6 against 6: a tie
+    assert [(r.coup, r.winner, r.totals["banker"]) for r in results] == [(1, "tie", 6)]
+    follow_shoe(results, table.void_card())  # the banker's second card is still to come
+    assert results == []
+    follow_shoe(results, deal(table, "2C KC"))  # banker 5 draws a ten: 5 against 6
+    assert [(r.coup, r.winner) for r in results] == [(1, "player")]
+    assert Scoreboard.of(coups_of(results)).bead_plate.text() == ["P"]
+    # A card voided in the next coup leaves the coup before it on the boards.
+    follow_shoe(results, table.lock() + deal(table, "2S") + table.void_card())
+    assert [r.coup for r in results] == [1]

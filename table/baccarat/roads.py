@@ -26,7 +26,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from table.events import CoupResult, Event, ShoeStarted
+from table.events import CoupResult, DealerCorrection, Event, ShoeStarted
 
 ROWS = 6
 _LETTER = {"banker": "B", "player": "P", "tie": "T", "red": "R", "blue": "B"}
@@ -96,10 +96,16 @@ COUPS_SHOWN = 160
 
 def follow_shoe(results: list[CoupResult], events: Iterable[Event]) -> None:
     """Keep ``results`` to the coups of the shoe in play as its events come, the newest
-    :data:`COUPS_SHOWN` of them: a new shoe starts its scoreboards afresh."""
+    :data:`COUPS_SHOWN` of them: a new shoe starts its scoreboards afresh, and a card voided
+    or corrected takes back the result of the coup it ended."""
     for event in events:
         if isinstance(event, ShoeStarted):
             results.clear()
+        elif isinstance(event, DealerCorrection) and event.undone:
+            # The card undone is of the coup the event carries: a result of that coup came
+            # from it, and the corrected card's result follows, if the coup still ends.
+            while results and results[-1].coup >= event.deal:
+                results.pop()
         elif isinstance(event, CoupResult):
             results.append(event)
     if len(results) > COUPS_SHOWN:
