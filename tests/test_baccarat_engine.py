@@ -365,6 +365,22 @@ def test_004_with_a_shuffler_every_coups_cards_go_back_in(rules: str, alarmed: b
         assert table.state.bankrolls["ana"] == 1070
 
 
+def test_004_with_a_shuffler_a_voided_coups_cards_go_back_in_too() -> None:
+    """A continuous shuffler takes back every coup's cards, a voided coup's as well: the
+    card dealt again in the next coup is no duplicate, and the machine is as full as before."""
+    table = open_punto_banco(rules="shuffler", decks="1")
+    table.bet("ana", "player", 10)
+    table.lock()
+    deal(table, "9S 8H")
+    table.void_coup()
+    assert table.state.cards_out == 0
+    table.bet("ana", "player", 10)  # the voided coup's stake came back
+    table.lock()
+    events = deal(table, "9S 8H KH KS")  # player 9, banker 8: the player's natural wins
+    assert [event for event in events if isinstance(event, AlarmRaised)] == []
+    assert table.state.bankrolls["ana"] == 1010
+
+
 def test_a_third_card_the_tableau_forbids_is_an_alarm() -> None:
     """Misdeals: player 7 and banker 7 both stand; a fifth card is refused as a draw."""
     table = open_punto_banco()

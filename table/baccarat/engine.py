@@ -505,9 +505,7 @@ class BaccaratState(TableFolds):
         self.coups_in_shoe += 1
         self.coup_over = True
         self.pending = -1
-        if self.rules.shuffler:  # the coup's cards go back into the shuffler
-            self.seen = {}
-            self.cards_out = 0
+        self._shuffle_back()
 
     def _fold_voided(self, event: DealVoided) -> None:
         if self.phase is not Phase.BURNING:  # a new shoe's burn goes on without the coup
@@ -515,6 +513,13 @@ class BaccaratState(TableFolds):
         self.hands = []
         self.pending = -1
         self.carried = False
+        self._shuffle_back()
+
+    def _shuffle_back(self) -> None:
+        """A continuous shuffler takes back the cards of each coup, finished or voided."""
+        if self.rules.shuffler:
+            self.seen = {}
+            self.cards_out = 0
 
     def _fold_bet_placed(self, event: BetPlaced) -> None:
         punter, spot, amount = event.punter, event.spot, event.amount
