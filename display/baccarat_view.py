@@ -54,6 +54,8 @@ def baccarat_view(state: BaccaratState, results: Sequence[CoupResult]) -> dict[s
         else {
             "coup": last.coup,
             "winner": last.winner,
+            # Banque's two hands each have their own: the right hand's is ``winner``.
+            "winners": dict(last.winners),
             "totals": dict(last.totals),
             "naturals": list(last.naturals),
             "pairs": list(last.pairs),

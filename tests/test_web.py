@@ -1036,3 +1036,34 @@ def test_a_plain_broken_or_silent_client_of_the_tls_port_holds_up_no_one(
         unfinished.settimeout(server.handshake_seconds * 2)
         assert let_go(unfinished)  # once its time for a handshake is up
         unfinished.close()
+
+
+def test_a_banque_page_is_told_how_each_of_the_two_hands_fared(tmp_path: Path) -> None:
+    """002, Baccarat Banque: two player hands against one banker. The page's view names
+    each hand's result, so that a punter on the left hand does not read the right's win."""
+    config = Config(
+        table=TableConfig(
+            id="bq",
+            game="banque",
+            rules="standard",
+            options={"burn": "none"},
+            journal=str(tmp_path / "bq.sqlite"),
+            punters=(PunterConfig("bea", 500), PunterConfig("ana", 500), PunterConfig("ben", 500)),
+        ),
+        reader=ReaderConfig(kind="console"),
+    )
+    with Journal(config.table.journal, "bq") as journal:
+        service = TableService(config, journal)
+        view = LiveView()
+        ServiceFeed(service, view)
+        # Right 9 + K, a natural; left 2 + K draws a 9 and makes 1; the banker stands on
+        # 2 + 3 = 5: the right hand beats it, the left loses to it.
+        for line in (
+            "shuffle", "bank 100", "bet ana right 10", "bet ben left 10", "lock",
+            "card 9S", "card 2H", "card 2D", "card KS", "card KH", "card 3D", "card 9C", "stand",
+        ):  # fmt: skip
+            service.execute_line(line)
+        result = service.state.last_result
+        assert result is not None and result.winners == {"right": "player", "left": "banker"}
+        shown = json.loads(view.current()[1])["last_result"]
+    assert shown["winners"] == {"right": "player", "left": "banker"}

@@ -154,8 +154,13 @@ function renderBaccarat(view) {
     return box;
   }));
   const result = view.last_result;
+  // Banque deals two player hands: each is named with its own result.
+  const outcome = (winner) => (winner === "tie" ? t.tie : `${t[winner]} ${t.win}`);
+  const hands = result ? Object.entries(result.winners || {}) : [];
   document.getElementById("result").textContent = result
-    ? (result.winner === "tie" ? `${t.coup} ${result.coup}: ${t.tie}` : `${t.coup} ${result.coup}: ${t[result.winner]} ${t.win}`)
+    ? `${t.coup} ${result.coup}: ` + (hands.length > 1
+      ? hands.map(([hand, winner]) => `${t[hand] || hand}: ${outcome(winner)}`).join(" · ")
+      : outcome(result.winner))
     : "";
   for (const road of document.querySelectorAll(".road")) {
     road.querySelector("h2").textContent = t[road.querySelector("h2").dataset.word];
