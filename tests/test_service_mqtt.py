@@ -152,7 +152,10 @@ def table(
 ) -> Iterator[tuple[TableService, MqttLink, Journal]]:
     service, link, journal = make_service(tmp_path, broker.port)
     link.start()
-    assert wait_until(lambda: link.connected, step=link.pump), "the table did not connect"
+    # The link says online once it has subscribed to the commands.
+    assert wait_until(lambda: watcher.on("/status")[-1:] == [b"online"], step=link.pump), (
+        "the table did not connect"
+    )
     yield service, link, journal
     link.stop()
     journal.close()
@@ -548,6 +551,81 @@ def test_a_withdrawal_names_one_call_by_its_order_as_the_table_language_does() -
     assert command_from_payload("withdraw", payload) == parse_line("withdraw ann call J 7 3 1")
     with pytest.raises(CommandError, match="cmd/withdraw: field 'order' must be three ranks"):
         command_from_payload("withdraw", {"punter": "ann", "spot": "call", "order": ["J"]})
+
+
+def test_every_dealer_action_of_the_table_language_has_its_verb() -> None:
+    """A croupier's tablet runs a baccarat table over MQTT as the console does: the bank
+    announced, the banker chosen, a hand standing at 5, the cut card and an empty shoe, an
+    unread card, a rules change; and a coppered bet moved, as `move` says."""
+    for verb, payload, line in (
+        ("stand", {}, "stand"),
+        ("cut", {}, "cut"),
+        ("empty", {}, "empty"),
+        ("unread", {}, "unread"),
+        ("bank", {"amount": 100}, "bank 100"),
+        ("banker", {"banker": "bea"}, "banker bea"),
+        ("rules", {"rules": "casino", "options": {"decks": 8}}, "rules casino decks=8"),
+        ("rules", {"rules": "standard", "options": {"pair_bets": True}},
+         "rules standard pair_bets=true"),
+        ("move", {"punter": "ann", "from": "9", "to": "10", "copper": True},
+         "move ann 9 10 copper"),
+    ):  # fmt: skip
+        assert command_from_payload(verb, payload) == parse_line(line), verb
+    with pytest.raises(CommandError, match="cmd/rules: option 'decks' must be text"):
+        command_from_payload("rules", {"rules": "casino", "options": {"decks": [8]}})
+    with pytest.raises(CommandError, match="cmd/bank: field 'amount' is missing"):
+        command_from_payload("bank", {})
+
+
+def test_a_chemin_de_fer_coup_is_dealt_with_its_choices_given_over_mqtt(
+    tmp_path: Path, broker: Broker, watcher: Watcher
+) -> None:
+    """The representative punter's choice at 5 comes from the tablet: the coup goes on."""
+    config = Config(
+        table=TableConfig(
+            id="t1",
+            game="chemin-de-fer",
+            rules="standard",
+            options={"burn": "none"},
+            journal=str(tmp_path / "journal.sqlite"),
+        ),
+        reader=ReaderConfig(kind="console"),
+        mqtt=MqttConfig(host="127.0.0.1", port=broker.port, client_id="table-t1"),
+    )
+    journal = Journal(config.table.journal, "t1")
+    service = TableService(config, journal)
+    assert config.mqtt is not None
+    link = MqttLink(config.mqtt, "t1", service, journal)
+    link.start()
+    try:
+        # The link says online once it has subscribed to the commands.
+        assert wait_until(lambda: watcher.on("/status")[-1:] == [b"online"], step=link.pump)
+        commands = [
+            ("punter", {"punter": "bea", "bankroll": 500}),
+            ("punter", {"punter": "ana", "bankroll": 500}),
+            ("punter", {"punter": "ben", "bankroll": 500}),
+            ("shuffle", {}),
+            ("bank", {"amount": 100}),
+            ("bet", {"punter": "ana", "spot": "player", "amount": 40}),
+            ("lock", {}),
+        ]
+        for number, (verb, payload) in enumerate(commands):
+            reply = _ask(watcher, link, verb, {"request_id": f"c{number}", **payload})
+            assert reply["ok"] is True, (verb, reply)
+        for card in ("2H", "3C", "3D", "JC"):  # player 5: the choice is the punter's
+            service.execute_line(f"card {card}")
+        reply = _ask(watcher, link, "stand", {"request_id": "choice"})
+        assert reply["ok"] is True, reply
+        service.execute_line("card 5S")  # banker 3 draws a 5 against a player who stood
+
+        def results() -> list[dict[str, Any]]:
+            return [e for e in watcher.events() if e["type"] == "coup_result"]
+
+        assert wait_until(results, step=link.pump)
+        assert results()[0]["winner"] == "banker"
+    finally:
+        link.stop()
+        journal.close()
 
 
 def test_a_retained_command_is_not_carried_out_again_at_a_reconnect(

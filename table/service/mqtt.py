@@ -39,19 +39,27 @@ from table.errors import TableError
 from table.faro.engine import FaroState
 from table.language import (
     BancoCmd,
+    BankCmd,
+    BankerCmd,
     BetCmd,
     CallCmd,
     Command,
     CorrectCmd,
+    CutCmd,
+    EmptyCmd,
     LeaveCmd,
     LockCmd,
     MoveCmd,
     PassBankCmd,
     PunterCmd,
+    RulesCmd,
     ShuffleCmd,
+    StandCmd,
+    UnreadCmd,
     VoidCmd,
     WithdrawCmd,
 )
+from table.options import option_text
 from table.service.config import MqttConfig
 from table.service.journal import Journal, JournalError
 from table.service.table_service import TableService, baccarat_snapshot, state_snapshot
@@ -132,7 +140,7 @@ def _field(payload: dict[str, Any], name: str, kind: type, verb: str, default: A
 COMMAND_FIELDS: dict[str, frozenset[str]] = {
     "bet": frozenset({"punter", "spot", "amount", "copper", "mark", "instruction"}),
     "withdraw": frozenset({"punter", "spot", "amount", "copper", "order"}),
-    "move": frozenset({"punter", "from", "to"}),
+    "move": frozenset({"punter", "from", "to", "copper"}),
     "call": frozenset({"punter", "order", "amount"}),
     "banco": frozenset({"punter"}),
     "pass": frozenset(),
@@ -142,6 +150,23 @@ COMMAND_FIELDS: dict[str, frozenset[str]] = {
     "shuffle": frozenset(),
     "void": frozenset({"deal"}),
     "correct": frozenset({"card"}),
+    "unread": frozenset(),
+    "empty": frozenset(),
+    "stand": frozenset(),
+    "cut": frozenset(),
+    "bank": frozenset({"amount"}),
+    "banker": frozenset({"banker"}),
+    "rules": frozenset({"rules", "options"}),
+}
+# Verbs that take no field: each is its table-language line alone.
+_BARE_VERBS: dict[str, Callable[[], Command]] = {
+    "pass": PassBankCmd,
+    "lock": LockCmd,
+    "shuffle": ShuffleCmd,
+    "empty": EmptyCmd,
+    "stand": StandCmd,
+    "cut": CutCmd,
+    "unread": UnreadCmd,
 }
 
 
@@ -162,6 +187,19 @@ def _order(payload: dict[str, Any], verb: str) -> tuple[str, str, str]:
     if len(order) != 3 or not all(isinstance(word, str) for word in order):
         raise CommandError(f"cmd/{verb}: field 'order' must be three ranks or colours: {order!r}")
     return (order[0], order[1], order[2])
+
+
+def _options(payload: dict[str, Any], verb: str) -> dict[str, str]:
+    """A ``rules`` command's house options, each a name and its value as the table language
+    writes them (``{"split": "full-loss"}``)."""
+    options = _field(payload, "options", dict, verb, {})
+    for name, value in options.items():
+        if not isinstance(value, str | int):
+            raise CommandError(
+                f"cmd/{verb}: option {name[:40]!r} must be text, a whole number or true or "
+                f"false, not {value!r}"[:200]
+            )
+    return {name: option_text(value) for name, value in options.items()}
 
 
 def command_from_payload(verb: str, payload: dict[str, Any]) -> Command:
@@ -191,6 +229,7 @@ def command_from_payload(verb: str, payload: dict[str, Any]) -> Command:
             _field(payload, "punter", str, verb),
             _field(payload, "from", str, verb),
             _field(payload, "to", str, verb),
+            _field(payload, "copper", bool, verb, None),
         )
     if verb == "call":
         return CallCmd(
@@ -200,18 +239,21 @@ def command_from_payload(verb: str, payload: dict[str, Any]) -> Command:
         )
     if verb == "banco":
         return BancoCmd(_field(payload, "punter", str, verb))
-    if verb == "pass":
-        return PassBankCmd()
+    bare = _BARE_VERBS.get(verb)
+    if bare is not None:
+        return bare()
     if verb == "punter":
         return PunterCmd(
             _field(payload, "punter", str, verb), _field(payload, "bankroll", int, verb)
         )
     if verb == "leave":
         return LeaveCmd(_field(payload, "punter", str, verb))
-    if verb == "lock":
-        return LockCmd()
-    if verb == "shuffle":
-        return ShuffleCmd()
+    if verb == "bank":
+        return BankCmd(_field(payload, "amount", int, verb))
+    if verb == "banker":
+        return BankerCmd(_field(payload, "banker", str, verb))
+    if verb == "rules":
+        return RulesCmd(_field(payload, "rules", str, verb), _options(payload, verb))
     if verb == "void":
         return VoidCmd(deal=_field(payload, "deal", bool, verb, False))
     if verb == "correct":
@@ -222,10 +264,7 @@ def command_from_payload(verb: str, payload: dict[str, Any]) -> Command:
             raise CommandError(f"cmd/correct: {error}") from None
     if verb == "card":
         raise CommandError("cmd/card: commands cannot add a card; cards come from the readers")
-    raise CommandError(
-        f"unknown verb {verb!r} (known: bet, withdraw, move, call, banco, pass, punter, leave, "
-        "lock, shuffle, void, correct)"
-    )
+    raise CommandError(f"unknown verb {verb!r} (known: {', '.join(COMMAND_FIELDS)})")
 
 
 _Report = _Connected | _Disconnected | _ConnectFailed | _Acked | _SubscriptionRefused | _Incoming
