@@ -1,5 +1,10 @@
 """What a screen draws of a baccarat table, as JSON: the hands of the coup with their totals,
-the last result, the bets, the bankrolls and the shoe's five scoreboards."""
+the last result, the bets, the bankrolls and the shoe's five scoreboards.
+
+Where players hold the cards (Chemin de Fer, Banque, Macao) a hand's first two cards are
+dealt face down and decided on unseen (002): the screens show their backs (``null``) until
+the coup is over, or the hand is a natural, which is shown at once. A third card is dealt
+face up. Punto Banco's hands are the house's and decide nothing: shown as they come."""
 
 from __future__ import annotations
 
@@ -7,8 +12,9 @@ from collections.abc import Sequence
 
 from table.baccarat.engine import BaccaratState
 from table.baccarat.roads import Road, Scoreboard, coups_of
-from table.baccarat.rules import hundredths_text
+from table.baccarat.rules import Family, hundredths_text
 from table.baccarat.tableau import total
+from table.cards import Card
 from table.events import CoupResult
 from table.games import GAME_TITLES
 
@@ -31,6 +37,24 @@ def _road(road: Road) -> dict[str, object]:
     }
 
 
+def _face_up(state: BaccaratState) -> list[list[str | None]]:
+    """Each hand's cards as the players at the table see them: None for one face down."""
+    if state.rules.family is Family.PUNTO_BANCO or not state.coup_in_play:
+        return [[str(card) for card in hand] for hand in state.hands]
+    first_cards_out = all(len(hand) >= 2 for hand in state.hands)
+    return [
+        [
+            str(card) if index >= 2 or (first_cards_out and _natural(hand)) else None
+            for index, card in enumerate(hand)
+        ]
+        for hand in state.hands
+    ]
+
+
+def _natural(hand: Sequence[Card]) -> bool:
+    return len(hand) >= 2 and total(hand[:2]) >= 8
+
+
 def baccarat_view(state: BaccaratState, results: Sequence[CoupResult]) -> dict[str, object]:
     board = Scoreboard.of(coups_of(results))
     names = state.geometry.hands
@@ -46,8 +70,8 @@ def baccarat_view(state: BaccaratState, results: Sequence[CoupResult]) -> dict[s
         "phase": state.phase.value,
         "bets_open": state.bets_open,
         "hands": [
-            {"name": name, "cards": [str(card) for card in cards], "total": total(cards)}
-            for name, cards in zip(names, state.hands, strict=False)
+            {"name": name, "cards": shown, "total": total(cards) if None not in shown else None}
+            for name, cards, shown in zip(names, state.hands, _face_up(state), strict=False)
         ],
         "last_result": None
         if last is None

@@ -731,6 +731,78 @@ def test_a_baccarat_page_started_after_a_correction_shows_the_coup_once(tmp_path
     assert board["last_result"]["totals"]["banker"] == 7
 
 
+def test_a_baccarat_page_open_through_a_correction_or_a_void_shows_the_coup_once(
+    tmp_path: Path,
+) -> None:
+    """A coup's last card corrected, or voided, while the pages are open takes its result
+    off their scoreboards: the page served by the table and the one following its journal
+    both show the corrected coup once, or none for a voided one."""
+    path = tmp_path / "pb.sqlite"
+    with Journal(path, "pb") as journal:
+        service = TableService(punto_banco_config(path), journal)
+        served = LiveView()
+        ServiceFeed(service, served)
+        follower = JournalFollower(path, LiveView())
+        for line in ("shuffle", "card 7D", "lock", "card 2H", "card 3H", "card 4H", "card 5H"):
+            service.execute_line(line)
+        follower.catch_up()
+        service.execute_line("correct 4D")
+        follower.catch_up()
+        for view in (served, follower.view):
+            board = json.loads(view.current()[1])
+            assert [cell["outcome"] for cell in board["roads"]["bead_plate"]["cells"]] == ["banker"]
+            assert [result.totals["banker"] for result in view.results] == [7]
+        service.execute_line("void")
+        follower.catch_up()
+        for view in (served, follower.view):
+            board = json.loads(view.current()[1])
+            assert board["roads"]["bead_plate"]["cells"] == []
+            assert view.results == []
+
+
+def test_a_chemin_de_fer_page_shows_the_backs_of_the_hands_until_the_coup_is_over(
+    tmp_path: Path,
+) -> None:
+    """002: the representative and the banker get two cards face down each and decide on
+    them unseen; a third card is dealt face up; both hands are turned over at the end. The
+    table's page, on a screen every seat can see, shows no face still down at the table."""
+    path = tmp_path / "cdf.sqlite"
+    config = Config(
+        table=TableConfig(
+            id="cdf",
+            game="chemin-de-fer",
+            rules="standard",
+            options={"burn": "none"},
+            journal=str(path),
+        ),
+        reader=ReaderConfig(kind="console"),
+    )
+
+    def shown() -> tuple[str, list[tuple[list[str | None], int | None]]]:
+        with urllib.request.urlopen(server.url + "view", timeout=5) as response:
+            body = response.read().decode()
+        view = json.loads(body)
+        return body, [(hand["cards"], hand["total"]) for hand in view["hands"]]
+
+    with Journal(path, "cdf") as journal:
+        service = TableService(config, journal)
+        server, _ = serve(service)
+        try:
+            for line in ("punter bea 500", "punter ana 500", "punter ben 500", "shuffle",
+                         "bank 100", "banco ben", "lock", "card 2H", "card 3C", "card 3D",
+                         "card JC"):  # fmt: skip
+                service.execute_line(line)
+            body, hands = shown()
+            assert hands == [([None, None], None), ([None, None], None)]
+            assert not any(card in body for card in ("2H", "3C", "3D", "JC"))
+            service.execute_line("stand")  # the representative stands at 5, unseen
+            service.execute_line("card 4S")  # the banker draws at 3: face up
+            body, hands = shown()
+            assert hands == [(["2H", "3D"], 5), (["3C", "JC", "4S"], 7)]
+        finally:
+            server.stop()
+
+
 def next_event(stream: http.client.HTTPResponse) -> dict[str, Any]:
     """The next view the page's event stream sends, past its comments and blank lines."""
     while True:

@@ -144,12 +144,14 @@ function renderBaccarat(view) {
     for (const code of hand.cards) {
       const card = document.createElement("span");
       setCard(card, code);
-      card.className += " card";
+      // A card still face down at the table (null) shows its back, never its face.
+      card.className += code === null ? " card back" : " card";
+      if (code === null) card.textContent = "\u{1F0A0}";
       box.appendChild(card);
     }
     const points = document.createElement("div");
     points.className = "total";
-    points.textContent = hand.cards.length ? hand.total : "";
+    points.textContent = hand.cards.length && hand.total !== null ? hand.total : "";
     box.appendChild(points);
     return box;
   }));
