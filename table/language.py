@@ -179,7 +179,7 @@ _USAGE = {
     "banco": "banco PUNTER",
     "pass": "pass",
     "cut": "cut",
-    "shuffle": "shuffle (also: newdeck, new deck)",
+    "shuffle": "shuffle (also: newdeck, new deck, new shoe)",
     "lock": "lock",
     "empty": "empty",
     "unread": "unread",
@@ -334,7 +334,11 @@ def _parse_words(verb: str, words: list[str], where: dict[str, int]) -> Command:
     if verb == "cut":
         _expect(words, 0, 0)
         return CutCmd(**where)
-    if verb in ("shuffle", "newdeck") or (verb == "new" and words[1:] in (["deck"], ["shoe"])):
+    if verb in ("shuffle", "newdeck", "new"):
+        # "new deck" and "new shoe" are one word said in two; nothing else follows any.
+        said = [word.lower() for word in words[1:]]
+        if said not in ([], ["deck"], ["shoe"]) or (verb == "new") != bool(said):
+            raise LanguageError(f"expected: {_USAGE['shuffle']}")
         return ShuffleCmd(**where)
     if verb == "lock":
         _expect(words, 0, 0)

@@ -37,6 +37,7 @@ def test_every_line_of_design_md_parses() -> None:
     assert parse_line("void deal") == VoidCmd(deal=True)
     assert parse_line("correct QH") == CorrectCmd(Card.parse("QH"))
     assert parse_line("new deck") == ShuffleCmd()
+    assert parse_line("New Shoe") == ShuffleCmd()
     assert parse_line("bet ann 5 2 paroli 3") == BetCmd("ann", "5", 2, instruction="paroli 3")
 
 
@@ -50,6 +51,10 @@ def test_every_line_of_design_md_parses() -> None:
         ("game poker", "unknown game 'poker'"),
         ("rules classic cat_hop_pays", "expected option=value"),
         ("void everything", "expected: void"),
+        ("shuffle 2", "expected: shuffle"),
+        ("newdeck now", "expected: shuffle"),
+        ("new deck please", "expected: shuffle"),
+        ("new punter", "expected: shuffle"),
         ("punter d@n 100", "use letters"),
     ],
 )
