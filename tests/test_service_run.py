@@ -383,6 +383,18 @@ def test_config_check_names_the_file_the_key_and_what_was_expected(tmp_path: Pat
     assert all(line.startswith(f"dealtable config: {several}: ") for line in lines)
 
 
+def test_a_pace_that_is_no_number_is_refused_as_on_the_command_line() -> None:
+    from table.service.config import ConfigError, parse_config
+
+    for pace in ("nan", "inf", "-1.5"):
+        text = f"[reader]\ncards_per_second = {pace}\n"
+        with pytest.raises(ConfigError) as refused:
+            parse_config(text, "t.toml")
+        assert str(refused.value) == (
+            f"t.toml: [reader] cards_per_second: expected a number of at least 0, got {float(pace)}"
+        )
+
+
 def refused_by_check_and_run(config: Path, journal: Path, message: str) -> None:
     """``config check`` and ``run`` both refuse ``config`` with ``message``, and ``run`` makes
     no journal."""

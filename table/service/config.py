@@ -29,6 +29,7 @@ A minimal file::
 from __future__ import annotations
 
 import ipaddress
+import math
 import ssl
 import time
 import tomllib
@@ -213,8 +214,14 @@ class _Section:
 
     def number(self, key: str, default: float, low: float) -> float:
         value = self.get(key, default)
-        if isinstance(value, bool) or not isinstance(value, int | float) or value < low:
-            raise self.fail(key, f"a number of at least {low}", value)
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            # TOML writes nan and inf too: neither is a pace (nan passes every comparison).
+            or not math.isfinite(value)
+            or value < low
+        ):
+            raise self.fail(key, f"a number of at least {low:g}", value)
         return float(value)
 
     def flag(self, key: str, default: bool) -> bool:
