@@ -540,6 +540,32 @@ def test_dealtable_web_stops_following_at_a_record_out_of_the_chain(
     ]
 
 
+def test_dealtable_web_says_once_that_the_file_at_the_journals_path_is_no_journal(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A page started before its table waits for the journal; a file there that is no
+    journal is told once in the log, not at every look (twenty a second), and a journal
+    that takes its place is shown."""
+    path = tmp_path / "later.sqlite"
+    follower = JournalFollower(path, LiveView())
+    follower.catch_up()  # not there yet: the page waits
+    path.write_text("not a journal\n")
+    for _ in range(5):
+        follower.follow_once()
+    said = [record.getMessage() for record in caplog.records if record.levelname == "ERROR"]
+    assert said == [
+        f"{path} is not a dealtable journal (not an SQLite database); nothing was changed; "
+        "the page stays at record 0"
+    ]
+    path.unlink()
+    config = Config(table=TableConfig(id="later", journal=str(path)))
+    with Journal(path, "later") as journal:
+        service = TableService(config, journal)
+        SimulatedTable(service, seed=1).step()
+        follower.follow_once()
+        assert follower.view.current()[0] == service.state.last_seq
+
+
 def test_a_punto_banco_table_shows_its_hands_and_roads(
     browser: webdriver.Chrome, tmp_path: Path
 ) -> None:

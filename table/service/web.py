@@ -184,6 +184,7 @@ class JournalFollower:
         self._chain = ChainCheck(self.path)
         self._file: tuple[int, int] | None = None  # the followed file's device and inode
         self._halted = False  # at a damaged record, until a new file takes the journal's place
+        self._trouble_said = ""  # the journal's trouble the log has told, until it is over
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="journal-follower", daemon=True)
 
@@ -247,7 +248,7 @@ class JournalFollower:
             self.table = None
             self.view.results.clear()
             self._halted = False
-        elif earlier is not None and file != earlier and self._halted:
+        elif self._halted and file != earlier:  # (no earlier one: the path held no journal)
             log.info("journal %s is a new file: following it on from record %d", self.path, shown)
             self._halted = False
 
@@ -264,15 +265,26 @@ class JournalFollower:
 
     def _run(self) -> None:
         while not self._stop.wait(self.interval):
-            try:
-                self.catch_up()
-            except JournalError as refused:
-                # Damage does not mend: say so once and keep showing the last sound state,
-                # until a new journal takes the damaged one's place.
+            self.follow_once()
+
+    def follow_once(self) -> None:
+        """One look at the journal (the follower's thread takes one every ``interval``)."""
+        try:
+            self.catch_up()
+        except JournalError as refused:
+            # Damage does not mend: say so once and keep showing the last sound state,
+            # until a new journal takes the damaged one's place (a file that is no journal
+            # is refused at each look, and said only the first time).
+            if str(refused) != self._trouble_said:
                 log.error("%s; the page stays at record %d", refused, self._chain.last_seq)
-                self._halted = True
-            except Exception:  # a bad read must not stop the screen; the next one may work
+                self._trouble_said = str(refused)
+            self._halted = True
+        except Exception as failed:  # a bad read must not stop the screen; the next may work
+            if repr(failed) != self._trouble_said:
                 log.exception("reading the journal %s", self.path)
+                self._trouble_said = repr(failed)
+        else:
+            self._trouble_said = ""
 
 
 def _page(name: str, language: str, account: str = "", refusal: str = "") -> bytes:
