@@ -25,6 +25,7 @@ from table.events import (
     BetWithdrawn,
     CardDealt,
     CardRole,
+    DealerCorrection,
     DealFinished,
     DeckStarted,
     Event,
@@ -83,6 +84,10 @@ class Words:
     journal_waits: str
     journal_back: str
     bank_passed: str  # 001: the bank passes to the left after each deal
+    # The dealer takes back a misread card, or says which card it really was: what it did
+    # (told already) is undone, and a corrected card's turn is told again.
+    taken_back: str
+    corrected: str
     advice: str = ""
     ranks_on: dict[Rank, str] | None = None  # after "on" where the language declines it
     ranks_from: dict[Rank, str] | None = None  # after "from"
@@ -177,6 +182,10 @@ WORDS: dict[str, Words] = {
         "it deals on once it can.",
         journal_back="The table writes again and deals on.",
         bank_passed="The bank passes to {name}.",
+        taken_back="The dealer takes back the last card, {card}: it was misread, and what it "
+        "did is undone.",
+        corrected="The dealer corrects the last card: it was {replacement}, not {card}; what "
+        "the misread card did is undone.",
         bank="the bank",
         advice="The casekeep says: a bet costs least now on {ranks} (the bank's edge {edge}).",
     ),
@@ -245,6 +254,10 @@ WORDS: dict[str, Words] = {
         "sigue en cuanto pueda.",
         journal_back="La mesa vuelve a anotar y sigue.",
         bank_passed="La banca pasa a {name}.",
+        taken_back="El crupier retira la última carta, {card}: se leyó mal y lo que hizo "
+        "queda anulado.",
+        corrected="El crupier corrige la última carta: era {replacement}, no {card}; lo que "
+        "hizo la carta mal leída queda anulado.",
         bank="la banca",
         offered="a {rank}",
         advice="El casekeep dice: ahora lo más barato es apostar {ranks} "
@@ -318,6 +331,10 @@ WORDS: dict[str, Words] = {
         "потеряно; игра продолжится, как только запись станет возможной.",
         journal_back="Стол снова записывает и продолжает игру.",
         bank_passed="Банк теперь держит {name}.",
+        taken_back="Банкомёт снимает последнюю карту, {card}: её прочли неверно, и всё, что "
+        "она решила, отменено.",
+        corrected="Банкомёт исправляет последнюю карту: это {replacement}, а не {card}; всё, "
+        "что решила неверно прочитанная карта, отменено.",
         bank="банк",
         advice="Кейскипер подсказывает: дешевле всего сейчас ставить на {ranks} "
         "(преимущество банка {edge}).",
@@ -366,6 +383,9 @@ class Narrator:
         self.words = WORDS[self.language]
         self._coppered: dict[int, bool] = {}
         self._stakes: dict[int, int] = {}
+        # What was known of the bets before each card of the deal: a card taken back takes
+        # back what its settlements taught.
+        self._before_cards: list[tuple[dict[int, bool], dict[int, int]]] = []
 
     def _spot(
         self,
@@ -463,6 +483,16 @@ class Narrator:
                     lines.append(words.reader_back)
             elif isinstance(event, BankPassed):
                 lines.append(words.bank_passed.format(name=event.to_banker.capitalize()))
+            elif isinstance(event, DealerCorrection) and event.undone:
+                lines.extend(said())
+                if event.replacement is None:
+                    lines.append(words.taken_back.format(card=self._card(event.card)))
+                else:
+                    lines.append(
+                        words.corrected.format(
+                            card=self._card(event.card), replacement=self._card(event.replacement)
+                        )
+                    )
             # After its sentence: a settlement is said with the stake the bet had before it.
             self._remember(event)
         lines.extend(said())
@@ -476,7 +506,11 @@ class Narrator:
             self._remember(event)
 
     def _remember(self, event: Event) -> None:
-        if isinstance(event, BetPlaced):
+        if isinstance(event, CardDealt):
+            self._before_cards.append((dict(self._coppered), dict(self._stakes)))
+        elif isinstance(event, DealerCorrection) and event.undone and self._before_cards:
+            self._coppered, self._stakes = self._before_cards.pop()
+        elif isinstance(event, BetPlaced):
             self._coppered[event.bet] = event.coppered
             self._stakes[event.bet] = event.stake
         elif isinstance(event, BetWithdrawn | BetSettled):
@@ -487,6 +521,7 @@ class Narrator:
         elif isinstance(event, DeckStarted):
             self._coppered.clear()
             self._stakes.clear()
+            self._before_cards.clear()
 
     def _ties(self, spot: str, names: list[str]) -> str:
         words = self.words

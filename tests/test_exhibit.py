@@ -137,6 +137,51 @@ def test_a_stopped_table_and_the_bank_passing_are_told(
     assert said[-1] == passed
 
 
+@pytest.mark.parametrize(
+    ("language", "corrected", "split", "taken_back"),
+    [
+        (
+            "en",
+            "The dealer corrects the last card: it was the king (K♠), not the king (K♦); what "
+            "the misread card did is undone.",
+            "Dan's 4 chips on the king: caught in the split, the bank takes 2 chips.",
+            "The dealer takes back the last card, the king (K♠): it was misread, and what it "
+            "did is undone.",
+        ),
+        (
+            "es",
+            "El crupier corrige la última carta: era el rey (K♠), no el rey (K♦); lo que hizo "
+            "la carta mal leída queda anulado.",
+            "La apuesta de 4 fichas de Dan al rey cae en el split: la banca se lleva 2 fichas.",
+            "El crupier retira la última carta, el rey (K♠): se leyó mal y lo que hizo queda "
+            "anulado.",
+        ),
+        (
+            "ru",
+            "Банкомёт исправляет последнюю карту: это король (K♠), а не король (K♦); всё, что "
+            "решила неверно прочитанная карта, отменено.",
+            "Ставка Dan в 4 фишки на короля попала в плие: банк забирает 2 фишки.",
+            "Банкомёт снимает последнюю карту, король (K♠): её прочли неверно, и всё, что она "
+            "решила, отменено.",
+        ),
+    ],
+)
+def test_a_card_the_dealer_corrects_or_takes_back_is_told_and_its_turn_told_again(
+    language: str, corrected: str, split: str, taken_back: str
+) -> None:
+    """What a misread card did was told already: the visitors hear that it is undone, and a
+    corrected card's turn is told again as it now stands, each bet with its whole stake."""
+    table = open_table()
+    narrator = Narrator(language)
+    narrator.explain(table.bet("dan", "K", 4) + deal(table, "7H QD"))
+    assert split in " ".join(narrator.explain(deal(table, "KH KD")))
+    said = narrator.explain(table.correct("KS"))
+    assert said[0] == corrected
+    assert split in said[1]
+    assert narrator.explain(table.void_card()) == [taken_back]
+    assert split in " ".join(narrator.explain(deal(table, "KC")))
+
+
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_visitors_hear_that_the_reader_is_lost_and_back_and_nothing_of_the_rest(
     language: str,
