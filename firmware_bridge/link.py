@@ -23,6 +23,7 @@ import contextlib
 import enum
 import random
 import select
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
@@ -66,11 +67,67 @@ class SerialPort(Protocol):
 
 PortOpener = Callable[[str], SerialPort]
 
+# pyserial connects these over the network inside open(), and waits up to five seconds for a
+# far end that does not answer (an adapter switched off, a cable out): they are opened on a
+# helper thread, so that the table's loop never waits for them.
+NETWORK_URL_SCHEMES = ("socket://", "rfc2217://")
+
 
 def open_serial_url(url: str, baudrate: int = 115200) -> SerialPort:
     """Open any pyserial URL without blocking reads: a device path, hwgrep://, loop://..."""
     port: SerialPort = serial.serial_for_url(url, baudrate=baudrate, timeout=0, write_timeout=1.0)
     return port
+
+
+class _OpeningInTheBackground:
+    """One open of a port on a helper thread: the port, or why it could not be opened."""
+
+    def __init__(self, opener: PortOpener, url: str) -> None:
+        self._lock = threading.Lock()
+        self._finished = threading.Event()
+        self._port: SerialPort | None = None
+        self._error: BaseException | None = None
+        self._abandoned = False
+        thread = threading.Thread(
+            target=self._open, args=(opener, url), name=f"opening {url}", daemon=True
+        )
+        thread.start()
+
+    @property
+    def finished(self) -> bool:
+        return self._finished.is_set()
+
+    def result(self) -> SerialPort:
+        """The port opened; raises what the opener raised."""
+        if self._error is not None:
+            raise self._error
+        assert self._port is not None
+        return self._port
+
+    def abandon(self) -> None:
+        """Nobody will take the port: close it now, or as soon as it is open."""
+        with self._lock:
+            self._abandoned = True
+            port, self._port = self._port, None
+        if port is not None:
+            with contextlib.suppress(OSError, serial.SerialException):
+                port.close()
+
+    def _open(self, opener: PortOpener, url: str) -> None:
+        try:
+            port = opener(url)
+        except BaseException as error:  # handed to the loop's thread, which judges it
+            self._error = error
+            self._finished.set()
+            return
+        with self._lock:
+            abandoned = self._abandoned
+            if not abandoned:
+                self._port = port
+        if abandoned:
+            with contextlib.suppress(OSError, serial.SerialException):
+                port.close()
+        self._finished.set()
 
 
 class LinkState(enum.Enum):
@@ -217,6 +274,8 @@ class SerialLink:
         self._opener: PortOpener = opener or (
             lambda u: open_serial_url(u, baudrate=self.config.baudrate)
         )
+        self._opens_in_background = opener is None and url.lower().startswith(NETWORK_URL_SCHEMES)
+        self._opening: _OpeningInTheBackground | None = None
         self.boot_id = (rng or random.Random()).randrange(1, 0x10000)
         self.stats = LinkStats()
         self.decoder = FrameDecoder()
@@ -306,6 +365,9 @@ class SerialLink:
     def close(self) -> None:
         """Close the port for good; idempotent."""
         self._closed = True
+        opening, self._opening = self._opening, None
+        if opening is not None:
+            opening.abandon()
         self._close_port()
         self.state = LinkState.CLOSED
 
@@ -357,17 +419,31 @@ class SerialLink:
 
     def _open(self, now: float) -> None:
         try:
-            self._port = self._opener(self.url)
+            port = self._opened_port()
         except (OSError, ValueError, serial.SerialException) as error:
             self.stats.open_failures += 1
             self.last_error = f"open failed: {error}"
             self._schedule_reopen(now)
             return
+        if port is None:
+            return
+        self._port = port
         self.stats.opens += 1
         self.decoder.reset()
         self.state = LinkState.HANDSHAKE
         self._last_rx_at = now
         self._send_hello(now, reply_requested=True)
+
+    def _opened_port(self) -> SerialPort | None:
+        """The port, opened now; a network URL's on a helper thread, None until it is done."""
+        if not self._opens_in_background:
+            return self._opener(self.url)
+        if self._opening is None:
+            self._opening = _OpeningInTheBackground(self._opener, self.url)
+        if not self._opening.finished:
+            return None
+        opening, self._opening = self._opening, None
+        return opening.result()
 
     def _schedule_reopen(self, now: float) -> None:
         self._reopen_at = now + self._backoff

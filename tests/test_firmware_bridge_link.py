@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import random
+import socket
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -387,6 +391,33 @@ def test_socket_url_reaches_the_board_and_reconnects(tmp_path: Path) -> None:
     finally:
         link.close()
         board.close()
+
+
+@contextlib.contextmanager
+def a_network_adapter_that_answers_no_one() -> Iterator[str]:
+    """A TCP port whose queue of connections is full: a new connection's first packet goes
+    unanswered, as it does for an adapter that is switched off."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(0)
+        address = listener.getsockname()
+        with contextlib.ExitStack() as waiting:
+            for _ in range(2):
+                queued = waiting.enter_context(socket.socket())
+                queued.setblocking(False)
+                queued.connect_ex(address)
+            yield f"socket://{address[0]}:{address[1]}"
+
+
+def test_a_network_board_that_does_not_answer_never_holds_up_the_table() -> None:
+    clock = ManualClock()
+    with a_network_adapter_that_answers_no_one() as url, SerialLink(url, clock) as link:
+        started = time.monotonic()
+        for _ in range(30):
+            assert link.poll() == []
+            clock.advance(0.1)
+        assert time.monotonic() - started < 1.0  # pyserial alone waits 5 s in a poll
+        assert not link.is_up
 
 
 def test_acks_that_cross_a_firmware_restart_do_not_wedge_the_link() -> None:
