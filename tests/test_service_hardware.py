@@ -311,6 +311,28 @@ def test_the_boards_report_of_lost_events_is_logged_as_an_error(
     assert "check the box" in lost.getMessage()
 
 
+def test_a_board_that_restarts_mid_deal_is_logged_with_what_it_may_have_lost(
+    rig: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A brown-out restarts the board: the layout is shown again, and the log tells the
+    dealer that what the board held when it went may be lost."""
+    service, hardware, _factory, _chain, board = rig
+    service.execute_line("shuffle")
+    service.execute_line("card 2C")
+    assert wait_until(lambda: hardware.link.is_up, timeout=10, step=hardware.poll)
+    board.reset()
+    assert wait_until(
+        lambda: any("restarted" in record.message for record in caplog.records),
+        timeout=10,
+        step=hardware.poll,
+    )
+    restarted = next(record for record in caplog.records if "restarted" in record.message)
+    assert restarted.levelname == "WARNING"
+    assert "check the box" in restarted.getMessage()
+    expected = layout_pixels(layout_frame(service.state))
+    assert wait_until(lambda: board.shown == expected, timeout=10, step=hardware.poll)
+
+
 def test_damaged_frames_on_the_boards_line_are_logged_at_most_once_a_minute(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -24,6 +24,7 @@ from firmware_bridge.clock import Clock, SystemClock
 from firmware_bridge.link import (
     BarcodeRead,
     DeviceReported,
+    FirmwareRestarted,
     FramesRefused,
     LinkDown,
     LinkUp,
@@ -279,6 +280,14 @@ class TableHardware:
                 elif isinstance(event, LinkDown):
                     self._link_trouble = event.reason
                     log.warning("layout display down: %s", event.reason)
+                elif isinstance(event, FirmwareRestarted):
+                    # What the board had not yet handed over died with its last boot.
+                    log.warning(
+                        "the layout board restarted (firmware boot %d: a brown-out, its reset "
+                        "button, a crash): a card slid, a code scanned or the box-empty switch "
+                        "in its last moments may have gone unheard; check the box",
+                        event.firmware_boot_id,
+                    )
                 elif isinstance(event, DeviceReported):
                     self._device_reported(event)
                 elif isinstance(event, FramesRefused):
