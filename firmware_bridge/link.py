@@ -71,11 +71,20 @@ PortOpener = Callable[[str], SerialPort]
 # far end that does not answer (an adapter switched off, a cable out): they are opened on a
 # helper thread, so that the table's loop never waits for them.
 NETWORK_URL_SCHEMES = ("socket://", "rfc2217://")
+# Bytes kept for a board that takes none (its firmware hung with its USB port still there)
+# before the link is dropped; a few seconds of heartbeats and resent frames.
+UNSENT_LIMIT = 16384
 
 
 def open_serial_url(url: str, baudrate: int = 115200) -> SerialPort:
-    """Open any pyserial URL without blocking reads: a device path, hwgrep://, loop://..."""
-    port: SerialPort = serial.serial_for_url(url, baudrate=baudrate, timeout=0, write_timeout=1.0)
+    """Open any pyserial URL without blocking reads or writes: a device path, hwgrep://,
+    loop://... A write takes what the port has room for and says how much that was."""
+    # loop:// refuses every write under a zero write timeout (it times a write at the baud
+    # rate); its writes never wait in any case.
+    write_timeout = None if url.lower().startswith("loop://") else 0
+    port: SerialPort = serial.serial_for_url(
+        url, baudrate=baudrate, timeout=0, write_timeout=write_timeout
+    )
     return port
 
 
@@ -283,6 +292,8 @@ class SerialLink:
         self.display: list[RGB] = [(0, 0, 0)] * pixel_count
         self.last_error: str = ""
         self._port: SerialPort | None = None
+        # Encoded frames the port has had no room for yet, oldest first.
+        self._unsent = bytearray()
         self._reopen_at = clock.monotonic()
         self._backoff = self.config.backoff_initial
         self._next_seq = 0
@@ -399,6 +410,8 @@ class SerialLink:
         if self._port is not None:
             self._read(now)
         if self._port is not None:
+            self._send_unsent(now)
+        if self._port is not None:
             self._run_timers(now)
         if self._port is not None and self.state is LinkState.UP:
             self._fill_window(now)
@@ -451,6 +464,7 @@ class SerialLink:
 
     def _close_port(self) -> None:
         port, self._port = self._port, None
+        self._unsent.clear()
         if port is not None:
             with contextlib.suppress(OSError, serial.SerialException):
                 port.close()
@@ -468,12 +482,26 @@ class SerialLink:
     def _write(self, now: float, frame: Frame) -> None:
         if self._port is None:
             return
+        self._unsent += encode(frame)
+        self.stats.frames_sent += 1
+        self._send_unsent(now)
+
+    def _send_unsent(self, now: float) -> None:
+        """Hand the port what it has room for now; the rest waits for the next poll. A port
+        that takes nothing never holds up the table: pyserial would wait (and spin) for room."""
+        port = self._port
+        if port is None or not self._unsent:
+            return
+        if not _has_room(port):
+            if len(self._unsent) > UNSENT_LIMIT:
+                self._drop(now, "the board takes no bytes")
+            return
         try:
-            self._port.write(encode(frame))
+            written = port.write(bytes(self._unsent))
         except (OSError, serial.SerialException) as error:
             self._drop(now, f"write failed: {error}")
             return
-        self.stats.frames_sent += 1
+        del self._unsent[: len(self._unsent) if written is None else written]
 
     def _read(self, now: float) -> None:
         assert self._port is not None
@@ -653,6 +681,19 @@ class SerialLink:
         event = _event_for(frame)
         if event is not None:
             self._events.append(event)
+
+
+def _has_room(port: SerialPort) -> bool:
+    """Whether a write to ``port`` would take some bytes at once (a port that cannot say, such
+    as loop://, is taken at its word)."""
+    fileno = getattr(port, "fileno", None)
+    if fileno is None:
+        return True
+    try:
+        _, writable, _ = select.select([], [fileno()], [], 0)
+    except (OSError, ValueError, serial.SerialException):
+        return True
+    return bool(writable)
 
 
 def _event_for(frame: Frame) -> LinkEvent | None:

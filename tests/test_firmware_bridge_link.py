@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import os
 import random
 import socket
 import time
@@ -418,6 +419,33 @@ def test_a_network_board_that_does_not_answer_never_holds_up_the_table() -> None
             clock.advance(0.1)
         assert time.monotonic() - started < 1.0  # pyserial alone waits 5 s in a poll
         assert not link.is_up
+
+
+def fill_the_line(path: Path) -> None:
+    """Bytes the board has not taken, up to all the port holds: a board whose firmware hangs
+    while its USB port stays."""
+    line = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+    try:
+        with contextlib.suppress(BlockingIOError):
+            while True:
+                os.write(line, b"\x55" * 1024)
+    finally:
+        os.close(line)
+
+
+def test_a_board_that_takes_no_bytes_never_holds_up_the_table(tmp_path: Path) -> None:
+    with table_bench(tmp_path) as bench:
+        bench.link.show(lamps(1))
+        bench.drive(lambda: bench.board.shown == lamps(1) and bench.link.idle)
+        fill_the_line(bench.board.link_path)  # and the board reads nothing from here on
+        bench.link.show(lamps(5))
+        started = time.monotonic()
+        for _ in range(25):
+            bench.link.poll()
+            bench.clock.advance(0.02)
+        assert time.monotonic() - started < 0.5  # pyserial alone waits 1 s in each poll
+        assert bench.link.is_up
+        bench.drive(lambda: bench.board.shown == lamps(5))  # the board reads again
 
 
 def test_acks_that_cross_a_firmware_restart_do_not_wedge_the_link() -> None:
