@@ -93,7 +93,19 @@ def _board_from_text(text: str) -> Board:
     return _board_from(data)
 
 
+# Every key a board file may hold, by table ("" the top level): a misspelt one would
+# otherwise be passed over for its default without a word.
+_KNOWN_KEYS = {
+    "": {"name", "pin_factory", "casekeep", "buttons", "shoe_sensor", "microcontroller"},
+    "casekeep": {"spi_port", "spi_device", "registers", "mode"},
+    "buttons": {"bounce_time", *BUTTON_NAMES},
+    "shoe_sensor": {"pin", "active_low"},
+    "microcontroller": {"url"},
+}
+
+
 def _board_from(data: dict[str, Any]) -> Board:
+    _check_keys(data, "")
     casekeep_data = _table(data, "casekeep")
     try:
         mode = CasekeepMode(casekeep_data.get("mode", "one-led"))
@@ -136,7 +148,7 @@ def _board_from(data: dict[str, Any]) -> Board:
     sensor_data = _table(data, "shoe_sensor")
     shoe_sensor = ShoeSensorWiring(
         pin=_int(sensor_data, "shoe_sensor", "pin"),
-        active_low=bool(sensor_data.get("active_low", True)),
+        active_low=_flag(sensor_data, "shoe_sensor", "active_low", True),
     )
     board = Board(
         name=str(data.get("name", "unnamed")),
@@ -166,7 +178,25 @@ def _table(data: dict[str, Any], key: str) -> dict[str, Any]:
     table = data.get(key)
     if not isinstance(table, dict):
         raise BoardConfigError(f"board definition has no [{key}] table")
+    _check_keys(table, key)
     return table
+
+
+def _check_keys(table: dict[str, Any], section: str) -> None:
+    known = _KNOWN_KEYS[section]
+    unknown = sorted(key for key in table if key not in known)
+    if unknown:
+        where = f"[{section}]" if section else "the top level"
+        raise BoardConfigError(
+            f"{where}: unknown key {', '.join(unknown)} (known: {', '.join(sorted(known))})"
+        )
+
+
+def _flag(table: dict[str, Any], section: str, key: str, default: bool) -> bool:
+    value = table.get(key, default)
+    if not isinstance(value, bool):
+        raise BoardConfigError(f"{section}.{key} must be true or false, not {value!r}")
+    return value
 
 
 def _int(table: dict[str, Any], section: str, key: str, default: int | None = None) -> int:

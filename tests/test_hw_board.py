@@ -37,6 +37,10 @@ def test_the_shipped_board_loads() -> None:
         (("spi_device = 0", "spi_device = 2"), r"casekeep.spi_device must be 0 \(CE0\) or 1"),
         (("bounce_time = 0.05", 'bounce_time = "50ms"'), "bounce_time must be a number of seconds"),
         (("bounce_time = 0.05", "bounce_time = -0.05"), "bounce_time must be a number of seconds"),
+        (("active_low = true", 'active_low = "false"'), "active_low must be true or false"),
+        (("active_low = true", "active_lo = false"), r"\[shoe_sensor\]: unknown key active_lo"),
+        (("registers = 7", "regsiters = 7"), r"\[casekeep\]: unknown key regsiters"),
+        (('name = "', 'nmae = "'), "the top level: unknown key nmae"),
     ],
 )
 def test_a_bad_board_definition_says_what_is_wrong(change: tuple[str, str], message: str) -> None:
