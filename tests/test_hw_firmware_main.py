@@ -63,6 +63,7 @@ def main(monkeypatch: pytest.MonkeyPatch) -> Any:
     # As MicroPython starts main.py: Ctrl-C on, no jumper.
     monkeypatch.setattr(micropython_standin, "interrupt_char", micropython_standin.CTRL_C)
     monkeypatch.setattr(machine_standin, "grounded", set())
+    monkeypatch.setattr(machine_standin, "watchdogs", [])
     main = importlib.import_module("hw.firmware.main")
     monkeypatch.setattr(main, "TicksClock", lambda: types.SimpleNamespace(ticks_ms=lambda: 0))
     return main
@@ -106,3 +107,24 @@ def test_the_maintenance_jumper_leaves_the_board_to_mpremote(
     assert (host.reads, host.received) == (0, bytearray())
     with pytest.raises(micropython_standin.StoppedByCtrlCError):
         micropython_standin.arrive(b"\x03")  # mpremote's Ctrl-C still reaches the REPL
+
+
+def test_a_firmware_that_stops_is_restarted_by_the_watchdog(
+    main: Any, host: HostOnTheUsbPort
+) -> None:
+    """An error that ends main.py, or a poll that never returns, must not leave the layout
+    lit as if the table ran on: a watchdog fed by every pass restarts the board."""
+    with pytest.raises(PoweredOffError):
+        main.run()
+    (watchdog,) = machine_standin.watchdogs
+    assert watchdog.timeout == main.WATCHDOG_MS
+    assert watchdog.feeds == host.polls  # one a pass: a pass that does not end starves it
+
+
+def test_the_maintenance_jumper_starts_no_watchdog(
+    main: Any, host: HostOnTheUsbPort, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A watchdog cannot be stopped: it would restart the board under mpremote."""
+    monkeypatch.setattr(machine_standin, "grounded", {main.MAINTENANCE_PIN})
+    main.run()
+    assert machine_standin.watchdogs == []

@@ -26,6 +26,10 @@ SCANNER_TX_PIN = 4
 SCANNER_RX_PIN = 5
 # A jumper from here to GND (the pin beside it) at reset keeps the board for mpremote.
 MAINTENANCE_PIN = 14
+# A firmware that stops (an error ends main.py, or a poll never returns) would leave the lamps
+# as they last were, the link lamp lit, as if the table ran on; the watchdog restarts the
+# board instead, and the host shows the table on it again. The RP2040 allows up to 8388 ms.
+WATCHDOG_MS = 2000
 
 
 class UsbSerial:
@@ -108,8 +112,12 @@ def run() -> None:
         return
     micropython.kbd_intr(-1)
     firmware = build()
+    # Started only once the firmware is built, and never with the jumper: a running watchdog
+    # cannot be stopped, and would restart the board under mpremote.
+    watchdog = machine.WDT(timeout=WATCHDOG_MS)
     while True:
         firmware.poll()
+        watchdog.feed()
 
 
 if __name__ == "__main__":

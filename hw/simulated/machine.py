@@ -59,6 +59,24 @@ class UART:
         self._rx += data
 
 
+class WDT:
+    """The watchdog: once started it restarts the board unless fed within ``timeout`` ms.
+    Every one started is kept in ``watchdogs`` for the test to read."""
+
+    def __init__(self, id: int = 0, timeout: int = 5000) -> None:
+        if not 1 <= timeout <= 8388:
+            raise ValueError(f"the RP2040's watchdog allows 1..8388 ms, not {timeout}")
+        self.timeout = timeout
+        self.feeds = 0
+        watchdogs.append(self)
+
+    def feed(self) -> None:
+        self.feeds += 1
+
+
+watchdogs: list[WDT] = []
+
+
 class ResetRequestedError(Exception):
     """Raised by :func:`reset`: the simulated board catches it and reboots the firmware."""
 
