@@ -662,7 +662,11 @@ class SerialLink:
 
     def _on_reliable(self, now: float, frame: Frame) -> None:
         expected = self._expected_rx
-        if expected is None:
+        if expected is None or self.state is not LinkState.UP:
+            # Until the board's HELLO is heard on this connection its boot is not known: it may
+            # have restarted while the port was away, and its new frames, numbered afresh,
+            # would be taken for repeats of the last boot's and acknowledged away. Left
+            # unacknowledged, they come again once the HELLO has been heard.
             self.stats.unsynced += 1
             return
         if frame.seq != expected:

@@ -24,6 +24,7 @@ from firmware_bridge.link import (
     FramesRefused,
     LinkConfig,
     LinkDown,
+    LinkState,
     LinkUp,
     SensorChanged,
     SerialLink,
@@ -463,6 +464,32 @@ def test_acks_that_cross_a_firmware_restart_do_not_wedge_the_link() -> None:
     link.poll()
     hellos = [Hello.from_payload(f.payload) for f in port.sent(FrameType.HELLO)]
     assert hellos[-1] == Hello(link.boot_id, seqs[2], reply_requested=False)
+
+
+def test_a_board_restarted_while_unplugged_loses_no_card_to_a_damaged_hello() -> None:
+    """The board restarts while its cable is out; after the replug its HELLO is damaged on
+    the line and its first new frame (numbered afresh) arrives first. Taken for a repeat of
+    the last boot's frames, it would be acknowledged away and the card never heard."""
+    clock, port, link = scripted_link()
+    slid = SensorEvent(Sensor.CARD_SLID, True, 1).to_payload()
+    for seq in range(3):  # the last boot's frames, all delivered
+        port.incoming += encode(Frame(FrameType.SENSOR, seq, slid))
+    link.poll()
+    port.closed = True  # unplugged
+    assert [type(event) for event in link.poll()] == [LinkDown]
+    replugged = ScriptedPort()
+    link._opener = lambda url: replugged
+    while link.state is LinkState.CLOSED:
+        clock.advance(0.01)
+        link.poll()
+    card = Frame(FrameType.BARCODE, 0, b"DT-0007")
+    replugged.incoming += encode(card)  # its HELLO before it was damaged: not a frame
+    events = link.poll()
+    assert [f for f in replugged.written if f.type is FrameType.ACK] == []
+    replugged.incoming += encode(Hello(0x5151, 0, reply_requested=False).to_frame())
+    replugged.incoming += encode(card)  # resent: never acknowledged
+    events += link.poll()
+    assert [e for e in events if isinstance(e, BarcodeRead)] == [BarcodeRead("DT-0007")]
 
 
 def test_a_late_hello_never_moves_the_host_back() -> None:
