@@ -23,7 +23,14 @@ from selenium.webdriver.chrome.service import Service
 from table.cards import Card
 from table.events import BetSettled, Event
 from table.faro import FaroTable
-from table.service.config import Config, ReaderConfig, TableConfig, WebTlsConfig, web_tls_context
+from table.service.config import (
+    Config,
+    PunterConfig,
+    ReaderConfig,
+    TableConfig,
+    WebTlsConfig,
+    web_tls_context,
+)
 from table.service.mqtt import MqttLink
 from table.service.web import Account, MqttCommandRelay
 from tests.mosquitto import Broker, free_port, wait_until
@@ -46,6 +53,24 @@ def punto_banco_config(journal: Path) -> Config:
             options={"burn": "one"},
             bank=5000,
             journal=str(journal),
+        ),
+        reader=ReaderConfig(kind="console"),
+    )
+
+
+def players_bank_config(
+    journal: Path, table_id: str, game: str = "chemin-de-fer", punters: Iterable[str] = ()
+) -> Config:
+    """A table of the baccarat family where a player holds the bank (002), its cards from the
+    console, no burn; ``punters`` seated with 500 chips each."""
+    return Config(
+        table=TableConfig(
+            id=table_id,
+            game=game,
+            rules="standard",
+            options={"burn": "none"},
+            journal=str(journal),
+            punters=tuple(PunterConfig(name, 500) for name in punters),
         ),
         reader=ReaderConfig(kind="console"),
     )

@@ -4,6 +4,7 @@ buttons, and the simulated microcontroller (the real firmware code) over a pty."
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 import subprocess
 import sys
@@ -292,6 +293,16 @@ def test_a_layout_board_never_reached_is_logged_once_with_why(
     assert "No such file or directory" in said[0]
 
 
+def logged(caplog: pytest.LogCaptureFixture, text: str, hardware: Any) -> logging.LogRecord:
+    """The first record of the log that says ``text``, once the hardware has said it."""
+
+    def said() -> list[logging.LogRecord]:
+        return [record for record in caplog.records if text in record.message]
+
+    assert wait_until(said, timeout=10, step=hardware.poll)
+    return said()[0]
+
+
 def test_the_boards_report_of_lost_events_is_logged_as_an_error(
     rig: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -301,12 +312,7 @@ def test_the_boards_report_of_lost_events_is_logged_as_an_error(
     assert wait_until(lambda: hardware.link.is_up, timeout=10, step=hardware.poll)
     for number in range(300):  # the service busy elsewhere: nothing is taken from the board
         board.scan(f"SHIP-{number}")
-    assert wait_until(
-        lambda: any("lost events" in record.message for record in caplog.records),
-        timeout=10,
-        step=hardware.poll,
-    )
-    lost = next(record for record in caplog.records if "lost events" in record.message)
+    lost = logged(caplog, "lost events", hardware)
     assert lost.levelname == "ERROR"
     assert "check the box" in lost.getMessage()
 
@@ -321,12 +327,7 @@ def test_a_board_that_restarts_mid_deal_is_logged_with_what_it_may_have_lost(
     service.execute_line("card 2C")
     assert wait_until(lambda: hardware.link.is_up, timeout=10, step=hardware.poll)
     board.reset()
-    assert wait_until(
-        lambda: any("restarted" in record.message for record in caplog.records),
-        timeout=10,
-        step=hardware.poll,
-    )
-    restarted = next(record for record in caplog.records if "restarted" in record.message)
+    restarted = logged(caplog, "restarted", hardware)
     assert restarted.levelname == "WARNING"
     assert "check the box" in restarted.getMessage()
     expected = layout_pixels(layout_frame(service.state))

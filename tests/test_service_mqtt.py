@@ -3,6 +3,7 @@ and a broker outage in the middle of a deal."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import threading
@@ -32,7 +33,7 @@ from table.service.mqtt import (
 )
 from table.service.run import SimulatedTable
 from table.service.table_service import TableService, state_snapshot
-from tests.conftest import ACCOUNTS
+from tests.conftest import ACCOUNTS, players_bank_config
 from tests.mosquitto import Broker, free_port, wait_until
 
 
@@ -128,12 +129,20 @@ def make_service(
     config = Config(
         table=TableConfig(id=table_id, journal=str(tmp_path / "journal.sqlite")),
         reader=ReaderConfig(kind="simulated", seed=3, cards_per_second=0),
-        mqtt=MqttConfig(host="127.0.0.1", port=port, client_id=f"table-{table_id}"),
     )
+    return service_on_broker(config, port, reconnect_delay)
+
+
+def service_on_broker(
+    config: Config, port: int, reconnect_delay: tuple[int, int] = (1, 5)
+) -> tuple[TableService, MqttLink, Journal]:
+    """The table of ``config`` publishing to the broker on ``port``."""
+    table_id = config.table.id
+    mqtt = MqttConfig(host="127.0.0.1", port=port, client_id=f"table-{table_id}")
+    config = dataclasses.replace(config, mqtt=mqtt)
     journal = Journal(config.table.journal, table_id)
     service = TableService(config, journal)
-    assert config.mqtt is not None
-    link = MqttLink(config.mqtt, table_id, service, journal, reconnect_delay=reconnect_delay)
+    link = MqttLink(mqtt, table_id, service, journal, reconnect_delay=reconnect_delay)
     return service, link, journal
 
 
@@ -581,21 +590,8 @@ def test_a_chemin_de_fer_coup_is_dealt_with_its_choices_given_over_mqtt(
     tmp_path: Path, broker: Broker, watcher: Watcher
 ) -> None:
     """The representative punter's choice at 5 comes from the tablet: the coup goes on."""
-    config = Config(
-        table=TableConfig(
-            id="t1",
-            game="chemin-de-fer",
-            rules="standard",
-            options={"burn": "none"},
-            journal=str(tmp_path / "journal.sqlite"),
-        ),
-        reader=ReaderConfig(kind="console"),
-        mqtt=MqttConfig(host="127.0.0.1", port=broker.port, client_id="table-t1"),
-    )
-    journal = Journal(config.table.journal, "t1")
-    service = TableService(config, journal)
-    assert config.mqtt is not None
-    link = MqttLink(config.mqtt, "t1", service, journal)
+    config = players_bank_config(tmp_path / "journal.sqlite", "t1")
+    service, link, journal = service_on_broker(config, broker.port)
     link.start()
     try:
         # The link says online once it has subscribed to the commands.

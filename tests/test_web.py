@@ -34,7 +34,7 @@ from table.service.journal import Journal, carry_on
 from table.service.run import SimulatedTable
 from table.service.table_service import TableService
 from table.service.web import JournalFollower, LiveView, ServiceFeed, WebServer
-from tests.conftest import PageCertificate, punto_banco_config
+from tests.conftest import PageCertificate, players_bank_config, punto_banco_config
 from tests.mosquitto import free_port, wait_until
 
 
@@ -793,16 +793,7 @@ def test_a_chemin_de_fer_page_shows_the_backs_of_the_hands_until_the_coup_is_ove
     them unseen; a third card is dealt face up; both hands are turned over at the end. The
     table's page, on a screen every seat can see, shows no face still down at the table."""
     path = tmp_path / "cdf.sqlite"
-    config = Config(
-        table=TableConfig(
-            id="cdf",
-            game="chemin-de-fer",
-            rules="standard",
-            options={"burn": "none"},
-            journal=str(path),
-        ),
-        reader=ReaderConfig(kind="console"),
-    )
+    config = players_bank_config(path, "cdf")
 
     def shown() -> tuple[str, list[tuple[list[str | None], int | None]]]:
         with urllib.request.urlopen(server.url + "view", timeout=5) as response:
@@ -1139,17 +1130,7 @@ def test_a_plain_broken_or_silent_client_of_the_tls_port_holds_up_no_one(
 def test_a_banque_page_is_told_how_each_of_the_two_hands_fared(tmp_path: Path) -> None:
     """002, Baccarat Banque: two player hands against one banker. The page's view names
     each hand's result, so that a punter on the left hand does not read the right's win."""
-    config = Config(
-        table=TableConfig(
-            id="bq",
-            game="banque",
-            rules="standard",
-            options={"burn": "none"},
-            journal=str(tmp_path / "bq.sqlite"),
-            punters=(PunterConfig("bea", 500), PunterConfig("ana", 500), PunterConfig("ben", 500)),
-        ),
-        reader=ReaderConfig(kind="console"),
-    )
+    config = players_bank_config(tmp_path / "bq.sqlite", "bq", "banque", ("bea", "ana", "ben"))
     with Journal(config.table.journal, "bq") as journal:
         service = TableService(config, journal)
         view = LiveView()
