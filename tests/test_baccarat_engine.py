@@ -654,6 +654,20 @@ def test_002_banco_one_punter_covers_the_bank_and_partial_stakes_come_back() -> 
     assert table.state.bank == 200 and table.state.banker == "bea"  # winnings grow the bank
 
 
+def test_002_a_banco_is_withdrawn_whole_or_not_at_all() -> None:
+    """002, Glosario: 'Banco: una llamada que iguala toda la apuesta de banca'. A banco cut
+    down would leave a stake smaller than the bank that still shuts out every other punter."""
+    table = open_chemin_de_fer()
+    table.banco("ana")
+    refused(table, lambda: table.withdraw("ana", "banco", 60), "a banco covers the whole bank")
+    refused(table, lambda: table.bet("ben", "player", 10), "ana called banco")
+    table.withdraw("ana", "banco")
+    assert table.state.banco is None and not table.state.bets
+    table.bet("ana", "player", 40)
+    table.bet("ben", "player", 10)
+    assert table.state.staked == 50
+
+
 def test_002_the_representative_chooses_at_5_known_from_the_next_card_or_stand() -> None:
     """002, Jugabilidad 1: at 5 the representative may draw or stand."""
     table = open_chemin_de_fer()

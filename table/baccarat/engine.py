@@ -1072,6 +1072,12 @@ class BaccaratTable(DealerDesk):
         check_amount(what, taken)
         if taken > bet.stake:
             raise BetRefusedError(f"{what}: only {bet.stake} lies there")
+        if side == "banco" and taken != bet.stake:
+            # A banco smaller than the bank would still keep every other punter out (002).
+            raise BetRefusedError(
+                f"{what} {taken}: a banco covers the whole bank ({bet.stake}); it is withdrawn "
+                f"whole ('withdraw {punter} banco'), then a partial stake may be placed"
+            )
         if 0 < bet.stake - taken < state.rules.min_bet:
             raise BetRefusedError(f"{what}: {bet.stake - taken} would be under the minimum")
         out = self._begin(at)
