@@ -867,6 +867,51 @@ def test_002_a_punter_may_leave_below_three_seated_and_play_waits_for_another() 
     assert settlements(events) == [("ana", "player", "win", 40)]
 
 
+def _tie_as_the_shoes_last_coup() -> BaccaratTable:
+    table = open_chemin_de_fer(seats={"bea": 500, "ana": 500, "ben": 500})
+    table.bet("ana", "player", 40)
+    table.lock()
+    table.cut()
+    events = deal(table, "2H 2C 5D 5S stand")  # 7 against 7: a tie, the shoe's last coup
+    assert isinstance(events[-1], ShoeFinished) and table.state.phase is Phase.NO_SHOE
+    return table
+
+
+def test_002_a_tie_as_the_shoes_last_coup_stands_for_the_next_shoes_first() -> None:
+    """002, Puntuación 4-5: a tie leaves every stake for the next coup, and a new shoe keeps
+    the banker."""
+    table = _tie_as_the_shoes_last_coup()
+    refused(table, lambda: table.withdraw("ana", "player"), "the stakes of the tied coup stand")
+    table.new_shoe()
+    refused(table, lambda: table.withdraw("ana", "player"), "the stakes of the tied coup stand")
+    table.lock()
+    events = deal(table, "9H 2C KD 5S")
+    assert settlements(events) == [("ana", "player", "win", 40)]
+
+
+def test_002_a_tie_as_the_shoes_last_coup_comes_back_short_handed() -> None:
+    """Short of players between shoes no shoe can go in: the tied stake comes back there as
+    it would while bets are open, and its punter may leave."""
+    table = _tie_as_the_shoes_last_coup()
+    table.leave("ben")
+    refused(table, table.new_shoe, "needs at least 3 seated")
+    events = table.withdraw("ana", "player")
+    assert [(e.type_name, e.amount) for e in events] == [("bet_withdrawn", 40)]  # type: ignore[attr-defined]
+    assert [e.type_name for e in table.leave("ana")] == ["punter_left"]
+    assert table.state.bankrolls == {"bea": 500}
+
+
+def test_stakes_placed_before_the_cut_may_come_back_between_shoes() -> None:
+    table = open_punto_banco()
+    table.bet("ana", "player", 30)
+    table.cut()
+    assert table.state.phase is Phase.NO_SHOE
+    refused(table, lambda: table.bet("ana", "player", 5), "shoe 1 is finished; shuffle first")
+    table.withdraw("ana", "player", 10)
+    table.withdraw("ana", "player")
+    assert [e.type_name for e in table.leave("ana")] == ["punter_left"]
+
+
 def test_002_in_chemin_de_fer_punters_stake_only_against_the_bank() -> None:
     table = open_chemin_de_fer()
     refused(table, lambda: table.bet("ana", "banker", 10), "stake against the bank")

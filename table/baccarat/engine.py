@@ -1058,7 +1058,11 @@ class BaccaratTable(DealerDesk):
         state = self.state
         what = f"withdraw {punter} {spot}"
         side = "banco" if spot.lower() == "banco" else self._spot(what, spot)
-        self._check_open(what)
+        # Between shoes stakes may still lie on the layout (a tie as the shoe's last coup,
+        # bets placed before a cut): they come back as while bets are open, or a short-handed
+        # table, which cannot shuffle, would hold them and their punters for good.
+        if not (state.phase is Phase.NO_SHOE and state.bets and state.alarm is None):
+            self._check_open(what)
         self._check_seated(punter, what)
         bet_id = state.stacks.get((punter, side))
         if bet_id is None:
