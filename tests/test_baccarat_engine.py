@@ -501,6 +501,27 @@ def test_the_cut_card_ends_the_shoe_after_the_coup_in_play() -> None:
     assert table.state.shoe == 2 and table.state.bets_open
 
 
+@pytest.mark.parametrize("end", ["cut", "empty"])
+def test_the_end_of_the_shoe_said_while_an_alarm_waits_ends_it_once_the_alarm_clears(
+    end: str,
+) -> None:
+    """The cut card (or an empty shoe) between coups, while a stray card's alarm waits: the
+    shoe ends when the dealer voids the card, and no further coup is dealt from it."""
+    table = open_punto_banco()
+    table.bet("ana", "player", 10)
+    table.lock()
+    deal(table, "9H 2C KD 5S")
+    alarm = table.deal("3C")[0]  # after a natural
+    assert isinstance(alarm, AlarmRaised) and alarm.kind is AlarmKind.FORBIDDEN_DRAW
+    said = table.cut() if end == "cut" else table.shoe_empty()
+    assert [e.type_name for e in said] == ["cut_card_out"]
+    events = table.void_card()
+    assert [e.type_name for e in events] == ["dealer_correction", "alarm_cleared", "shoe_finished"]
+    assert table.state.phase is Phase.NO_SHOE
+    refused(table, lambda: table.bet("ana", "player", 5), "shoe 1 is finished; shuffle first")
+    refused(table, table.lock, "bets are not open")
+
+
 def test_before_the_first_shoe_a_refusal_says_once_that_no_shoe_is_in_play() -> None:
     table = BaccaratTable("t1", "punto-banco")
     table.fund_bank(1000)

@@ -871,6 +871,15 @@ class BaccaratTable(DealerDesk):
             self._finish_shoe(out)
         return out
 
+    def void_card(self, *, at: float | None = None) -> list[Event]:
+        out = super().void_card(at=at)
+        state = self.state
+        if state.cut_out and state.phase is Phase.BETTING and state.alarm is None:
+            # The cut card came out between coups while the alarm waited: the shoe ends now
+            # that the alarm is cleared, not after one more coup.
+            self._finish_shoe(out)
+        return out
+
     def _finish_shoe(self, out: list[Event]) -> None:
         state = self.state
         for punter in [name for name in state.seats if name in state.commission_box]:
@@ -883,7 +892,12 @@ class BaccaratTable(DealerDesk):
         """The shoe's sensor says it is empty: mid-coup that is an alarm, else the shoe ends."""
         state = self.state
         out = self._begin(at)
-        if state.phase is Phase.NO_SHOE or state.alarm is not None:
+        if state.phase is Phase.NO_SHOE:
+            return out
+        if state.alarm is not None:
+            if state.phase is Phase.BETTING and not state.cut_out:
+                # Kept as the cut card: the shoe ends once the alarm is cleared.
+                self._emit(out, CutCardOut, shoe=state.shoe, cards_out=state.cards_out)
             return out
         if state.phase is Phase.BETTING:
             if not state.cut_out:
