@@ -160,7 +160,7 @@ def render_baccarat(
     )
     lines = [paint.paint(head, _BOLD)]
     lines += render_coup(state.last_result, paint)
-    rolls = [f"bank {state.bank}" if rules.house_banks else f"bank ({state.banker}) {state.bank}"]
+    rolls = [_bank_words(state)]
     if state.house:
         rolls.append(f"house {state.house}")
     box = state.commission_box
@@ -181,6 +181,17 @@ def render_baccarat(
         for line in recent:
             lines += wrap(line, WIDTH, indent="  ", subsequent="    ")
     return "\n".join(lines)
+
+
+def _bank_words(state: BaccaratState) -> str:
+    """The house's bank, or who holds a player's bank and what it stands at."""
+    if state.rules.house_banks:
+        return f"bank {state.bank}"
+    if state.banker is None:
+        return "no banker yet"
+    if not state.bank:
+        return f"bank ({state.banker}) not announced"
+    return f"bank ({state.banker}) {state.bank}"
 
 
 _ROLE_WORDS = {

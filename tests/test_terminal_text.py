@@ -141,6 +141,23 @@ def test_a_reader_lost_stays_on_the_dealers_screen_until_it_is_back() -> None:
     assert "READER LOST (barcode): unplugged" in render_baccarat(baccarat.state, [])
 
 
+def test_a_chemin_de_fer_screen_says_plainly_who_holds_the_bank() -> None:
+    from table.baccarat import BaccaratTable
+
+    table = BaccaratTable("t1", "chemin-de-fer", options={"burn": "none"})
+    for name in ("bea", "ana", "ben"):
+        table.seat(name, 100)
+
+    def rolls() -> str:
+        return render_baccarat(table.state, []).splitlines()[2]
+
+    assert rolls() == "  no banker yet · bea 100 · ana 100 · ben 100"
+    table.new_shoe()
+    assert rolls().startswith("  bank (bea) not announced · ")
+    table.announce_bank(50)
+    assert rolls().startswith("  bank (bea) 50 · ")
+
+
 def test_the_dealers_screen_says_the_journal_cannot_write_until_it_can(tmp_path: Path) -> None:
     """The table waits on a full disk without a word in the table's own events (none can be
     written): the screen is drawn again to say why, and again once the journal writes."""
