@@ -32,8 +32,10 @@ from table.faro.spots import parse_spot
 # only format 1 sets such a checkpoint aside rather than resume without them.
 # 3: the card readers lost. An earlier format was written before a reader could be, so it
 # reads as none lost; and the Faro state's hoc, empty where a deck starts, is no longer a field.
-CHECKPOINT_FORMAT = 3
-READABLE_FORMATS = (1, 2, 3)
+# 4: the baccarat stakes a tie left standing, by bet. An earlier format said only whether a
+# tie's stakes stood, and then every stake on the layout stood whole: so it reads.
+CHECKPOINT_FORMAT = 4
+READABLE_FORMATS = (1, 2, 3, 4)
 
 AnyState = FaroState | BaccaratState
 
@@ -45,7 +47,7 @@ _FARO_FIELDS = (
 )  # fmt: skip
 _BACCARAT_FIELDS = (
     "coup", "shoe", "cards_out", "cut_out", "coups_in_shoe", "burn_left", "dealt", "actor",
-    "pending", "choices", "committed", "commission_box", "spot_totals", "carried", "bank",
+    "pending", "choices", "committed", "commission_box", "spot_totals", "bank",
     "house", "bankrolls", "seats", "banker", "next_bet_id", "next_alarm_id", "coup_over",
     "deviations", "last_seq", "readers_lost",
 )  # fmt: skip
@@ -108,6 +110,7 @@ def _baccarat_checkpoint(state: BaccaratState) -> dict[str, Any]:
     data["hands"] = [[str(card) for card in hand] for hand in state.hands]
     data["bets"] = [list(bet) for bet in state.bets.values()]
     data["stacks"] = [[punter, spot, bet_id] for (punter, spot), bet_id in state.stacks.items()]
+    data["tied"] = [[bet_id, stake] for bet_id, stake in state.tied.items()]
     data["last_result"] = None if state.last_result is None else event_to_json(state.last_result)
     return data
 
@@ -143,6 +146,10 @@ def state_from_checkpoint(text: str) -> AnyState:
         if data["format"] < 3:
             data["readers_lost"] = {}
             data["state_fields"] = _with_later_fields(data["state_fields"])
+        if data["format"] < 4 and data["game"] != "faro":
+            data["state_fields"] = _with_tied_by_bet(data["state_fields"])
+            if data.get("carried"):
+                data["tied"] = [[bet_id, stake] for bet_id, _, _, stake in data["bets"]]
         if data["game"] == "faro":
             state: AnyState = _faro_state(data)
         else:
@@ -163,6 +170,14 @@ def _with_later_fields(names: object) -> object:
         return names
     at = names.index("alarm") + 1
     return [name for name in [*names[:at], "readers_lost", *names[at:]] if name != "hoc"]
+
+
+def _with_tied_by_bet(names: object) -> object:
+    """An earlier format's baccarat state fields as format 4 names them: ``tied`` where
+    ``carried`` was."""
+    if not isinstance(names, list):
+        return names
+    return ["tied" if name == "carried" else name for name in names]
 
 
 def _faro_state(data: dict[str, Any]) -> FaroState:
@@ -213,6 +228,7 @@ def _baccarat_state(data: dict[str, Any]) -> BaccaratState:
         data["bets"]
     )}  # fmt: skip
     state.stacks = {(punter, spot): bet_id for punter, spot, bet_id in data["stacks"]}
+    state.tied = dict(data.get("tied", []))
     if data["last_result"] is not None:
         result = event_from_json(data["last_result"])
         if not isinstance(result, CoupResult):

@@ -752,6 +752,27 @@ def test_002_a_tie_moves_no_money_and_the_stakes_stay_for_the_next_coup() -> Non
     assert settlements(events) == [("ana", "player", "win", 40)]
 
 
+def test_002_a_stake_placed_after_a_tie_may_come_back_the_tied_stake_stands() -> None:
+    """002, Jugabilidad 7: the tied coup's stakes stay for the next coup; a stake placed
+    since was never in the tie, and comes back as any stake does while bets are open."""
+    table = open_chemin_de_fer()
+    table.bet("ana", "player", 40)
+    table.lock()
+    deal(table, "2H 2C 5D 5S stand")  # 7 against 7: a tie, ana's 40 stays
+    table.bet("ben", "player", 10)
+    table.bet("ana", "player", 20)
+    refused(table, lambda: table.withdraw("ana", "player", 30), "40 of it stands from the tied")
+    events = table.withdraw("ana", "player")
+    assert [(e.amount, e.stake) for e in events] == [(20, 40)]  # type: ignore[attr-defined]
+    refused(table, lambda: table.withdraw("ana", "player"), "the stakes of the tied coup stand")
+    events = table.withdraw("ben", "player")
+    assert [(e.amount, e.stake) for e in events] == [(10, 0)]  # type: ignore[attr-defined]
+    table.lock()
+    events = deal(table, "9H 2C KD 5S")
+    assert settlements(events) == [("ana", "player", "win", 40)]
+    assert table.state.tied == {} and not table.state.carried
+
+
 def test_002_casino_commission_5_percent_of_the_banks_winnings() -> None:
     """002, Puntuación 3: the casino takes 5 % of the bank's winnings (rounded up)."""
     table = open_chemin_de_fer(rules="casino")

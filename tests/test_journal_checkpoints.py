@@ -422,6 +422,35 @@ def test_a_deck_that_goes_in_while_a_reader_is_lost_is_kept_with_it() -> None:
     assert state_from_checkpoint(json.dumps(older)) == found
 
 
+def test_a_shoe_that_goes_in_under_a_ties_stakes_is_kept_with_them() -> None:
+    """002: a tie as the shoe's last coup leaves its stakes for the next shoe's first coup;
+    the shoe's checkpoint keeps what stands from the tie, bet by bet. One written before
+    (format 3 said only that a tie's stakes stood: every stake then stood whole) still reads."""
+    table = BaccaratTable("t", "chemin-de-fer", options={"burn": "none"})
+    for name in ("bea", "ana", "ben"):
+        table.seat(name, 500)
+    table.new_shoe()
+    table.announce_bank(100)
+    table.bet("ana", "player", 40)
+    table.lock()
+    table.cut()
+    for card in ("2H", "2C", "5D", "5S"):
+        table.deal(card)
+    table.stand()  # 7 against 7: a tie, and the shoe is over
+    events = table.new_shoe()
+    checkpoint = table.state.checkpoint
+    assert checkpoint is not None and checkpoint.tied == {1: 40}
+    kept = checkpoint_of(checkpoint, events[-1].seq)
+    assert kept is not None and state_from_checkpoint(kept) == checkpoint
+    older = json.loads(kept)
+    older["format"] = 3
+    older["carried"] = True
+    del older["tied"]
+    fields = older["state_fields"]
+    fields[fields.index("tied")] = "carried"
+    assert state_from_checkpoint(json.dumps(older)) == checkpoint
+
+
 def test_the_table_at_any_record_is_read_from_the_checkpoint_before_it(tmp_path: Path) -> None:
     """``dealtable snapshot --journal --seq N`` draws the table after record N: from the
     newest checkpoint at or before N, or from the first event when N comes before them."""

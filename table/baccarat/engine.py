@@ -209,7 +209,9 @@ class BaccaratState(TableFolds):
     # than a chip each, as whole chips go to the house as they fall due.
     commission_box: dict[str, int] = field(default_factory=dict)
     spot_totals: dict[str, int] = field(default_factory=dict)
-    carried: bool = False
+    # What a tied coup left standing for the next (002), by bet: a stake added since may
+    # still come back.
+    tied: dict[int, int] = field(default_factory=dict)
     bank: int = 0
     house: int = 0
     bankrolls: dict[str, int] = field(default_factory=dict)
@@ -249,6 +251,11 @@ class BaccaratState(TableFolds):
         """A coup's bets are locked and it is not over: its cards are being dealt, or it
         waits for the burn of a shoe loaded to finish it."""
         return self.pending >= 0 and self.phase in (Phase.DEALING, Phase.BURNING)
+
+    @property
+    def carried(self) -> bool:
+        """Stakes a tied coup left stand for the next coup."""
+        return bool(self.tied)
 
     @property
     def staked(self) -> int:
@@ -344,6 +351,7 @@ class BaccaratState(TableFolds):
         twin.committed = dict(self.committed)
         twin.commission_box = dict(self.commission_box)
         twin.spot_totals = dict(self.spot_totals)
+        twin.tied = dict(self.tied)
         twin.bankrolls = dict(self.bankrolls)
         twin.readers_lost = dict(self.readers_lost)
         twin.seats = list(self.seats)
@@ -465,7 +473,7 @@ class BaccaratState(TableFolds):
         self.phase = Phase.DEALING
         self.hands = [[] for _ in self.geometry.hands]
         self.dealt = 0
-        self.carried = False
+        self.tied = {}
         self.actor = 0
         self.choices = {}
         self.coup_over = False
@@ -512,7 +520,7 @@ class BaccaratState(TableFolds):
             self.phase = Phase.BETTING
         self.hands = []
         self.pending = -1
-        self.carried = False
+        self.tied = {}
         self._shuffle_back()
 
     def _shuffle_back(self) -> None:
@@ -535,15 +543,16 @@ class BaccaratState(TableFolds):
         bet = self.bets[event.bet]
         self._take_off(bet, event.amount, event.stake)
         self.coup_over = False
-        if not self.bets:
-            self.carried = False  # the tied coup's stakes are all taken back: none stand
 
     def _take_off(self, bet: Bet, amount: int, left: int) -> None:
         self.committed[bet.punter] -= amount
         self.spot_totals[bet.spot] -= amount
         if left:
             self.bets[bet.bet_id] = bet._replace(stake=left)
+            if self.tied.get(bet.bet_id, 0) > left:
+                self.tied[bet.bet_id] = left
         else:
+            self.tied.pop(bet.bet_id, None)
             del self.bets[bet.bet_id]
             del self.stacks[(bet.punter, bet.spot)]
             if not self.spot_totals[bet.spot]:
@@ -559,7 +568,7 @@ class BaccaratState(TableFolds):
             self.bankrolls[self.banker] -= net
             self.bank -= net
         if event.outcome is Outcome.PUSH and event.stake:
-            self.carried = True
+            self.tied[event.bet] = event.stake
         if not event.stake:
             self._take_off(bet, bet.stake, 0)
 
@@ -1081,14 +1090,20 @@ class BaccaratTable(DealerDesk):
         bet_id = state.stacks.get((punter, side))
         if bet_id is None:
             raise BetRefusedError(f"{what}: {punter} has no stake on {side} ({state.where()})")
-        if state.carried and len(state.seats) >= state.rules.min_seats:
-            # Short of players the next coup cannot be dealt, and a tied stake must not hold
-            # its punter at the table.
-            raise BetRefusedError(f"{what}: the stakes of the tied coup stand for this one (002)")
         bet = state.bets[bet_id]
-        taken = bet.stake if amount is None else amount
+        # Short of players the next coup cannot be dealt, and a tied stake must not hold its
+        # punter at the table.
+        standing = state.tied.get(bet_id, 0) if len(state.seats) >= state.rules.min_seats else 0
+        if standing == bet.stake:
+            raise BetRefusedError(f"{what}: the stakes of the tied coup stand for this one (002)")
+        taken = bet.stake - standing if amount is None else amount
         check_amount(what, taken)
-        if taken > bet.stake:
+        if taken > bet.stake - standing:
+            if standing:
+                raise BetRefusedError(
+                    f"{what} {taken}: {standing} of it stands from the tied coup (002); "
+                    f"at most {bet.stake - standing} may come back"
+                )
             raise BetRefusedError(f"{what}: only {bet.stake} lies there")
         if side == "banco" and taken != bet.stake:
             # A banco smaller than the bank would still keep every other punter out (002).
