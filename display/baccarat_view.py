@@ -12,9 +12,8 @@ from collections.abc import Sequence
 
 from table.baccarat.engine import BaccaratState
 from table.baccarat.roads import Road, Scoreboard, coups_of
-from table.baccarat.rules import Family, hundredths_text
+from table.baccarat.rules import hundredths_text
 from table.baccarat.tableau import total
-from table.cards import Card
 from table.events import CoupResult
 from table.games import GAME_TITLES
 
@@ -37,22 +36,8 @@ def _road(road: Road) -> dict[str, object]:
     }
 
 
-def _face_up(state: BaccaratState) -> list[list[str | None]]:
-    """Each hand's cards as the players at the table see them: None for one face down."""
-    if state.rules.family is Family.PUNTO_BANCO or not state.coup_in_play:
-        return [[str(card) for card in hand] for hand in state.hands]
-    first_cards_out = all(len(hand) >= 2 for hand in state.hands)
-    return [
-        [
-            str(card) if index >= 2 or (first_cards_out and _natural(hand)) else None
-            for index, card in enumerate(hand)
-        ]
-        for hand in state.hands
-    ]
-
-
-def _natural(hand: Sequence[Card]) -> bool:
-    return len(hand) >= 2 and total(hand[:2]) >= 8
+def _shown(state: BaccaratState) -> list[list[str | None]]:
+    return [[None if card is None else str(card) for card in hand] for hand in state.shown_hands]
 
 
 def baccarat_view(state: BaccaratState, results: Sequence[CoupResult]) -> dict[str, object]:
@@ -71,7 +56,7 @@ def baccarat_view(state: BaccaratState, results: Sequence[CoupResult]) -> dict[s
         "bets_open": state.bets_open,
         "hands": [
             {"name": name, "cards": shown, "total": total(cards) if None not in shown else None}
-            for name, cards, shown in zip(names, state.hands, _face_up(state), strict=False)
+            for name, cards, shown in zip(names, state.hands, _shown(state), strict=False)
         ],
         "last_result": None
         if last is None

@@ -610,6 +610,13 @@ def test_a_chemin_de_fer_coup_is_dealt_with_its_choices_given_over_mqtt(
             assert reply["ok"] is True, (verb, reply)
         for card in ("2H", "3C", "3D", "JC"):  # player 5: the choice is the punter's
             service.execute_line(f"card {card}")
+
+        def hands() -> list[list[str | None]]:
+            states = watcher.on("/state")
+            return json.loads(states[-1])["hands"] if states else []
+
+        # Face down at the table, face down in the retained state a screen may show.
+        assert wait_until(lambda: hands() == [[None, None], [None, None]], step=link.pump)
         reply = _ask(watcher, link, "stand", {"request_id": "choice"})
         assert reply["ok"] is True, reply
         service.execute_line("card 5S")  # banker 3 draws a 5 against a player who stood
@@ -619,6 +626,7 @@ def test_a_chemin_de_fer_coup_is_dealt_with_its_choices_given_over_mqtt(
 
         assert wait_until(results, step=link.pump)
         assert results()[0]["winner"] == "banker"
+        assert wait_until(lambda: hands() == [["2H", "3D"], ["3C", "JC", "5S"]], step=link.pump)
     finally:
         link.stop()
         journal.close()

@@ -253,6 +253,23 @@ class BaccaratState(TableFolds):
         return self.pending >= 0 and self.phase in (Phase.DEALING, Phase.BURNING)
 
     @property
+    def shown_hands(self) -> list[list[Card | None]]:
+        """Each hand's cards as the players at the table see them, None for one face down.
+        Where players hold the cards (Chemin de Fer, Banque, Macao) a hand's first two are
+        dealt face down and decided on unseen (002), until the coup is over or a natural is
+        shown; a third card is dealt face up. Punto Banco's hands decide nothing: all shown."""
+        if self.rules.family is Family.PUNTO_BANCO or not self.coup_in_play:
+            return [list(hand) for hand in self.hands]
+        first_cards_out = all(len(hand) >= 2 for hand in self.hands)
+        return [
+            [
+                card if index >= 2 or (first_cards_out and _two_card_total(hand) >= 8) else None
+                for index, card in enumerate(hand)
+            ]
+            for hand in self.hands
+        ]
+
+    @property
     def carried(self) -> bool:
         """Stakes a tied coup left stand for the next coup."""
         return bool(self.tied)

@@ -435,7 +435,8 @@ def baccarat_snapshot(state: BaccaratState) -> dict[str, Any]:
         "coup": state.coup,
         "phase": state.phase.value,
         "bets_open": state.bets_open,
-        "hands": [[str(card) for card in hand] for hand in state.hands],
+        # A card face down at the table is face down here too: a screen may show this.
+        "hands": [[card and str(card) for card in hand] for hand in state.shown_hands],
         "last_result": None if result is None else event_to_json(result),
         "bets": [
             {"bet": bet.bet_id, "punter": bet.punter, "spot": bet.spot, "stake": bet.stake}
