@@ -251,6 +251,71 @@ def test_history_counts_a_corrected_card_once_and_the_split_it_undid_not_at_all(
     assert re.search(r"deal +1  .*   5 cards    1 split  in progress  \(events 4-16\)$", line), line
 
 
+def test_history_deals_on_a_deal_or_coup_whose_last_card_was_taken_back(tmp_path: Path) -> None:
+    """The hoc voided after the deal finished, the last card of a coup voided or corrected
+    after its settlement: the deal or coup is dealt on, not over, and no coup is invented
+    for the events that follow. A burn card voided after a coup leaves the coup as it was."""
+    from table.baccarat import BaccaratTable
+
+    faro = FaroTable("table")
+    events = [*faro.opening, *faro.fund_bank(1000), *faro.seat("dan", 100), *faro.new_deck()]
+    for card in FaroTable.replay(events).state.rules.deck_spec.cards:
+        events += faro.deal(card)
+    events += faro.void_card()
+    with Journal(tmp_path / "faro.sqlite", "table") as journal:
+        journal.append(events)
+
+    def punto_banco(path: Path, taken_back: str) -> Path:
+        burn = "value" if taken_back == "burned" else "none"
+        table = BaccaratTable("table", "punto-banco", "standard", {"burn": burn})
+        events = [*table.opening, *table.fund_bank(10_000), *table.seat("ann", 100)]
+        events += table.new_shoe()
+        while table.state.phase.value == "burning":
+            events += table.deal("5D")
+        events += table.bet("ann", "player", 10) + table.lock()
+        for card in ("KS", "2H", "9S", "3C"):
+            events += table.deal(card)
+        if taken_back == "burned":
+            events += table.new_shoe() + table.deal("5D") + table.void_card()
+        else:
+            events += table.correct("6C") if taken_back == "corrected" else table.void_card()
+        if taken_back == "corrected":
+            events += table.bet("ann", "banker", 10) + table.lock()
+            for card in ("AS", "5H", "2S", "4C"):
+                events += table.deal(card)
+        with Journal(path, "table") as journal:
+            journal.append(events)
+        return path
+
+    listings = dealtable_at_once(
+        [
+            ("history", str(tmp_path / "faro.sqlite")),
+            ("history", str(punto_banco(tmp_path / "voided.sqlite", "voided"))),
+            ("history", str(punto_banco(tmp_path / "corrected.sqlite", "corrected"))),
+            ("history", str(tmp_path / "corrected.sqlite"), "1"),
+            ("history", str(punto_banco(tmp_path / "burned.sqlite", "burned"))),
+        ]
+    )
+    assert all(done.returncode == 0 for done in listings), [done.stderr for done in listings]
+    date = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d"
+    faro_deals, voided, corrected, recalled, burned = (
+        [re.sub(date, "DATE", line) for line in done.stdout.splitlines()] for done in listings
+    )
+    assert faro_deals == ["deal     1  DATE  51 cards   0 splits  in progress  (events 4-108)"]
+    assert voided == ["coup     1  DATE  in progress, 3 cards dealt  (events 4-14)"]
+    assert corrected == [
+        "coup     1  DATE  player K♠ 9♠ = 9 natural · banker 2♥ 6♣ = 8 natural · player wins"
+        "  (events 4-18)",
+        "coup     2  DATE  player A♠ 2♠ = 3 · banker 5♥ 4♣ = 9 natural · banker wins"
+        "  (events 19-28)",
+    ]
+    assert recalled[-1].split(maxsplit=1)[1].startswith("coup 1 settled")
+    assert [re.sub(r"\(events .*", "", line) for line in burned] == [
+        "coup     1  DATE  player K♠ 9♠ = 9 natural · banker 2♥ 3♣ = 5 · player wins  ",
+        "coup     2  DATE  in progress, 0 cards dealt  ",
+    ]
+
+
 def test_history_opens_no_coup_for_a_readers_news_between_coups(tmp_path: Path) -> None:
     from table.baccarat import BaccaratTable
     from table.events import ReaderNoticeKind

@@ -1137,6 +1137,7 @@ class Journal:
                 tally.cards.split()
             elif kind == "dealer_correction" and flag:
                 tally.cards.take_back()
+                tally.ended = "in progress"  # the hoc taken back: the deal is not over
             elif kind in ("deal_finished", "deal_voided"):
                 tally.ended = "finished" if kind == "deal_finished" else "voided"
         return [
@@ -1179,10 +1180,21 @@ class Journal:
         opened = self.opening is not None  # its records begin at a checkpoint, in a shoe
         over: set[int] = self._coup_over_before(rows) if opened else set()
         coups: dict[int, _CoupTally] = {}
+        burns: list[bool] = []  # whether each card taken from the shoe so far was burned
         for deal, seq, at, kind, detail in rows:
             opened = opened or kind == "shoe_started"
             if not opened or kind == "reader_notice":
                 continue  # a reader's news between coups opens no coup
+            if kind == "shoe_started":
+                burns.clear()
+            taken_back = ""
+            if kind == "dealer_correction" and detail:
+                taken_back = "burn" if burns and burns.pop() else "card"
+            if taken_back == "card" and deal in over and deal in coups:
+                # The last card taken back after its coup ended: the coup is dealt on, and
+                # the events since its end, its consequences, were undone with the card.
+                over.discard(deal)
+                coups.pop(deal + 1, None)
             if kind == "shoe_finished" and deal in over:
                 coup = deal  # the shoe ends with the coup it follows
             elif deal == 0 or deal in over:
@@ -1191,10 +1203,13 @@ class Journal:
                 coup = deal
             tally = coups.setdefault(coup, _CoupTally(first_seq=seq, started_at=at))
             tally.last_seq = seq
-            if kind == "card_dealt" and detail != "burn":
-                tally.cards.take()
-            elif kind == "dealer_correction" and detail:
+            if kind == "card_dealt":
+                burns.append(detail == "burn")
+                if detail != "burn":
+                    tally.cards.take()
+            elif taken_back == "card":
                 tally.cards.take_back()
+                tally.result, tally.ended = None, "in progress"
             elif kind == "coup_result":
                 result = decode_record(self.path, seq, detail)
                 tally.result = result if isinstance(result, CoupResult) else None
