@@ -24,7 +24,7 @@ from table.service.config import Config, ReaderConfig, TableConfig
 from table.service.exhibit import ExhibitStats, ExhibitVoice, run_exhibit
 from table.service.journal import Journal
 from table.service.run import SimulatedTable
-from table.service.table_service import TableService
+from table.service.table_service import TableService, state_snapshot
 from tests.conftest import deal, open_table
 
 
@@ -405,6 +405,15 @@ def test_with_the_advisor_on_the_exhibit_says_where_a_bet_costs_least() -> None:
     advice = [line for line in out.getvalue().splitlines() if line.startswith("El casekeep dice")]
     assert len(advice) == 24  # after each of the 24 turns; the last turn leaves only the hoc
     assert "ventaja de la banca" in advice[0] and " a el " not in advice[0]
+
+
+def test_the_advisor_points_at_no_rank_where_the_table_takes_only_red_or_black() -> None:
+    out = io.StringIO()
+    run_exhibit(rules="dutch", pause=0, deals=1, out=out, advisor=True)
+    said = out.getvalue()
+    assert "on red" in said and "on black" in said
+    assert "The casekeep says" not in said
+    assert state_snapshot(open_table("dutch").state, advisor=True)["advice"] is None
 
 
 def test_an_unknown_language_falls_back_to_english_with_a_notice() -> None:

@@ -121,7 +121,11 @@ _ADVISED_PHASES = (Phase.AWAITING_SODA, Phase.BETTING, Phase.LOCKED)
 
 def advice_for(state: FaroState, enabled: bool) -> Advice | None:
     """The advice to show for a table's state: None when the table has the advisor off,
-    or while no bet can be weighed (no deck, a turn half dealt, the deal over)."""
+    while no bet can be weighed (no deck, a turn half dealt, the deal over), or when the
+    rules take no bet on a rank (Dutch Faro's red or black): it would point punters at bets
+    the table refuses."""
     if not enabled or state.phase not in _ADVISED_PHASES or state.cards_left < 1:
+        return None
+    if not state.rules.rank_bets:
         return None
     return advise(state.casekeep, state.rules)
