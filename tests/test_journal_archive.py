@@ -11,6 +11,7 @@ import json
 import logging
 import os
 import random
+import re
 import sqlite3
 import threading
 from contextlib import closing
@@ -422,6 +423,34 @@ def test_the_reading_commands_read_an_archived_journal_and_its_archives(tmp_path
     assert records_of(copy) == records_of(path)
     drawn = dealtable("snapshot", "--journal", str(path), "--out", str(tmp_path / "t.png"))
     assert drawn.returncode == 0, drawn.stderr
+
+
+def test_history_shows_a_coup_begun_in_an_archive_as_continued_in_the_next_file(
+    tmp_path: Path,
+) -> None:
+    """A continuous shuffler's archive ends at a lock: the bets on that coup are its last
+    records, the coup is dealt in the next file. Each coup is told with its result once."""
+    path = tmp_path / "pb.sqlite"
+    shuffler_dealt(path, 200, coups=60)
+    archives = archives_beside(path)
+    assert len(archives) == 2
+    told: dict[int, list[str]] = {}
+    for file in (*archives, path):
+        listed = dealtable("history", str(file), "--last", "100")
+        assert listed.returncode == 0, listed.stderr
+        for line in listed.stdout.splitlines():
+            match = re.fullmatch(r"coup +(\d+)  [\d:\- ]{19}  (.*)  \(events .*\)", line)
+            assert match, line
+            number, what = match.groups()
+            told.setdefault(int(number), []).append(what)
+    assert sorted(told) == list(range(1, 61))
+    for number, said in told.items():
+        results = [what for what in said if " wins" in what or what.endswith("tie")]
+        assert len(results) == 1, (number, said)
+        assert [what for what in said if what not in results] in (
+            [],
+            ["continued in the next file"],
+        ), (number, said)
 
 
 def test_dealtable_archive_moves_what_may_go_from_a_journal_no_service_deals_on(

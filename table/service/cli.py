@@ -480,10 +480,10 @@ def _baccarat_history(journal: Journal, args: argparse.Namespace) -> int:
         for coup in coups[-args.last :]:
             if coup.result is not None:
                 what = coup_in_words(coup.result)
-            elif coup.ended == "voided":
-                what = "voided"
-            else:
+            elif coup.ended == "in progress":
                 what = f"in progress, {count(coup.cards, 'card')} dealt"
+            else:
+                what = coup.ended  # voided, or continued in the next file
             print(
                 f"coup {coup.coup:>5}  {_started(coup.started_at)}  {what}  "
                 f"(events {coup.first_seq}-{coup.last_seq})"

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, NoReturn
+from typing import IO, Any, NoReturn, TypeVar
 
 from table.baccarat.roads import COUPS_SHOWN
 from table.errors import TableError
@@ -355,7 +355,12 @@ class DealSummary:
     started_at: float
     cards: int
     splits: int
-    ended: str  # "finished", "voided" or "in progress"
+    ended: str  # "finished", "voided", "in progress" or CONTINUED
+
+
+# How an archive's last deal or coup ends when its file ends first: the records that follow
+# it, its cards or its lock, are the first of the next file.
+CONTINUED = "continued in the next file"
 
 
 class CardsTaken:
@@ -396,7 +401,7 @@ class CoupSummary:
     started_at: float
     cards: int
     result: CoupResult | None
-    ended: str  # "settled", "voided" or "in progress"
+    ended: str  # "settled", "voided", "in progress" or CONTINUED
 
 
 @dataclass
@@ -411,6 +416,19 @@ class _DealTally:
 @dataclass
 class _CoupTally(_DealTally):
     result: CoupResult | None = None
+
+
+_Tally = TypeVar("_Tally", bound=_DealTally)
+
+
+def _continued(tallies: dict[int, _Tally], archive: bool) -> dict[int, _Tally]:
+    """An archive's last deal or coup, if it was not over when the next file began, is not
+    in progress: it is dealt on in that file."""
+    if archive and tallies:
+        last = tallies[max(tallies)]
+        if last.ended == "in progress":
+            last.ended = CONTINUED
+    return tallies
 
 
 # How long a write waits for a reader in its way (sqlite3's own default, five seconds).
@@ -1107,6 +1125,12 @@ class Journal:
         return self.hash_of(1) if self.opening is None else self.opening.first_hash
 
     @property
+    def is_archive(self) -> bool:
+        """An archive of a journal's records (see :meth:`archive`): a file that ends where
+        the next one, an archive or the journal, begins."""
+        return self._meta("archived_from") is not None
+
+    @property
     def first_seq(self) -> int:
         """The journal's first record: 1, or the one after the last archived."""
         return 1 if self.opening is None else self.opening.after_seq + 1
@@ -1150,7 +1174,7 @@ class Journal:
                 tally.cards.splits,
                 tally.ended,
             )
-            for deal, tally in sorted(deals.items())
+            for deal, tally in sorted(_continued(deals, self.is_archive).items())
         ]
 
     def game(self) -> str:
@@ -1226,7 +1250,7 @@ class Journal:
                 tally.result,
                 tally.ended,
             )
-            for coup, tally in sorted(coups.items())
+            for coup, tally in sorted(_continued(coups, self.is_archive).items())
         ]
 
     @staticmethod
