@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import io
 import json
+import socket
 import ssl
 import threading
 import urllib.error
@@ -280,6 +281,66 @@ def test_a_bet_is_taken_only_in_the_name_of_an_account_the_broker_lets_bet(
     # under the name the proxy kept.
     proxied = croupier.server.url.rstrip("/").replace("http://", "https://")
     bet_only_from_the_tables_own_page(croupier, refused, {**terminal, "Origin": proxied})
+
+
+def raw_post(server: WebServer, head: str, body: bytes) -> tuple[int, dict[str, Any]]:
+    """The status and JSON answer to a POST sent as it is (``head`` its headers after the
+    request line), read to the connection's end: the server must close it, at once."""
+    port = server.server_address[1]
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as client:
+        client.sendall(f"POST /cmd/bet HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{head}\r\n".encode())
+        client.sendall(body)
+        client.shutdown(socket.SHUT_WR)  # all of it sent: a length longer waits for no more
+        answered = b""
+        while chunk := client.recv(65536):
+            answered += chunk
+    status_line, _, rest = answered.partition(b"\r\n")
+    return int(status_line.split()[1]), json.loads(rest.partition(b"\r\n\r\n")[2])
+
+
+def test_a_command_is_read_whole_or_refused(croupier: Croupier) -> None:
+    """A bet longer than a command may be, its first 10,000 bytes a bet: refused, never made
+    cut short. A length that is no length, or longer than what came: refused at once."""
+    croupier.step(2)
+    with croupier.lock:
+        spot = next(r for r in croupier.service.state.casekeep.live_ranks() if r is not Rank.SEVEN)
+        journaled = croupier.journal.last_seq
+    bet = json.dumps({"punter": "anna", "spot": spot.label, "amount": 40}).encode()
+    padded = bet + b" " * (10_000 - len(bet)) + b"and more"
+    head = (
+        "Content-Type: application/json\r\n"
+        f"Authorization: {basic('terminal', ACCOUNTS['terminal'])}\r\n"
+    )
+    error = "cmd/bet: Content-Length {!r} is not a number of bytes"
+    for length, body, answer in [
+        (
+            len(padded),
+            padded,
+            (413, f"cmd/bet: a command is at most 10000 bytes, not {len(padded)}"),
+        ),
+        ("-1", bet, (400, error.format("-1"))),
+        ("+40", bet, (400, error.format("+40"))),
+        ("4_0", bet, (400, error.format("4_0"))),
+        (len(bet) + 1, bet, (400, "cmd/bet: the command ended before its Content-Length")),
+    ]:
+        said = raw_post(croupier.server, f"{head}Content-Length: {length}\r\n", body)
+        assert said == (answer[0], {"ok": False, "error": answer[1]}), length
+    twice = f"{head}Content-Length: {len(bet)}\r\nContent-Length: 1\r\n"
+    assert raw_post(croupier.server, twice, bet)[0] == 400
+    chunked = f"{head}Transfer-Encoding: chunked\r\n"
+    assert raw_post(croupier.server, chunked, b"%x\r\n%s\r\n0\r\n\r\n" % (len(bet), bet)) == (
+        411,
+        {"ok": False, "error": "cmd/bet: send the command with a Content-Length"},
+    )
+    with croupier.lock:
+        assert croupier.journal.last_seq == journaled
+    status, reply = raw_post(croupier.server, f"{head}Content-Length: {len(bet)}\r\n", bet)
+    assert status == 200 and reply["ok"] is True, reply
+    with croupier.lock:
+        placed = [
+            e for e in croupier.journal.events(after_seq=journaled) if isinstance(e, BetPlaced)
+        ]
+    assert [(e.punter, e.spot, e.amount) for e in placed] == [("anna", spot.label, 40)]
 
 
 def test_over_https_a_bet_is_taken_only_from_the_tables_own_https_page(

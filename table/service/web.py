@@ -68,6 +68,10 @@ STATIC_FILES = {
 }
 PAGES = {"/": "index.html", "/index.html": "index.html", "/croupier": "croupier.html"}
 CROUPIER_VERBS = ("bet", "withdraw", "move", "call")
+# The longest command the croupier's page sends is a call, well under a kilobyte.
+MAX_COMMAND_BYTES = 10_000
+# How long the rest of a refused command is read and dropped before its connection ends.
+LINGER_SECONDS = 2.0
 KEEPALIVE_SECONDS = 15.0
 # A client silent this long in its TLS handshake (or, on the TLS port, in its plain
 # request) is let go: until then it holds only its own thread, never another's.
@@ -587,10 +591,12 @@ class _Handler(BaseHTTPRequestHandler):
                 {"WWW-Authenticate": 'Basic realm="dealtable croupier", charset="UTF-8"'},
             )
             return
+        body = self._body(what)
+        if body is None:
+            return
         reply: dict[str, Any]
         try:
-            length = min(int(self.headers.get("Content-Length", "0")), 10_000)
-            payload = json.loads(self.rfile.read(length) or b"{}")
+            payload = json.loads(body or b"{}")
             if not isinstance(payload, dict):
                 raise ValueError("a command is a JSON object")
         except ValueError as error:
@@ -603,6 +609,46 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send_json(HTTPStatus.UNAUTHORIZED, {"ok": False, "error": str(refused)})
                 return
         self._send_json(HTTPStatus.OK, reply)
+
+    def _body(self, what: str) -> bytes | None:
+        """The command's body, read whole; None if it was refused (and told why): a body
+        read in part would carry out a command cut short, or wait for bytes never sent."""
+        lengths = self.headers.get_all("Content-Length") or ["0"]
+        length = lengths[0]
+        refusal: tuple[HTTPStatus, str]
+        if "Transfer-Encoding" in self.headers:
+            refusal = HTTPStatus.LENGTH_REQUIRED, "send the command with a Content-Length"
+        elif len(set(lengths)) != 1 or not (length.isascii() and length.isdigit()):
+            refusal = (
+                HTTPStatus.BAD_REQUEST,
+                f"Content-Length {', '.join(lengths)!r} is not a number of bytes",
+            )
+        elif len(length) > 9 or int(length) > MAX_COMMAND_BYTES:
+            refusal = (
+                HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+                f"a command is at most {MAX_COMMAND_BYTES} bytes, not {length}",
+            )
+        else:
+            body = self.rfile.read(int(length))
+            if len(body) == int(length):
+                return body
+            refusal = HTTPStatus.BAD_REQUEST, "the command ended before its Content-Length"
+        # What is left of the body is never read as another request: the connection ends.
+        self.close_connection = True
+        status, why = refusal
+        self._send_json(status, {"ok": False, "error": f"{what}: {why}"}, {"Connection": "close"})
+        self._let_the_rest_go()
+        return None
+
+    def _let_the_rest_go(self) -> None:
+        """Read what the client still sends, for a moment, and drop it: a connection closed
+        with bytes unread is reset, and the client may lose the answer with it."""
+        deadline = time.monotonic() + LINGER_SECONDS
+        with contextlib.suppress(OSError, ValueError):
+            while (left := deadline - time.monotonic()) > 0:
+                self.connection.settimeout(left)
+                if not self.rfile.read1(65536):
+                    return
 
     def _cross_site(self) -> str:
         """Why the request comes from another site's page, or "" if it does not."""
