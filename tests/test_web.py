@@ -1022,6 +1022,62 @@ def test_a_flood_of_idle_clients_takes_no_more_than_its_share_and_a_trickle_is_l
             server.stop()
 
 
+def hung_up_on(client: socket.socket, trickled: bytes) -> float | None:
+    """``trickled`` sent a byte every tenth of a second: how long until the server hung up,
+    or None if it took it all."""
+    started = time.monotonic()
+    try:
+        for byte in trickled:
+            client.sendall(bytes([byte]))
+            time.sleep(0.1)  # the client's pace, a byte at a time
+    except OSError:  # the server hung up: a broken pipe or a reset
+        return time.monotonic() - started
+    return None
+
+
+@pytest.mark.parametrize("served", ["live_table", "secured_table"])
+def test_a_request_trickled_a_byte_at_a_time_is_let_go_and_a_pages_stream_runs_on(
+    served: str, request: pytest.FixtureRequest, page_certificate: PageCertificate
+) -> None:
+    """A request has a time to come whole in: sent a byte at a time, its head or its body,
+    it is let go then, its place free for a page. A page's event stream, asked for in time,
+    runs on past it."""
+    service, simulated, server, _ = request.getfixturevalue(served)
+    server.request_seconds = 1.0
+    port = server.server_address[1]
+    trusting = page_certificate.client_context()
+
+    def connect() -> socket.socket:
+        raw = socket.create_connection(("127.0.0.1", port), timeout=5)
+        if server.tls is None:
+            return raw
+        return trusting.wrap_socket(raw, server_hostname="127.0.0.1")
+
+    page = (
+        http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        if server.tls is None
+        else http.client.HTTPSConnection("127.0.0.1", port, timeout=5, context=trusting)
+    )
+    try:
+        page.request("GET", "/stream")
+        stream = page.getresponse()
+        assert next_event(stream)["seq"] == service.state.last_seq
+        with connect() as trickle:
+            waited = hung_up_on(trickle, b"GET /croupier HTTP/1.1\r\nHost: x\r\n" * 4)
+            assert waited is not None and waited < 3 * server.request_seconds
+        with connect() as trickle:
+            trickle.sendall(
+                b"POST /login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                b"Authorization: Basic dDp0\r\nContent-Length: 100\r\n\r\n"
+            )
+            waited = hung_up_on(trickle, b"{" + b" " * 98 + b"}")
+            assert waited is not None and waited < 3 * server.request_seconds
+        simulated.step()
+        assert next_event(stream)["seq"] == service.state.last_seq
+    finally:
+        page.close()
+
+
 def test_a_page_that_goes_away_over_tls_leaves_no_traceback(
     secured_table: Any, page_certificate: PageCertificate, capfd: pytest.CaptureFixture[str]
 ) -> None:

@@ -79,6 +79,10 @@ HANDSHAKE_SECONDS = 10.0
 # A connection that sends nothing of its request for this long is let go (the event stream
 # writes at least every KEEPALIVE_SECONDS, so a page that went is found out within it too).
 IDLE_SECONDS = 60.0
+# A request, from its first byte to its body's last, comes within this or is let go: a
+# client that trickles it a byte at a time would otherwise hold its thread for good, and a
+# hundred of them every place the server has.
+REQUEST_SECONDS = 10.0
 # Connections served at once: a page's event stream holds one all evening, and a table has
 # a few screens and tablets; past this, a new one is closed at once rather than given a
 # thread (as a flood of idle clients would have it).
@@ -537,6 +541,19 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         log.debug("%s " + format, self.address_string(), *args)
 
+    def handle_one_request(self) -> None:
+        self._deadline = threading.Timer(self.server.request_seconds, _hang_up, [self.connection])
+        self._deadline.start()
+        try:
+            super().handle_one_request()
+        finally:
+            self._deadline.cancel()
+
+    def _request_in(self) -> None:
+        """The request has come whole: answering it (a page's stream all evening) is not
+        bound by the time it had to come."""
+        self._deadline.cancel()
+
     def _send(
         self, status: int, content_type: str, body: bytes, headers: dict[str, str] | None = None
     ) -> None:
@@ -592,6 +609,7 @@ class _Handler(BaseHTTPRequestHandler):
             )
             return
         body = self._body(what)
+        self._request_in()
         if body is None:
             return
         reply: dict[str, Any]
@@ -678,6 +696,7 @@ class _Handler(BaseHTTPRequestHandler):
         return Account(username, password)
 
     def do_GET(self) -> None:
+        self._request_in()
         path = self.path.split("?", 1)[0]
         if path == "/croupier" and self.server.view.game != "faro":
             title = GAME_TITLES.get(self.server.view.game, self.server.view.game)
@@ -783,7 +802,9 @@ class _PlainRequestToTlsPort(BaseHTTPRequestHandler):
 def _hang_up(connection: socket.socket) -> None:
     """End a connection from another thread: the read it waits in returns at once."""
     with contextlib.suppress(OSError):
-        connection.shutdown(socket.SHUT_RDWR)
+        # The socket's own shutdown, under TLS too: an SSLSocket's would drop its TLS state
+        # beneath the read, which would then fail as a bug rather than a connection ended.
+        socket.socket.shutdown(connection, socket.SHUT_RDWR)
 
 
 class WebServerError(TableError):
@@ -890,6 +911,7 @@ class WebServer(ThreadingHTTPServer):
         # With a server context (its certificate loaded) every connection speaks TLS.
         self.tls = tls
         self.handshake_seconds = HANDSHAKE_SECONDS
+        self.request_seconds = REQUEST_SECONDS
         self.max_connections = max_connections
         self._serving = threading.BoundedSemaphore(max_connections)
         self.stopping = threading.Event()
