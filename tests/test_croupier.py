@@ -44,6 +44,7 @@ from table.service.web import (
 )
 from tests.conftest import ACCOUNTS, TERMINAL, PageCertificate, relayed
 from tests.mosquitto import Broker, free_port, wait_until
+from tests.test_broker_access import start_table
 from tests.test_web import serve, shows
 
 
@@ -451,6 +452,61 @@ def test_the_accounts_logged_in_leave_the_broker_with_the_page(secured_broker: B
     relay.close()
     left = [t.name for t in threading.enumerate() if t not in before and t.name.startswith("paho")]
     assert left == [], "MQTT clients still running after the page's relay closed"
+
+
+def test_a_broker_that_takes_any_password_is_kept_no_more_connections_than_the_page_takes(
+    tmp_path: Path, broker: Broker
+) -> None:
+    """On a broker that takes any password, every password tried at the page is an account
+    it accepts: the page keeps a connection for ten at most, the one used longest ago let
+    go, and the croupier bets on as before."""
+    service, link, journal = start_table(tmp_path, broker.port)
+    before = set(threading.enumerate())
+    relay = MqttCommandRelay(MqttConfig(host="127.0.0.1", port=broker.port), "faro-1")
+    try:
+        assert relayed(relay, link, "bet", {"punter": "anna", "spot": "9", "amount": 4})["ok"]
+        for attempt in range(30):
+            tried = Account("terminal", f"guess {attempt}")
+            assert relay.log_in(tried) == {"ok": True, "account": "terminal"}
+        connections = [t for t in threading.enumerate() if t not in before]
+        assert sum(t.name.startswith("paho") for t in connections) == 10
+        answer = relayed(relay, link, "bet", {"punter": "anna", "spot": "K", "amount": 4})
+        assert answer["ok"] is True, answer
+        assert sorted(bet.stake for bet in service.state.bets.values()) == [4, 4]
+    finally:
+        relay.close()
+        link.stop()
+        journal.close()
+
+
+def test_an_accounts_connection_in_use_is_never_let_go_for_another(
+    tmp_path: Path, broker: Broker
+) -> None:
+    """Past the accounts the page takes, all of them waiting for the table's answer, a new
+    one is told to try again: the command waiting is not cut off."""
+    _, link, journal = start_table(tmp_path, broker.port)
+    relay = MqttCommandRelay(
+        MqttConfig(host="127.0.0.1", port=broker.port), "faro-1", timeout=2.0, max_accounts=1
+    )
+    try:
+        waiting: list[dict[str, Any]] = []
+        unanswered = threading.Thread(  # the table's link is not pumped: it waits its 2 s
+            target=lambda: waiting.append(relay.send(TERMINAL, "bet", {}))
+        )
+        unanswered.start()
+        assert wait_until(lambda: any(held.users for held in relay._links.values()))
+        assert relay.log_in(Account("display", "any")) == {
+            "ok": False,
+            "error": "as many accounts as the page takes (1) are sending commands to the "
+            "table at once: try again in a moment",
+        }
+        unanswered.join()
+        assert waiting == [{"ok": False, "error": "the table did not answer within 2 s"}]
+        assert relay.log_in(Account("display", "any")) == {"ok": True, "account": "display"}
+    finally:
+        relay.close()
+        link.stop()
+        journal.close()
 
 
 def test_a_refused_bet_shows_the_engines_reason_and_the_page_locks_during_a_turn(

@@ -24,7 +24,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from html import escape
 from http import HTTPStatus
@@ -87,6 +87,9 @@ REQUEST_SECONDS = 10.0
 # a few screens and tablets; past this, a new one is closed at once rather than given a
 # thread (as a flood of idle clients would have it).
 MAX_CONNECTIONS = 100
+# Broker accounts the croupier's page keeps a connection for: a table's few tablets, with
+# room to spare.
+MAX_CROUPIER_ACCOUNTS = 10
 TLS_HANDSHAKE_RECORD = 0x16  # the first byte of every TLS client's first message
 
 
@@ -365,6 +368,7 @@ class _AccountLink:
     def __init__(self, config: MqttConfig, account: Account, prefix: str, client_id: str) -> None:
         self.account = account
         self.prefix = prefix
+        self.users = 0  # the requests using it now: it is never closed under them
         self.ready = threading.Event()  # connected and reading replies, or refused
         self.refusal = ""
         self._arrived = threading.Condition()
@@ -465,14 +469,22 @@ class MqttCommandRelay:
     command. ``config`` says where the broker is and how to reach it; its ``username``, if
     any, is only the account the login form offers.
 
-    Each account logged in keeps one connection to the broker until the page's server stops;
-    one the broker refuses is closed at once.
+    Each account logged in keeps one connection to the broker, up to ``max_accounts``: past
+    them, the one used longest ago is closed (it connects again at its next command); one
+    the broker refuses is closed at once. A broker that took any password would otherwise
+    be given a connection, and a thread here, for every password tried at the page.
 
     A command the table has not answered within ``timeout`` seconds is reported as failed; if
     it still waits at the broker then (the table is away), it has expired: the table does not
     carry it out when it comes back to its session."""
 
-    def __init__(self, config: MqttConfig, table_id: str, timeout: float = 5.0) -> None:
+    def __init__(
+        self,
+        config: MqttConfig,
+        table_id: str,
+        timeout: float = 5.0,
+        max_accounts: int = MAX_CROUPIER_ACCOUNTS,
+    ) -> None:
         if timeout < 2:
             raise ValueError(f"the croupier waits at least 2 s for the table, not {timeout:g} s")
         self.config = config
@@ -484,36 +496,61 @@ class MqttCommandRelay:
         # only once its clock has passed that whole second, up to a second late: a command
         # expires a second before the croupier is told it failed.
         self.expiry = math.floor(timeout) - 1
-        self._links: dict[Account, _AccountLink] = {}
+        self.max_accounts = max_accounts
+        self._links: dict[Account, _AccountLink] = {}  # the one used longest ago first
         self._lock = threading.Lock()
 
     def log_in(self, account: Account) -> dict[str, Any]:
-        if self._link_for(account) is None:
-            return {"ok": False, "error": "the table's broker cannot be reached"}
-        return {"ok": True, "account": account.username}
+        with self._link_for(account) as link:
+            if isinstance(link, str):
+                return {"ok": False, "error": link}
+            return {"ok": True, "account": account.username}
 
     def send(self, account: Account, verb: str, payload: dict[str, Any]) -> dict[str, Any]:
-        link = self._link_for(account)
-        if link is None:
-            return {"ok": False, "error": "the table's broker cannot be reached"}
-        return link.send(verb, payload, self.timeout, self.expiry)
+        with self._link_for(account) as link:
+            if isinstance(link, str):
+                return {"ok": False, "error": link}
+            return link.send(verb, payload, self.timeout, self.expiry)
 
-    def _link_for(self, account: Account) -> _AccountLink | None:
-        """The account's connection, reading the table's replies; None if the broker cannot
-        be reached. Raises :class:`AccountRefusedError` if the broker will not take the account."""
+    @contextlib.contextmanager
+    def _link_for(self, account: Account) -> Iterator[_AccountLink | str]:
+        """The account's connection, reading the table's replies, never closed while in use;
+        or why there is none to be had. Raises :class:`AccountRefusedError` if the broker
+        will not take the account."""
+        evicted: _AccountLink | None = None
         with self._lock:
-            link = self._links.get(account)
-            if link is None:
+            link = self._links.pop(account, None)
+            if link is None and len(self._links) >= self.max_accounts:
+                # The one used longest ago, and not in use now, makes room.
+                evicted = next((held for held in self._links.values() if not held.users), None)
+                if evicted is not None:
+                    del self._links[evicted.account]
+            if link is None and len(self._links) < self.max_accounts:
                 client_id = f"croupier-{self.table_id}-{uuid.uuid4().hex[:8]}"
                 link = _AccountLink(self.config, account, self.prefix, client_id)
-                self._links[account] = link
-        if not link.ready.wait(self.timeout):
-            self._drop(link)  # tried afresh at the next command
-            return None
-        if link.refusal:
-            self._drop(link)
-            raise AccountRefusedError(link.refusal)
-        return link
+            if link is not None:
+                self._links[account] = link  # now the one used last
+                link.users += 1
+        if evicted is not None:
+            evicted.close()
+        if link is None:
+            yield (
+                f"as many accounts as the page takes ({self.max_accounts}) are sending "
+                "commands to the table at once: try again in a moment"
+            )
+            return
+        try:
+            if not link.ready.wait(self.timeout):
+                self._drop(link)  # tried afresh at the next command
+                yield "the table's broker cannot be reached"
+            elif link.refusal:
+                self._drop(link)
+                raise AccountRefusedError(link.refusal)
+            else:
+                yield link
+        finally:
+            with self._lock:
+                link.users -= 1
 
     def _drop(self, link: _AccountLink) -> None:
         with self._lock:
