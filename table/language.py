@@ -223,11 +223,23 @@ def usage() -> str:
     return "\n".join(_USAGE.values())
 
 
-def _amount(text: str, what: str) -> int:
+def whole_number(text: str) -> int | None:
+    """``text`` as the table language writes a whole number: ASCII digits, a minus sign
+    before them if below zero; None if it is not one. (``int`` would read ``1_0`` as 10,
+    ``+5`` as 5, and another script's digits, ``٣`` as 3.)"""
+    digits = text.removeprefix("-")
+    if not (digits.isascii() and digits.isdigit()):
+        return None
     try:
-        value = int(text)
-    except ValueError:
-        raise LanguageError(f"{what} must be a whole number of chips, not {text!r}") from None
+        return int(text)
+    except ValueError:  # more digits than Python reads
+        return None
+
+
+def _amount(text: str, what: str) -> int:
+    value = whole_number(text)
+    if value is None:
+        raise LanguageError(f"{what} must be a whole number of chips, not {text!r}")
     return value
 
 
@@ -401,7 +413,10 @@ def _parse_bet(words: list[str], where: dict[str, int]) -> BetCmd:
         elif word == "mark":
             mark = True
         elif word in ("paroli", "martingale") and rest:
-            instruction = f"{word} {rest.pop(0)}"
+            limit = rest.pop(0)
+            if whole_number(limit) is None:
+                raise LanguageError(f"{word} needs a whole number, not {limit!r}")
+            instruction = f"{word} {limit}"
         else:
             raise LanguageError(f"unexpected {word!r}; expected: {_USAGE['bet']}")
     return BetCmd(punter, words[2], amount, copper, mark, instruction, **where)

@@ -4,6 +4,7 @@ read into the option's type and written back as text. Shared by every game's rul
 from __future__ import annotations
 
 from table.errors import RulesError
+from table.language import whole_number
 
 
 def option_text(value: object) -> str:
@@ -29,8 +30,8 @@ def option_value(key: str, type_name: object, raw: str | int | bool) -> object:
     if type_name in ("int", int):
         if isinstance(raw, bool):
             raise RulesError(f"option {key}={raw!r}: expected a whole number")
-        try:
-            return int(str(raw).strip())
-        except ValueError:
-            raise RulesError(f"option {key}={raw!r}: expected a whole number") from None
+        number = whole_number(str(raw).strip())
+        if number is None:
+            raise RulesError(f"option {key}={raw!r}: expected a whole number")
+        return number
     return str(raw).strip().lower()

@@ -65,6 +65,31 @@ def test_unreadable_lines_name_the_line_and_what_was_expected(line: str, message
     assert refused.value.line_number == 7
 
 
+@pytest.mark.parametrize(
+    ("line", "what"),
+    [
+        ("bet dan 9 1_0", "the bet must be a whole number of chips, not '1_0'"),
+        ("bet dan 9 ٣", "the bet must be a whole number of chips, not '٣'"),
+        ("bet dan 9 +5", "the bet must be a whole number of chips, not '+5'"),
+        ("bank ١٠٠٠", "the bank's bankroll must be a whole number of chips, not '١٠٠٠'"),
+        ("punter anna ５０", "the bankroll must be a whole number of chips, not '５０'"),
+        ("call ben 7 J 3 2_0", "the call must be a whole number of chips, not '2_0'"),
+        ("withdraw dan 9 ٣", "the amount to withdraw must be a whole number of chips, not '٣'"),
+        ("bet ann 5 2 paroli ٣", "paroli needs a whole number, not '٣'"),
+        ("bet ann 5 2 martingale 1_0", "martingale needs a whole number, not '1_0'"),
+        ("bet ann 5 " + "9" * 5000, "the bet must be a whole number of chips, not '999"),
+    ],
+)
+def test_a_number_is_written_in_plain_digits(line: str, what: str) -> None:
+    """A console or a written record takes a number written in ASCII digits only: a digit
+    of another script, a digit group's underscore or a plus sign is refused, never read as
+    the number Python would make of it."""
+    with pytest.raises(LanguageError) as refused:
+        parse_line(line, 3)
+    assert str(refused.value).startswith(f"line 3: {what}")
+    assert parse_line("bet dan 9 -5") == BetCmd("dan", "9", -5)  # the table says why not
+
+
 def test_a_call_is_withdrawn_by_naming_its_cards_as_it_was_called() -> None:
     assert parse_line("withdraw ann call") == WithdrawCmd("ann", "call")
     assert parse_line("withdraw ann call 2") == WithdrawCmd("ann", "call", 2)
