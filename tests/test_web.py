@@ -598,6 +598,47 @@ def test_a_punto_banco_table_shows_its_hands_and_roads(
         journal.close()
 
 
+def test_a_page_open_while_its_journal_gives_way_to_another_games_shows_that_game(
+    browser: webdriver.Chrome, tmp_path: Path
+) -> None:
+    """`dealtable web` follows a Punto Banco journal; a Faro table's new journal takes its
+    place: the page open all the while shows the Faro table, its layout, status and title,
+    and none of the baccarat hands and roads."""
+    path = tmp_path / "j.sqlite"
+    config = punto_banco_config(path)
+    record = (Path(__file__).parent / "records" / "004_punto_banco.deal").read_text().splitlines()
+    with Journal(path, "pb") as journal:
+        service = TableService(config, journal)
+        for line in record:
+            words = line.split("#")[0].split()
+            if words and words[0] not in ("game", "rules", "bank"):
+                service.execute_line(line)
+    follower = JournalFollower(path, LiveView(), interval=0.02)
+    follower.start()
+    server = WebServer(follower.view, "127.0.0.1", free_port())
+    server.start()
+    try:
+        browser.get(server.url + "?lang=en")
+        assert wait_until(lambda: browser.find_element(By.ID, "title").text == "Punto Banco")
+        for part in tmp_path.glob("j.sqlite*"):
+            part.unlink()
+        faro = Config(table=TableConfig(id="faro", journal=str(path)))
+        with Journal(path, "faro") as journal:
+            service = TableService(faro, journal)
+            simulated = SimulatedTable(service, seed=3)
+            for _ in range(6):
+                simulated.step()
+            assert shows(browser, service)
+        assert browser.find_element(By.ID, "title").text == "Faro"
+        assert browser.find_element(By.ID, "table").is_displayed()
+        assert not browser.find_element(By.ID, "baccarat").is_displayed()
+        assert browser.find_element(By.ID, "last-turn-box").is_displayed()
+        assert browser.find_element(By.ID, "deal").text == f"deal {service.state.deal}"
+    finally:
+        server.stop()
+        follower.stop()
+
+
 def test_a_home_table_shows_who_has_banked_and_who_won_the_session(
     browser: webdriver.Chrome, tmp_path: Path
 ) -> None:

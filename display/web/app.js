@@ -122,13 +122,22 @@ function renderSession(session) {
     : `${t.banksHeld}: ${held}`;
 }
 
+// The journal `dealtable web` follows may give way to one of another game while the page
+// is open: each view shows the parts of its own game's table, and those of the other none.
+const FARO_STATUS = document.getElementById("status").innerHTML;
+
+function showGame(faro) {
+  document.getElementById("table").hidden = !faro;
+  document.getElementById("baccarat").hidden = faro;
+  document.querySelectorAll(".faro-only").forEach((element) => { element.hidden = !faro; });
+  if (faro && !document.getElementById("deal")) document.getElementById("status").innerHTML = FARO_STATUS;
+}
+
 function renderBaccarat(view) {
   document.body.dataset.seq = view.seq;
   document.body.dataset.phase = view.phase;
   document.body.dataset.game = view.game;
-  document.getElementById("table").hidden = true;
-  document.getElementById("baccarat").hidden = false;
-  document.querySelectorAll(".faro-only").forEach((element) => { element.hidden = true; });
+  showGame(false);
   document.getElementById("title").textContent = view.title;
   document.getElementById("status").textContent = `${t.shoe} ${view.shoe} · ${t.coup} ${view.coup}`;
   const alarm = document.getElementById("alarm");
@@ -177,12 +186,16 @@ function renderBaccarat(view) {
     }));
   }
   renderBankrolls(view);
+  renderSession(null);
 }
 
 function render(view) {
   if (view.game && view.game !== "faro") { renderBaccarat(view); return; }
   document.body.dataset.seq = view.seq;
   document.body.dataset.phase = view.phase;
+  document.body.dataset.game = "faro";
+  showGame(true);
+  document.getElementById("title").textContent = t.title;
   document.getElementById("deal").textContent = `${t.deal} ${view.deal}`;
   document.getElementById("turn").textContent = phaseText(view);
   document.getElementById("left").textContent = `${view.cards_left} ${counted(view.cards_left, t.inBox)}`;
