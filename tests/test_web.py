@@ -25,6 +25,7 @@ from typing import IO, Any
 import matplotlib.image
 import pytest
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 
 from display.frames import casekeep_frame
@@ -634,6 +635,40 @@ def test_a_page_open_while_its_journal_gives_way_to_another_games_shows_that_gam
         assert not browser.find_element(By.ID, "baccarat").is_displayed()
         assert browser.find_element(By.ID, "last-turn-box").is_displayed()
         assert browser.find_element(By.ID, "deal").text == f"deal {service.state.deal}"
+    finally:
+        server.stop()
+        follower.stop()
+
+
+def test_a_croupiers_page_open_while_its_journal_gives_way_to_a_baccarat_ones_says_so(
+    browser: webdriver.Chrome, tmp_path: Path
+) -> None:
+    """The croupier's page lays bets on a Faro layout: open while the Faro journal `dealtable
+    web` follows gives way to a Punto Banco one, it says the table deals Punto Banco now,
+    rather than keep the Faro layout as it last was."""
+    path = tmp_path / "j.sqlite"
+    with Journal(path, "faro") as journal:
+        SimulatedTable(TableService(Config(table=TableConfig(id="faro")), journal), seed=3).step()
+    follower = JournalFollower(path, LiveView(), interval=0.02)
+    follower.start()
+    server = WebServer(follower.view, "127.0.0.1", free_port())
+    server.start()
+    try:
+        browser.get(server.url + "croupier?lang=en")
+        assert wait_until(lambda: page_seq(browser) == follower.view.current()[0] > 0)
+        for part in tmp_path.glob("j.sqlite*"):
+            part.unlink()
+        with Journal(path, "pb") as journal:
+            TableService(punto_banco_config(path), journal).execute_line("shuffle")
+
+        def says_which_game() -> bool:
+            with contextlib.suppress(StaleElementReferenceException):  # the page reloading
+                return (
+                    "this table deals Punto Banco" in browser.find_element(By.TAG_NAME, "body").text
+                )
+            return False
+
+        assert wait_until(says_which_game)
     finally:
         server.stop()
         follower.stop()

@@ -206,7 +206,13 @@ build();
 let source = null;
 function connect() {
   source = new EventSource("/stream");
-  source.onmessage = (message) => { view = JSON.parse(message.data); refresh(); };
+  source.onmessage = (message) => {
+    view = JSON.parse(message.data);
+    // The journal `dealtable web` follows gave way to a baccarat table's: this page lays
+    // bets on a Faro layout, and the server, asked again, says which game the table deals.
+    if (view.game && view.game !== "faro") { source.close(); location.reload(); return; }
+    refresh();
+  };
 }
 // As on the table's page: a cached page lets its stream go, and takes it up again when shown.
 window.addEventListener("pagehide", () => { if (source) source.close(); });
