@@ -245,6 +245,11 @@ def test_numbers_out_of_range_are_refused_before_the_command_starts(tmp_path: Pa
             ("web", "--journal", "j", "--port", "99999"),
             "argument --port: expected a whole number from 1 to 65535, got '99999'",
         ),
+        (
+            ("web", "--journal", "j", "--port", "٨٠٨٠"),
+            "argument --port: expected a whole number from 1 to 65535, got '٨٠٨٠'",
+        ),
+        (("run", "--speed", "1_0"), "argument --speed: expected a number of at least 0, got '1_0'"),
     ]
     for args, message in cases:
         refused = subprocess.run(

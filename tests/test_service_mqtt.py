@@ -356,6 +356,17 @@ def test_commands_are_judged_by_the_engine_and_bad_ones_change_nothing(
         "no request id": ("bet", {"punter": "anna", "spot": "9", "amount": 4}, "request_id"),
         "unknown verb": ("dance", {"request_id": "r3"}, "unknown verb 'dance'"),
         "a card": ("card", {"request_id": "r4", "card": "KH"}, "cannot add a card"),
+        "digits of another script": (
+            "bet",
+            {
+                "request_id": "r4b",
+                "punter": "anna",
+                "spot": "9",
+                "amount": 2,
+                "instruction": "paroli ٣",
+            },
+            "paroli needs a whole number, not '٣'",
+        ),
         "engine refuses": (
             "bet",
             {"request_id": "r5", "punter": "anna", "spot": "2", "amount": 500},

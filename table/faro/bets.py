@@ -7,6 +7,7 @@ from typing import NamedTuple
 
 from table.errors import BetRefusedError
 from table.faro.spots import Spot
+from table.language import whole_number
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,10 +35,9 @@ class Instruction:
             raise BetRefusedError(
                 f"not a standing instruction: {text!r} (expected 'paroli N' or 'martingale CAP')"
             )
-        try:
-            limit = int(words[1])
-        except ValueError:
-            raise BetRefusedError(f"{words[0]} needs a whole number, not {words[1]!r}") from None
+        limit = whole_number(words[1])
+        if limit is None:
+            raise BetRefusedError(f"{words[0]} needs a whole number, not {words[1]!r}")
         if limit < 1:
             raise BetRefusedError(f"{words[0]} {limit}: the number must be at least 1")
         return cls(words[0], limit)

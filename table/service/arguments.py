@@ -12,16 +12,15 @@ import argparse
 import math
 from collections.abc import Callable
 
+from table.language import whole_number as plain_whole_number
+
 
 def whole_number(low: int, high: int | None = None) -> Callable[[str], int]:
     """A whole number from ``low`` (to ``high``, if given)."""
     span = f"from {low} to {high}" if high is not None else f"of at least {low}"
 
     def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            value = None
+        value = plain_whole_number(text)
         if value is None or value < low or (high is not None and value > high):
             raise argparse.ArgumentTypeError(f"expected a whole number {span}, got {text!r}")
         return value
@@ -34,7 +33,8 @@ def number(low: float) -> Callable[[str], float]:
 
     def parse(text: str) -> float:
         try:
-            value = float(text)
+            # float() would read "1_0" as 10 and another script's digits as ours.
+            value = float(text) if text.isascii() and "_" not in text else math.nan
         except ValueError:
             value = math.nan
         if not math.isfinite(value) or value < low:
