@@ -33,7 +33,7 @@ import numpy.typing as npt
 from table.cards import Suit
 from table.errors import TableError
 from table.faro.rules import FaroRules
-from table.odds.faro import faro_odds_of_cards, split_take
+from table.odds.faro import faro_odds_of_cards, options_in_force, rules_title, split_take
 
 STRATEGIES = ("flat", "coppered", "casekeep", "caller")
 BET_KINDS = ("straight", "coppered", "cases", "turn", "cat-hop", "colour")
@@ -114,12 +114,17 @@ class StrategyResult:
 @dataclass(slots=True)
 class SimulationResult:
     rules: str
+    options: dict[str, str]  # those the rules differ by from the named set (options_in_force)
     deals: int
     seed: int
     splits: int
     exact_splits_per_deal: Fraction
     strategies: dict[str, StrategyResult]
     bet_kinds: dict[str, BetKindResult]
+
+    @property
+    def title(self) -> str:
+        return rules_title(self.rules, self.options)
 
     @property
     def splits_per_deal(self) -> float:
@@ -322,6 +327,7 @@ def simulate_faro(
     }
     result = SimulationResult(
         rules=rules.name,
+        options=options_in_force(rules),
         deals=deals,
         seed=seed,
         splits=0,

@@ -44,8 +44,7 @@ def plot_bankrolls(result: SimulationResult, path: str | Path) -> Path:
     axes.set_xlabel("deals")
     axes.set_ylabel("punter's result (units)")
     axes.set_title(
-        f"Faro, {result.rules} rules: {result.deals:,} deals, "
-        f"{result.splits_per_deal:.3f} splits a deal"
+        f"Faro, {result.title}: {result.deals:,} deals, {result.splits_per_deal:.3f} splits a deal"
     )
     axes.legend(loc="lower left")
     figure.tight_layout()

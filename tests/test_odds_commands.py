@@ -57,6 +57,32 @@ def test_faro_options_and_rule_sets_change_the_figures(capsys: pytest.CaptureFix
     assert payload["cards_left"] == 40 and len(payload["ranks"]) == 10
 
 
+def test_the_options_in_force_are_named_wherever_the_rules_are(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``split=all`` doubles every edge: a figure told as the classic rules' would mislead."""
+    changed = ("--option", "split=all", "--option", "cat_hop_pays=1")
+    _, out, _ = run(capsys, "odds", "faro", *changed)
+    assert out.startswith("Faro, classic rules with split=all, cat_hop_pays=1: 52 cards")
+    _, out, _ = run(capsys, "odds", "faro", *changed, "--json")
+    payload = json.loads(out)
+    assert (payload["rules"], payload["options"]) == (
+        "classic",
+        {"split": "all", "cat_hop_pays": "1"},
+    )
+    _, out, _ = run(capsys, "odds", "faro", "--edge-table", "--option", "split=all")
+    assert out.startswith("Faro, classic rules with split=all: the bank's edge")
+    _, out, _ = run(capsys, "odds", "faro", "--edge-table", "--option", "split=all", "--json")
+    assert json.loads(out)["options"] == {"split": "all"}
+    _, out, _ = run(capsys, "simulate", "--deals", "100", "--option", "split=all")
+    assert out.startswith("Faro, classic rules with split=all: 100 deals")
+    _, out, _ = run(capsys, "simulate", "--deals", "100", "--option", "split=all", "--json")
+    assert json.loads(out)["options"] == {"split": "all"}
+    # An option that only repeats the rule set's own rule changes nothing, and is not named.
+    _, out, _ = run(capsys, "odds", "faro", "--rules", "stuss", "--option", "split=all")
+    assert out.startswith("Faro, stuss rules: 52 cards")
+
+
 def test_faro_text_and_edge_table(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "odds", "faro", "--out", OUT)
     assert code == 0

@@ -29,7 +29,7 @@ win and the loss cancel, straight or coppered alike.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
@@ -38,11 +38,24 @@ from math import comb
 from table.cards import Card, Colour, DeckSpec, Rank
 from table.errors import TableError
 from table.faro.casekeep import Casekeep
-from table.faro.rules import FaroRules
+from table.faro.rules import RULE_SETS, FaroRules
 from table.odds.json_fractions import JsonValue, fraction_text
 
 ZERO = Fraction(0)
 ONE = Fraction(1)
+
+
+def options_in_force(rules: FaroRules) -> dict[str, str]:
+    """The options by which ``rules`` differ from its named rule set, as the table language
+    writes them: what a figure computed under them must be told with."""
+    named = RULE_SETS.get(rules.name, FaroRules(name=rules.name)).describe()
+    return {key: text for key, text in rules.describe().items() if named.get(key) != text}
+
+
+def rules_title(name: str, options: Mapping[str, str]) -> str:
+    """``classic rules``, or ``classic rules with split=all`` when options change them."""
+    changed = ", ".join(f"{key}={text}" for key, text in options.items())
+    return f"{name} rules with {changed}" if changed else f"{name} rules"
 
 
 def split_take(rules: FaroRules) -> Fraction:
@@ -146,12 +159,17 @@ class FaroOdds:
     """Every exact figure a casekeep gives, for one rule set."""
 
     rules: str
+    options: dict[str, str]  # those the rules differ by from the named set (options_in_force)
     deck: str
     cards_left: int
     turns_left: int
     ranks: tuple[RankOdds, ...]  # live ranks only, in rank order
     calls: tuple[CallOdds, ...]  # turn, cat-hop, colour
     expected_splits: Fraction  # in the turns left
+
+    @property
+    def title(self) -> str:
+        return rules_title(self.rules, self.options)
 
     def rank(self, rank: Rank) -> RankOdds:
         for odds in self.ranks:
@@ -169,6 +187,7 @@ class FaroOdds:
         return {
             "game": "faro",
             "rules": self.rules,
+            "options": dict(self.options),
             "deck": self.deck,
             "cards_left": self.cards_left,
             "turns_left": self.turns_left,
@@ -401,6 +420,7 @@ def faro_odds_of_cards(remaining: Sequence[Card], rules: FaroRules) -> FaroOdds:
     expected_splits = Fraction(turns * same_rank_pairs, pairs) if pairs else ZERO
     return FaroOdds(
         rules=rules.name,
+        options=options_in_force(rules),
         deck=deck.name,
         cards_left=left,
         turns_left=turns,

@@ -26,7 +26,13 @@ from table.errors import TableError
 from table.faro.rules import FaroRules, find_rules
 from table.odds.baccarat import BaccaratShoe
 from table.odds.chemin_de_fer import CheminDeFerOdds, chemin_de_fer_odds
-from table.odds.faro import FaroOdds, faro_odds_from_out, heel_edge_table
+from table.odds.faro import (
+    FaroOdds,
+    faro_odds_from_out,
+    heel_edge_table,
+    options_in_force,
+    rules_title,
+)
 from table.odds.json_fractions import fraction_text, percent_text
 from table.odds.punto_banco import PuntoBancoOdds, PuntoBancoPayouts, punto_banco_odds
 
@@ -189,6 +195,7 @@ def _odds_faro(args: argparse.Namespace) -> int:
                 {
                     "game": "faro",
                     "rules": rules.name,
+                    "options": options_in_force(rules),
                     "straight": [straight.to_json() for straight, _ in rows],
                     "coppered": [coppered.to_json() for _, coppered in rows],
                 }
@@ -207,7 +214,7 @@ def _odds_faro(args: argparse.Namespace) -> int:
 def print_faro_odds(odds: FaroOdds, out: TextIO | None = None) -> None:
     out = out or sys.stdout
     print(
-        f"Faro, {odds.rules} rules: {odds.cards_left} cards in the box, "
+        f"Faro, {odds.title}: {odds.cards_left} cards in the box, "
         f"{odds.turns_left} turns to come, {float(odds.expected_splits):.4f} splits expected "
         f"({fraction_text(odds.expected_splits)})",
         file=out,
@@ -245,7 +252,8 @@ def _print_edge_table(rules: FaroRules, rows: list[Any]) -> None:
     suits = len(rules.deck_spec.suits)
     take = "half" if rules.split == "half" else "all"
     print(
-        f"Faro, {rules.name} rules: the bank's edge on a bet left on a rank until it shows\n"
+        f"Faro, {rules_title(rules.name, options_in_force(rules))}: the bank's edge on a bet "
+        "left on a rank until it shows\n"
         f"(a split takes {take}; a coppered bet alike)"
     )
     print("cards in box | " + " ".join(f"{k} left".rjust(10) for k in range(1, suits + 1)))
@@ -433,6 +441,7 @@ def _simulation_json(result: Any, plotted: Any) -> dict[str, Any]:
     return {
         "game": "faro",
         "rules": result.rules,
+        "options": dict(result.options),
         "deals": result.deals,
         "seed": result.seed,
         "splits_per_deal": result.splits_per_deal,
@@ -461,7 +470,7 @@ def _exact(value: Fraction | None) -> str:
 
 def _print_simulation(result: Any, plotted: Any) -> None:
     print(
-        f"Faro, {result.rules} rules: {result.deals:,} deals (seed {result.seed}); "
+        f"Faro, {result.title}: {result.deals:,} deals (seed {result.seed}); "
         f"{result.splits_per_deal:.4f} splits a deal "
         f"(exact {float(result.exact_splits_per_deal):.4f})"
     )
