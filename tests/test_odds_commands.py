@@ -171,6 +171,23 @@ def test_chemin_de_fer_odds(capsys: pytest.CaptureFixture[str]) -> None:
     assert "The player's 5" in out and "drawing at 5 never" in out
 
 
+def test_chemin_de_fer_odds_of_a_late_shoe_that_gives_no_player_five(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Only tens, faces, 2s and 4s left: no two cards make a 5, and the banker still chooses."""
+    dealt = " ".join(f"{rank}{suit}" for rank in "A356789" for suit in "SHDC")
+    code, out, err = run(capsys, "odds", "chemin-de-fer", "--decks", "1", "--out", dealt)
+    assert (code, err) == (0, "")
+    assert "The player's 5: no coup from this shoe gives the player a 5" in out
+    exact = chemin_de_fer_odds(BaccaratShoe.full(1).without(parse_cards(dealt)))
+    assert exact.player_five is None and exact.banker
+    assert f"{percent_text(exact.bank_gain_by_table, 4)} keeping to the table" in out
+    code, out, _ = run(capsys, "odds", "chemin-de-fer", "--decks", "1", "--out", dealt, "--json")
+    payload = json.loads(out)
+    assert code == 0 and payload["player_five"] is None
+    assert len(payload["banker"]) == len(exact.banker)
+
+
 def test_simulate_reports_plots_and_writes_json(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -82,7 +82,7 @@ class CheminDeFerOdds:
     shoe: BaccaratShoe
     commission: Fraction
     player_draws_at_five: Fraction
-    player_five: Choice
+    player_five: Choice | None  # None: no coup from this shoe gives the player a 5
     banker: tuple[Choice, ...]  # banker totals 0-7, each against a stood player and 0-9
     bank_gain_by_table: Fraction  # the bank's expected gain a coup playing the table
     bank_gain_playing_best: Fraction  # ... choosing the better action at every moment
@@ -100,7 +100,7 @@ class CheminDeFerOdds:
             "cards_left": self.shoe.size,
             "commission": fraction_text(self.commission),
             "player_draws_at_five": fraction_text(self.player_draws_at_five),
-            "player_five": self.player_five.to_json(),
+            "player_five": None if self.player_five is None else self.player_five.to_json(),
             "banker": [choice.to_json() for choice in self.banker],
             "bank_gain_by_table": fraction_text(self.bank_gain_by_table),
             "bank_gain_playing_best": fraction_text(self.bank_gain_playing_best),
@@ -313,18 +313,20 @@ def _summarise(
                         table=table,
                     )
                 )
-    if not five_stand.reach:
-        raise TableError(f"no coup from this shoe gives the player a 5: {shoe.describe()}")
-    # The punter's result is the bank's with the sign turned and no commission.
-    player_five = Choice(
-        side="player",
-        total=5,
-        player_third=None,
-        reach=Fraction(five_stand.reach, all_draws),
-        draw=Fraction(five_draw.losses - five_draw.wins, five_stand.reach),
-        stand=Fraction(five_stand.losses - five_stand.wins, five_stand.reach),
-        table="choice",
-    )
+    # A late shoe may hold no two cards that make a 5: the player has no choice to weigh,
+    # and the banker's choices are still worth telling.
+    player_five = None
+    if five_stand.reach:
+        # The punter's result is the bank's with the sign turned and no commission.
+        player_five = Choice(
+            side="player",
+            total=5,
+            player_third=None,
+            reach=Fraction(five_stand.reach, all_draws),
+            draw=Fraction(five_draw.losses - five_draw.wins, five_stand.reach),
+            stand=Fraction(five_stand.losses - five_stand.wins, five_stand.reach),
+            table="choice",
+        )
     return CheminDeFerOdds(
         shoe=shoe,
         commission=commission,

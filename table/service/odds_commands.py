@@ -335,12 +335,15 @@ def print_chemin_de_fer_odds(odds: CheminDeFerOdds, out: TextIO | None = None) -
         file=out,
     )
     five = odds.player_five
-    print(
-        f"\nThe player's 5 ({percent_text(five.reach, 2)} of coups), the banker keeping to "
-        f"002's table:\n  draw {percent_text(five.draw, 3)}, stand {percent_text(five.stand, 3)} "
-        f"of the stake: {five.best}",
-        file=out,
-    )
+    if five is None:
+        print("\nThe player's 5: no coup from this shoe gives the player a 5", file=out)
+    else:
+        print(
+            f"\nThe player's 5 ({percent_text(five.reach, 2)} of coups), the banker keeping to "
+            f"002's table:\n  draw {percent_text(five.draw, 3)}, "
+            f"stand {percent_text(five.stand, 3)} of the stake: {five.best}",
+            file=out,
+        )
     chance = odds.player_draws_at_five
     named = {Fraction(1): "always", Fraction(0): "never"}
     at_five = named.get(chance, f"with chance {fraction_text(chance)}")
