@@ -16,6 +16,7 @@ to another card; anything that does decode but is not a payload above is refused
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import zlib
 from collections.abc import Callable
@@ -132,15 +133,23 @@ def sticker_pages(decks: int, deck: DeckSpec = STANDARD_52) -> list[Image]:
 def write_sticker_sheets(decks: int, out: str | Path, deck: DeckSpec = STANDARD_52) -> Path:
     """Write the sticker pages: one PDF with a page each, or one tall PNG."""
     out = Path(out)
-    pages = sticker_pages(decks, deck)
     suffix = out.suffix.lower()
-    if suffix == ".pdf":
-        out.write_bytes(_pdf(pages))
-    elif suffix == ".png":
-        if not cv2.imwrite(str(out), np.vstack(pages)):
-            raise BarcodeError(f"cannot write {str(out)!r}")
-    else:
+    if suffix not in (".pdf", ".png"):
         raise BarcodeError(f"sticker sheets are written as .pdf or .png, not {out.suffix!r}")
+    pages = sticker_pages(decks, deck)
+    # Written beside and renamed once whole: a write cut short (the disk full) leaves no
+    # half sheet to print, and a sheet that was there as it was.
+    part = out.with_name(f".{out.stem}.{os.getpid()}.part{out.suffix}")
+    try:
+        if suffix == ".pdf":
+            part.write_bytes(_pdf(pages))
+        elif not cv2.imwrite(str(part), np.vstack(pages)):
+            raise BarcodeError(f"cannot write {str(out)!r}")
+        os.replace(part, out)
+    except OSError as error:
+        raise BarcodeError(f"cannot write {str(out)!r}: {error.strerror or error}") from None
+    finally:
+        part.unlink(missing_ok=True)
     return out
 
 

@@ -12,7 +12,7 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import IO, TYPE_CHECKING, Any, ClassVar
 
 from table.errors import TableError
 from table.events import RulesChosen, event_to_json
@@ -503,12 +503,13 @@ def _baccarat_history(journal: Journal, args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
+    from table.service.output_files import written_whole
+
     with _open_journal(args.journal) as journal, contextlib.ExitStack() as files:
-        out = (
-            files.enter_context(open(args.out, "w", encoding="utf-8", newline=""))
-            if args.out
-            else sys.stdout
-        )
+        out: IO[str] = sys.stdout
+        if args.out:
+            part = files.enter_context(written_whole(args.out))
+            out = files.enter_context(open(part, "w", encoding="utf-8", newline=""))
         count = journal.export_csv(out) if args.format == "csv" else journal.export_jsonl(out)
     print(f"exported {count} events", file=sys.stderr)
     return 0
@@ -698,9 +699,11 @@ def _snapshot(args: argparse.Namespace) -> int:
             table.deal(card)
     # Imported once the journal is read: matplotlib takes a second to load.
     from display.snapshot import draw_snapshot
+    from table.service.output_files import written_whole
 
-    path = draw_snapshot(table.state, args.out)
-    print(f"dealtable snapshot: {path}")
+    with written_whole(args.out) as part:
+        draw_snapshot(table.state, part)
+    print(f"dealtable snapshot: {args.out}")
     return 0
 
 
@@ -907,6 +910,8 @@ def _check_output(args: argparse.Namespace) -> None:
 def _os_error_message(error: OSError, args: argparse.Namespace) -> str:
     why = error.strerror or str(error)
     if error.filename is None:
+        if args.command == "export" and not args.out:
+            return f"cannot write the standard output: {why}"
         return why
     output = _output(args)
     doing = (

@@ -19,6 +19,7 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 from fractions import Fraction
+from pathlib import Path
 from typing import Any, TextIO
 
 from table.cards import parse_cards
@@ -407,8 +408,11 @@ def _simulate(args: argparse.Namespace) -> int:
     plotted = None
     if args.plot:
         from analysis.plots import plot_bankrolls
+        from table.service.output_files import written_whole
 
-        plotted = plot_bankrolls(result, args.plot)
+        with written_whole(args.plot) as part:
+            plot_bankrolls(result, part)
+        plotted = Path(args.plot)
     if args.json:
         _print_json(_simulation_json(result, plotted))
     else:
