@@ -331,6 +331,50 @@ def test_history_opens_no_coup_for_a_readers_news_between_coups(tmp_path: Path) 
         assert [coup.ended for coup in journal.coups()] == ["settled"]
 
 
+def test_history_opens_no_coup_for_an_alarm_on_a_card_dealt_after_a_coup(
+    tmp_path: Path,
+) -> None:
+    """A card dealt after the coup ended raises an alarm: it and the dealer voiding the card
+    are told with the coup that ended, and the next coup begins with the bets on it."""
+    from table.baccarat import BaccaratTable
+
+    table = BaccaratTable("table", "punto-banco", "standard", {"burn": "none"})
+    events = [*table.opening, *table.fund_bank(10_000), *table.seat("ann", 100)]
+    events += table.new_shoe() + table.bet("ann", "player", 10) + table.lock()
+    for card in ("KS", "2H", "9S", "3C"):
+        events += table.deal(card)
+    events += table.deal("4D")  # no hand takes a card now: an alarm
+    alarmed = len(events)
+    events += table.void_card()
+    events += table.bet("ann", "banker", 10) + table.lock() + table.deal("AS")
+    for name, upto in (("alarmed.sqlite", alarmed), ("dealt-on.sqlite", len(events))):
+        with Journal(tmp_path / name, "table") as journal:
+            journal.append(events[:upto])
+    listings = dealtable_at_once(
+        [
+            ("history", str(tmp_path / "alarmed.sqlite")),
+            ("history", str(tmp_path / "dealt-on.sqlite")),
+            ("history", str(tmp_path / "dealt-on.sqlite"), "1"),
+        ]
+    )
+    assert all(done.returncode == 0 for done in listings), [done.stderr for done in listings]
+    date = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d"
+    alarmed_list, dealt_on, recalled = (
+        [re.sub(date, "DATE", line) for line in done.stdout.splitlines()] for done in listings
+    )
+    first = "coup     1  DATE  player K♠ 9♠ = 9 natural · banker 2♥ 3♣ = 5 · player wins"
+    assert alarmed_list == [f"{first}  (events 4-14)"]
+    assert dealt_on == [
+        f"{first}  (events 4-16)",
+        "coup     2  DATE  in progress, 1 card dealt  (events 17-19)",
+    ]
+    assert [line.split(maxsplit=1)[1] for line in recalled[-3:]] == [
+        "ALARM 1: card 4D after coup 1 is over: a natural (player) ends the coup",
+        "dealer: void 4♦",
+        "alarm 1 cleared: voided by the dealer",
+    ]
+
+
 def test_history_refuses_to_list_fewer_than_one_deal(tmp_path: Path) -> None:
     journal, _ = journal_with_a_deal(tmp_path / "j.sqlite")
     journal.close()

@@ -421,6 +421,9 @@ class _CoupTally(_DealTally):
 _Tally = TypeVar("_Tally", bound=_DealTally)
 
 
+_ALARM_TYPES = ("alarm_raised", "alarm_cleared")
+
+
 def _continued(tallies: dict[int, _Tally], archive: bool) -> dict[int, _Tally]:
     """An archive's last deal or coup, if it was not over when the next file began, is not
     in progress: it is dealt on in that file."""
@@ -1209,6 +1212,14 @@ class Journal:
             opened = opened or kind == "shoe_started"
             if not opened or kind == "reader_notice":
                 continue  # a reader's news between coups opens no coup
+            alarmed = kind in _ALARM_TYPES or (kind == "dealer_correction" and not detail)
+            if alarmed and deal in over and deal + 1 not in coups:
+                # An alarm between coups (a card dealt after the coup ended), and the dealer
+                # voiding or correcting its card, open no coup: they are told with the coup
+                # that ended, when this file holds it.
+                if deal in coups:
+                    coups[deal].last_seq = seq
+                continue
             if kind == "shoe_started":
                 burns.clear()
             taken_back = ""
