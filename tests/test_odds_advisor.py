@@ -61,3 +61,33 @@ def test_the_json_carries_fractions_and_percentages_for_a_display() -> None:
 def test_docstring_examples() -> None:
     result = doctest.testmod(table.odds.advisor)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_under_casino_003_the_advice_is_a_bet_the_house_takes() -> None:
+    """003: most houses take a bet on cases only from a punter who also backs a rank that can
+    still split. The advisor points at the cheapest bet taken alone, and says the condition."""
+    from table.service.table_service import state_snapshot
+
+    table = open_table("casino-003", soda="KS")
+    deal(table, "KD KH 9C 9D")  # one king left: cases; two nines
+    advice = advice_for(table.state, enabled=True)
+    assert advice is not None
+    king = advice.rank_advice(Rank.KING)
+    assert king.edge == 0 and not king.taken_alone
+    assert king.note == (
+        "cases: cannot split, no edge; the house takes it only beside a bet on a rank that "
+        "can still split"
+    )
+    assert advice.lowest_edge == (Rank.NINE,)
+    table.bet("dan", "9", 2)  # the advice is taken
+    shown = state_snapshot(table.state, advisor=True)["advice"]
+    assert shown["lowest_edge"] == ["9"]
+    assert next(rank for rank in shown["ranks"] if rank["rank"] == "K")["taken_alone"] is False
+    # On the last turn the three cards are backed as usual, cases too.
+    for card in table.state.casekeep.remaining_cards()[:-3]:
+        table.deal(card)
+    assert table.state.is_last_turn_next
+    advice = advice_for(table.state, enabled=True)
+    assert advice is not None and any(rank.cases for rank in advice.ranks)
+    assert all(rank.taken_alone for rank in advice.ranks)
+    assert set(advice.lowest_edge) >= {rank.rank for rank in advice.ranks if rank.cases}

@@ -40,6 +40,9 @@ class RankAdvice:
     split_before_settled: Fraction  # a bet left on it is settled by a split
     edge: Fraction  # the bank's edge on a bet left on it, straight or coppered alike
     hoc: Fraction  # its last card will be the hoc (a bet on it would come back)
+    # The house takes a bet on it on its own: not on cases where it takes one only beside a
+    # bet on a rank that can still split (003's no_bets_on_cases), but on the last turn.
+    taken_alone: bool = True
 
     @property
     def cases(self) -> bool:
@@ -48,6 +51,11 @@ class RankAdvice:
 
     @property
     def note(self) -> str:
+        if self.cases and not self.taken_alone:
+            return (
+                "cases: cannot split, no edge; the house takes it only beside a bet on a rank "
+                "that can still split"
+            )
         if self.cases:
             return "cases: cannot split, no edge"
         return f"{self.left} left: the bank's edge {percent_text(self.edge, 2)}"
@@ -62,6 +70,7 @@ class RankAdvice:
             "edge": fraction_text(self.edge),
             "edge_percent": percent_text(self.edge, 2),
             "hoc": fraction_text(self.hoc),
+            "taken_alone": self.taken_alone,
             "note": self.note,
         }
 
@@ -80,11 +89,13 @@ class Advice:
 
     @property
     def lowest_edge(self) -> tuple[Rank, ...]:
-        """The live ranks a bet costs least on."""
-        if not self.ranks:
+        """The live ranks a bet costs least on, of those the house takes a bet on alone: a
+        bet it would refuse is no advice."""
+        offered = [advice for advice in self.ranks if advice.taken_alone]
+        if not offered:
             return ()
-        least = min(advice.edge for advice in self.ranks)
-        return tuple(advice.rank for advice in self.ranks if advice.edge == least)
+        least = min(advice.edge for advice in offered)
+        return tuple(advice.rank for advice in offered if advice.edge == least)
 
     def to_json(self) -> dict[str, JsonValue]:
         return {
@@ -95,7 +106,7 @@ class Advice:
         }
 
 
-def _rank_advice(odds: RankOdds) -> RankAdvice:
+def _rank_advice(odds: RankOdds, cases_taken_alone: bool) -> RankAdvice:
     return RankAdvice(
         rank=odds.rank,
         left=odds.left,
@@ -103,16 +114,19 @@ def _rank_advice(odds: RankOdds) -> RankAdvice:
         split_before_settled=odds.straight.split,
         edge=odds.straight.edge,
         hoc=odds.hoc,
+        taken_alone=cases_taken_alone or odds.left > 1,
     )
 
 
 def advise(casekeep: Casekeep, rules: FaroRules) -> Advice:
     """Split risk and edge of every live rank, between turns (or before the soda)."""
     odds = faro_odds(casekeep, rules)
+    # As the engine has it (003): the three cards of the last turn are backed as usual.
+    cases_taken_alone = not rules.no_bets_on_cases or odds.turns_left == 1
     return Advice(
         cards_left=odds.cards_left,
         expected_splits=odds.expected_splits,
-        ranks=tuple(_rank_advice(rank_odds) for rank_odds in odds.ranks),
+        ranks=tuple(_rank_advice(rank_odds, cases_taken_alone) for rank_odds in odds.ranks),
     )
 
 
