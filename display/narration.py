@@ -89,6 +89,8 @@ class Words:
     taken_back: str
     corrected: str
     advice: str = ""
+    # Beside the advisor's edge where a split takes half: an odd stake loses its odd chip too.
+    even_stake: str = ""
     ranks_on: dict[Rank, str] | None = None  # after "on" where the language declines it
     ranks_from: dict[Rank, str] | None = None  # after "from"
     spots_from: dict[str, str] | None = None  # the standing bets' spots after "from"
@@ -188,6 +190,7 @@ WORDS: dict[str, Words] = {
         "the misread card did is undone.",
         bank="the bank",
         advice="The casekeep says: a bet costs least now on {ranks} (the bank's edge {edge}).",
+        even_stake="{edge} on an even number of chips",
     ),
     "es": Words(
         ranks={
@@ -262,6 +265,7 @@ WORDS: dict[str, Words] = {
         offered="a {rank}",
         advice="El casekeep dice: ahora lo más barato es apostar {ranks} "
         "(ventaja de la banca {edge}).",
+        even_stake="{edge} con un número par de fichas",
     ),
     "ru": Words(
         ranks={
@@ -338,6 +342,7 @@ WORDS: dict[str, Words] = {
         bank="банк",
         advice="Кейскипер подсказывает: дешевле всего сейчас ставить на {ranks} "
         "(преимущество банка {edge}).",
+        even_stake="{edge} при чётном числе фишек",
         ranks_on={
             **_NUMBERS,
             Rank.ACE: "туза",
@@ -535,13 +540,16 @@ class Narrator:
         it writes again (the technical reason is the staff's, in the log)."""
         return self.words.journal_waits if trouble else self.words.journal_back
 
-    def advise(self, ranks: Iterable[Rank], edge_percent: str) -> str:
-        """The advisor's sentence: where a bet costs the punter least right now."""
+    def advise(self, ranks: Iterable[Rank], edge_percent: str, *, even_stake: bool = False) -> str:
+        """The advisor's sentence: where a bet costs the punter least right now; its edge
+        holds for an ``even_stake`` only where a split takes half (the bank takes an odd
+        stake's odd chip too)."""
         names = self.words.ranks_on or self.words.ranks
         # Each rank named is a bet of its own: the listing offers a choice.
         offered = [self.words.offered.format(rank=names[rank]) for rank in ranks]
         listed = _listing(offered, self.words.or_word)
-        return self._finish(self.words.advice.format(ranks=listed, edge=edge_percent))
+        edge = self.words.even_stake.format(edge=edge_percent) if even_stake else edge_percent
+        return self._finish(self.words.advice.format(ranks=listed, edge=edge))
 
     def _settlement(self, event: BetSettled) -> str:
         words = self.words

@@ -91,3 +91,25 @@ def test_under_casino_003_the_advice_is_a_bet_the_house_takes() -> None:
     assert advice is not None and any(rank.cases for rank in advice.ranks)
     assert all(rank.taken_alone for rank in advice.ranks)
     assert set(advice.lowest_edge) >= {rank.rank for rank in advice.ranks if rank.cases}
+
+
+def test_the_advisor_says_its_edges_are_per_chip_of_an_even_stake() -> None:
+    """A 1-chip bet caught in a split is lost whole (the engine gives the bank the odd chip):
+    the advisor's edge holds for an even stake, and it says so."""
+    import io
+
+    from table.service.exhibit import run_exhibit
+    from tests.conftest import settlements
+
+    table = open_table()
+    table.bet("dan", "9", 1)
+    table.bet("anna", "9", 2)
+    assert [net for *_, net in settlements(deal(table, "9C 9D"))] == [-1, -1]
+    advice = advice_for(table.state, enabled=True)
+    assert advice is not None and advice.to_json()["edges_per"] == "chip of an even stake"
+    stuss = advice_for(open_table("stuss").state, enabled=True)
+    assert stuss is not None and stuss.to_json()["edges_per"] == "chip"
+    out = io.StringIO()
+    run_exhibit(language="en", seed=4, pause=0, deals=1, out=out, advisor=True)
+    said = [line for line in out.getvalue().splitlines() if line.startswith("The casekeep")]
+    assert said and all(line.endswith(" on an even number of chips).") for line in said)

@@ -83,6 +83,39 @@ def test_the_options_in_force_are_named_wherever_the_rules_are(
     assert out.startswith("Faro, stuss rules: 52 cards")
 
 
+def test_the_edges_are_said_to_be_per_chip_of_an_even_stake_as_the_engine_settles_a_split(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A split takes half, and the engine gives the bank an odd stake's odd chip: the figures
+    hold for an even stake, and the output says so where a split takes half."""
+    from table.faro.settlement import plie_take
+
+    classic = find_rules("classic")
+    assert [plie_take(stake, classic) for stake in (2, 4, 1, 3)] == [1, 2, 1, 2]
+    said = (
+        "(edges per chip of an even stake; on an odd stake a split also takes the odd chip: "
+        "a 1-chip bet caught in a split is lost whole)"
+    )
+    _, out, _ = run(capsys, "odds", "faro", "--out", OUT)
+    assert out.splitlines()[1] == said
+    _, out, _ = run(capsys, "odds", "faro", "--out", OUT, "--json")
+    assert json.loads(out)["edges_per"] == "chip of an even stake"
+    _, out, _ = run(capsys, "odds", "faro", "--edge-table")
+    assert out.splitlines()[2] == said
+    _, out, _ = run(capsys, "simulate", "--deals", "100")
+    assert out.splitlines()[-1] == "(a unit is an even stake; " + said.removeprefix(
+        "(edges per chip of an even stake; "
+    )
+    _, out, _ = run(capsys, "simulate", "--deals", "100", "--json")
+    assert json.loads(out)["edges_per"] == "chip of an even stake"
+    # Where a split takes all, the stake makes no difference, and nothing is said.
+    assert [plie_take(stake, find_rules("stuss")) for stake in (1, 2, 3)] == [1, 2, 3]
+    _, out, _ = run(capsys, "odds", "faro", "--rules", "stuss")
+    assert "even stake" not in out
+    _, out, _ = run(capsys, "odds", "faro", "--rules", "stuss", "--json")
+    assert json.loads(out)["edges_per"] == "chip"
+
+
 def test_faro_text_and_edge_table(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "odds", "faro", "--out", OUT)
     assert code == 0

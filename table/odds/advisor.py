@@ -80,6 +80,9 @@ class Advice:
     cards_left: int
     expected_splits: Fraction
     ranks: tuple[RankAdvice, ...]
+    # "chip of an even stake" where a split takes half: of an odd stake the bank also takes
+    # the odd chip, so a bet of 1 or 3 chips pays more (table.odds.faro.split_take).
+    edges_per: str = "chip"
 
     def rank_advice(self, rank: Rank) -> RankAdvice:
         for advice in self.ranks:
@@ -101,6 +104,7 @@ class Advice:
         return {
             "cards_left": self.cards_left,
             "expected_splits": fraction_text(self.expected_splits),
+            "edges_per": self.edges_per,
             "lowest_edge": [rank.label for rank in self.lowest_edge],
             "ranks": [advice.to_json() for advice in self.ranks],
         }
@@ -127,6 +131,7 @@ def advise(casekeep: Casekeep, rules: FaroRules) -> Advice:
         cards_left=odds.cards_left,
         expected_splits=odds.expected_splits,
         ranks=tuple(_rank_advice(rank_odds, cases_taken_alone) for rank_odds in odds.ranks),
+        edges_per=odds.edges_per,
     )
 
 

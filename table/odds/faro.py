@@ -59,8 +59,22 @@ def rules_title(name: str, options: Mapping[str, str]) -> str:
 
 
 def split_take(rules: FaroRules) -> Fraction:
-    """What the bank takes from a unit caught in a split (the engine gives it the odd chip)."""
+    """What the bank takes from each chip of an even stake caught in a split. Of an odd stake
+    it takes the odd chip too (the engine's rule, :func:`table.faro.settlement.plie_take`):
+    half of 3 chips is 2, of 1 chip the whole chip. So every edge here is per chip of an even
+    stake (:func:`edges_per`); an odd stake pays more, a 1-chip bet as if the split took all."""
     return ONE if rules.split == "all" else Fraction(1, 2)
+
+
+def edges_per(rules: FaroRules) -> str:
+    """What the bank's edges are figured per, as the output says it (see :func:`split_take`)."""
+    return "chip" if rules.split == "all" else "chip of an even stake"
+
+
+# Said beside the figures wherever a split takes half: an odd stake's odd chip is the bank's.
+ODD_STAKE_NOTE = (
+    "on an odd stake a split also takes the odd chip: a 1-chip bet caught in a split is lost whole"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +174,7 @@ class FaroOdds:
 
     rules: str
     options: dict[str, str]  # those the rules differ by from the named set (options_in_force)
+    edges_per: str  # "chip of an even stake" where a split takes half (see split_take)
     deck: str
     cards_left: int
     turns_left: int
@@ -188,6 +203,7 @@ class FaroOdds:
             "game": "faro",
             "rules": self.rules,
             "options": dict(self.options),
+            "edges_per": self.edges_per,
             "deck": self.deck,
             "cards_left": self.cards_left,
             "turns_left": self.turns_left,
@@ -421,6 +437,7 @@ def faro_odds_of_cards(remaining: Sequence[Card], rules: FaroRules) -> FaroOdds:
     return FaroOdds(
         rules=rules.name,
         options=options_in_force(rules),
+        edges_per=edges_per(rules),
         deck=deck.name,
         cards_left=left,
         turns_left=turns,

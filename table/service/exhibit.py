@@ -87,7 +87,11 @@ def run_exhibit(
                 advice = advice_for(table.state, enabled=True)
                 if advice is not None and advice.lowest_edge:
                     edge = advice.rank_advice(advice.lowest_edge[0]).edge
-                    out.write(narrator.advise(advice.lowest_edge, percent_text(edge, 2)) + "\n")
+                    even_stake = advice.edges_per != "chip"
+                    said = narrator.advise(
+                        advice.lowest_edge, percent_text(edge, 2), even_stake=even_stake
+                    )
+                    out.write(said + "\n")
             if any(isinstance(event, TurnClosed | DealFinished) for event in dealt) and pause:
                 sleep(pause)
         if table.state.phase is not Phase.FINISHED:

@@ -28,7 +28,9 @@ from table.faro.rules import FaroRules, find_rules
 from table.odds.baccarat import BaccaratShoe
 from table.odds.chemin_de_fer import CheminDeFerOdds, chemin_de_fer_odds
 from table.odds.faro import (
+    ODD_STAKE_NOTE,
     FaroOdds,
+    edges_per,
     faro_odds_from_out,
     heel_edge_table,
     options_in_force,
@@ -197,6 +199,7 @@ def _odds_faro(args: argparse.Namespace) -> int:
                     "game": "faro",
                     "rules": rules.name,
                     "options": options_in_force(rules),
+                    "edges_per": edges_per(rules),
                     "straight": [straight.to_json() for straight, _ in rows],
                     "coppered": [coppered.to_json() for _, coppered in rows],
                 }
@@ -220,6 +223,8 @@ def print_faro_odds(odds: FaroOdds, out: TextIO | None = None) -> None:
         f"({fraction_text(odds.expected_splits)})",
         file=out,
     )
+    if odds.edges_per != "chip":
+        print(f"(edges per {odds.edges_per}; {ODD_STAKE_NOTE})", file=out)
     print(f"\n{'':10}{' the next turn ':-^41}{'':11}{' a bet left till it shows ':-^25}", file=out)
     print(
         f"{'rank':>4} {'left':>4} {'loses':>9} {'wins':>9} {'splits':>9} {'untouched':>10}"
@@ -257,6 +262,8 @@ def _print_edge_table(rules: FaroRules, rows: list[Any]) -> None:
         "left on a rank until it shows\n"
         f"(a split takes {take}; a coppered bet alike)"
     )
+    if rules.split == "half":
+        print(f"(edges per {edges_per(rules)}; {ODD_STAKE_NOTE})")
     print("cards in box | " + " ".join(f"{k} left".rjust(10) for k in range(1, suits + 1)))
     by_count: dict[int, dict[int, Fraction]] = {}
     for straight, _ in rows:
@@ -414,9 +421,11 @@ def _simulate(args: argparse.Namespace) -> int:
             plot_bankrolls(result, part)
         plotted = Path(args.plot)
     if args.json:
-        _print_json(_simulation_json(result, plotted))
+        _print_json({**_simulation_json(result, plotted), "edges_per": edges_per(rules)})
     else:
         _print_simulation(result, plotted)
+        if rules.split == "half":
+            print(f"\n(a unit is an even stake; {ODD_STAKE_NOTE})")
     return 0
 
 
