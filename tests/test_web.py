@@ -428,6 +428,9 @@ def test_with_the_advisor_on_each_live_rank_shows_its_edge(
     }
     for rank in service.state.casekeep.live_ranks():
         assert texts[rank.label].startswith(f"{service.state.casekeep.left(rank)} left · edge ")
+    # Classic rules: a split takes half, and the bank the odd chip of an odd stake.
+    note = browser.find_element(By.ID, "advice-note").text
+    assert note.startswith("edges per chip of an even stake")
 
 
 @contextmanager

@@ -8,6 +8,7 @@ const WORDS = {
         noDeck: "waiting for a new deck", awaitingSoda: "waiting for the soda", connecting: "connecting…",
         live: "live", lost: "connection lost, reconnecting…", unknownLanguage: "Language not known here: English.",
         coppered: "coppered", calls: "calls", alarm: "ALARM", readerLost: "READER LOST", journalTrouble: "THE JOURNAL CANNOT WRITE, THE TABLE WAITS", cardsLeft: "left", edge: "edge",
+        evenStake: "edges per chip of an even stake: an odd stake loses its odd chip on a split", notAlone: "only beside a rank that can split",
         shoe: "shoe", coup: "coup", player: "player", banker: "banker", right: "right", left: "left",
         tie: "tie", win: "wins", beadPlate: "Bead plate", bigRoad: "Big road", bigEyeBoy: "Big eye boy",
         smallRoad: "Small road", cockroachPig: "Cockroach pig", banksHeld: "banks held",
@@ -18,6 +19,7 @@ const WORDS = {
         noDeck: "esperando un mazo nuevo", awaitingSoda: "esperando la soda", connecting: "conectando…",
         live: "en directo", lost: "conexión perdida, reconectando…", unknownLanguage: "",
         coppered: "con copper", calls: "declara", alarm: "ALARMA", readerLost: "LECTOR PERDIDO", journalTrouble: "EL REGISTRO NO PUEDE ESCRIBIR, LA MESA ESPERA", cardsLeft: "quedan", edge: "ventaja",
+        evenStake: "ventaja por ficha de una apuesta par: una apuesta impar pierde su ficha impar en un split", notAlone: "solo junto a un rango que pueda hacer split",
         shoe: "zapato", coup: "mano", player: "punto", banker: "banca", right: "derecha", left: "izquierda",
         tie: "empate", win: "gana", beadPlate: "Bead plate", bigRoad: "Big road", bigEyeBoy: "Big eye boy",
         smallRoad: "Small road", cockroachPig: "Cockroach pig", banksHeld: "veces con la banca",
@@ -28,7 +30,8 @@ const WORDS = {
         noDeck: "ждём новую колоду", awaitingSoda: "ждём соду", connecting: "подключение…",
         live: "в эфире", lost: "связь потеряна, переподключение…", unknownLanguage: "",
         coppered: "копперированная", calls: "объявляет", alarm: "ТРЕВОГА", readerLost: "СЧИТЫВАТЕЛЬ ПОТЕРЯН", journalTrouble: "ЖУРНАЛ НЕ ЗАПИСЫВАЕТСЯ, СТОЛ ЖДЁТ", cardsLeft: "осталось",
-        edge: "преимущество банка", shoe: "шуз", coup: "кон", player: "игрок", banker: "банкир",
+        edge: "преимущество банка", evenStake: "преимущество на фишку чётной ставки: нечётная ставка при плие теряет лишнюю фишку",
+        notAlone: "только вместе с рангом, который может дать плие", shoe: "шуз", coup: "кон", player: "игрок", banker: "банкир",
         right: "правая", left: "левая", tie: "ничья", win: "выигрывает", beadPlate: "Бусы",
         bigRoad: "Большая дорога", bigEyeBoy: "Большой глаз", smallRoad: "Малая дорога",
         cockroachPig: "Таракан", banksHeld: "держали банк",
@@ -237,8 +240,12 @@ function render(view) {
   for (const spade of document.querySelectorAll(".spade")) {
     const entry = advice[spade.dataset.rank];
     spade.querySelector(".advice").textContent = entry
-      ? `${entry.left} ${t.cardsLeft} · ${t.edge} ${entry.edge_percent}` : "";
+      ? `${entry.left} ${t.cardsLeft} · ${t.edge} ${entry.edge_percent}`
+        + (entry.taken_alone === false ? ` · ${t.notAlone}` : "") : "";
   }
+  // The bank takes the odd chip of a split: the edges shown are those of an even stake.
+  document.getElementById("advice-note").textContent =
+    view.advice && view.advice.edges_per !== "chip" ? t.evenStake : "";
 
   for (const spindle of view.abacus) {
     const element = document.querySelector(`.spindle[data-rank="${spindle.rank}"]`);
