@@ -142,6 +142,8 @@ def render_status(state: FaroState, paint: Painter, journal_trouble: str = "") -
         where = "waiting for the soda"
     elif state.phase is Phase.FINISHED:
         where = f"deal over, hoc {state.hoc.pretty if state.hoc else '?'}"
+    elif state.phase is Phase.LOCKED:
+        where = f"bets locked for turn {state.turn + 1}"
     elif state.is_last_turn_next:
         where = "last turn next: calls open"
     elif state.turn == 0:

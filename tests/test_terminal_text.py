@@ -194,3 +194,17 @@ def test_the_dealers_screen_says_the_journal_cannot_write_until_it_can(tmp_path:
         service.try_the_journal(1000.0)
         assert "JOURNAL CANNOT WRITE" not in screen.getvalue().split("-" * 78)[-2]
         assert service.journal_trouble == ""
+
+
+def test_the_status_line_says_bets_are_locked_once_the_dealer_locks_them() -> None:
+    """000, El turno 5: bets are locked once the dealer reaches for the box; the screen
+    no longer says they are open, at the first turn or any later one."""
+    from tests.conftest import deal, open_table
+
+    table = open_table()
+    table.lock()
+    head = render_table(table.state).splitlines()[0]
+    assert "bets locked for turn 1" in head and "bets open" not in head
+    deal(table, "5H 6H")
+    table.lock()
+    assert "bets locked for turn 2" in render_table(table.state).splitlines()[0]
