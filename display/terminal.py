@@ -145,7 +145,7 @@ def render_status(state: FaroState, paint: Painter, journal_trouble: str = "") -
     elif state.phase is Phase.LOCKED:
         where = f"bets locked for turn {state.turn + 1}"
     elif state.is_last_turn_next:
-        where = "last turn next: calls open"
+        where = "last turn next: calls open" if state.calls_open else "last turn next"
     elif state.turn == 0:
         where = "soda out, bets open"
     else:

@@ -208,3 +208,28 @@ def test_the_status_line_says_bets_are_locked_once_the_dealer_locks_them() -> No
     deal(table, "5H 6H")
     table.lock()
     assert "bets locked for turn 2" in render_table(table.state).splitlines()[0]
+
+
+@pytest.mark.parametrize(
+    ("rules", "last_three", "calls_open"),
+    [
+        ("classic", "3H 7D JS", True),
+        ("classic", "6H 6D 6S", True),  # 003: a colour-order cat-hop
+        ("home", "6H 6D 6S", False),  # 001: three of a kind: no calling
+        ("dutch", "3H 7D JS", False),  # 000: red or black only, no call
+    ],
+)
+def test_the_status_line_says_calls_are_open_only_where_the_turn_can_be_called(
+    rules: str, last_three: str, calls_open: bool
+) -> None:
+    from tests.conftest import cards, open_table
+
+    punters = {"host": 300, "dan": 100} if rules == "home" else None
+    table = open_table(rules, punters)
+    keep = set(cards(last_three))
+    for card in table.state.casekeep.remaining_cards():
+        if card not in keep:
+            table.deal(card)
+    head = render_table(table.state).splitlines()[0]
+    assert "last turn next" in head
+    assert ("calls open" in head) is calls_open

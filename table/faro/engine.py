@@ -148,6 +148,16 @@ class FaroState(TableFolds):
         return self.phase is Phase.BETTING and self.cards_left == 3
 
     @property
+    def calls_open(self) -> bool:
+        """Whether the last turn may be called now: before it, where rank bets are taken,
+        and unless its three cards are of one rank at a house that takes no call on them."""
+        return (
+            self.is_last_turn_next
+            and self.rules.rank_bets
+            and call_kind(self.casekeep.remaining_cards(), self.rules) is not None
+        )
+
+    @property
     def bank_bankroll(self) -> int:
         if self.rules.bank_passes:
             return self.bankrolls.get(self.banker, 0) if self.banker else 0
