@@ -233,3 +233,21 @@ def test_the_status_line_says_calls_are_open_only_where_the_turn_can_be_called(
     head = render_table(table.state).splitlines()[0]
     assert "last turn next" in head
     assert ("calls open" in head) is calls_open
+
+
+def test_the_demo_caller_makes_no_call_the_house_refuses() -> None:
+    """001: no calling on three of a kind; the demo's caller then plays on as usual
+    rather than show a refused call."""
+    import random
+
+    from table.faro.punters import SimulatedPunter
+    from tests.conftest import cards, open_table
+
+    table = open_table("home", {"host": 300, "elena": 100})
+    keep = set(cards("6H 6D 6S"))
+    for card in table.state.casekeep.remaining_cards():
+        if card not in keep:
+            table.deal(card)
+    caller = SimulatedPunter("elena", "caller", 100, 2)
+    for command in caller.propose(table.state, random.Random(1)):
+        table.apply(command)

@@ -117,8 +117,8 @@ def casekeep_reader(state: FaroState, punter: str, rng: random.Random, unit: int
 
 
 def caller(state: FaroState, punter: str, rng: random.Random, unit: int) -> list[Command]:
-    """Plays small until the last turn, then calls it."""
-    if state.is_last_turn_next and state.rules.rank_bets:
+    """Plays small until the last turn, then calls it where the house takes the call."""
+    if state.calls_open:
         last = state.casekeep.remaining_cards()
         order = list(last)
         rng.shuffle(order)
