@@ -68,7 +68,9 @@ def _initials(state: FaroState) -> dict[str, str]:
 
 
 def _bet_tag(bet: Bet, tags: dict[str, str]) -> str:
-    return f"{tags.get(bet.punter, bet.punter[:1])}{bet.stake}{'c' if bet.coppered else ''}"
+    """``d5``: dan's 5 chips; ``c`` after them coppered, ``m`` betting marks, not chips (003)."""
+    marks = "m" if bet.mark else ""
+    return f"{tags.get(bet.punter, bet.punter[:1])}{bet.stake}{'c' if bet.coppered else ''}{marks}"
 
 
 def render_layout(state: FaroState, paint: Painter) -> list[str]:
@@ -82,7 +84,8 @@ def render_layout(state: FaroState, paint: Painter) -> list[str]:
             others.append(f"{bet.punter} {bet.stake} calling {' '.join(bet.order)}")
         else:
             copper = " coppered" if bet.coppered else ""
-            others.append(f"{bet.punter} {bet.stake}{copper} on {bet.spot.text}")
+            marks = " in marks" if bet.mark else ""
+            others.append(f"{bet.punter} {bet.stake}{marks}{copper} on {bet.spot.text}")
     deck_ranks = state.rules.deck_spec.rank_set
     casekeep = state.casekeep
 

@@ -251,3 +251,23 @@ def test_the_demo_caller_makes_no_call_the_house_refuses() -> None:
     caller = SimulatedPunter("elena", "caller", 100, 2)
     for command in caller.propose(table.state, random.Random(1)):
         table.apply(command)
+
+
+def test_the_layout_tells_betting_marks_from_chips() -> None:
+    """003, ставочные марки: a mark is credit, matched by chips elsewhere; the layout drawn
+    for the dealer must not show it as chips."""
+    from tests.conftest import open_table
+
+    table = open_table("casino-003")
+    table.bet("dan", "4", 5)
+    table.bet("dan", "2+3", 2)
+    table.bet("dan", "K", 5, mark=True)
+    table.bet("dan", "9+10", 2, mark=True)
+    layout = render_table(table.state)
+    lines = layout.splitlines()
+    under_top_row = lines[lines.index(next(line for line in lines if "A♠" in line)) + 1]
+    under_bottom_row = lines[lines.index(next(line for line in lines if "K♠" in line)) + 1]
+    assert under_top_row.split() == ["d5"]  # chips on the 4
+    assert under_bottom_row.split() == ["d5m"]  # marks on the king
+    shown = " ".join(layout.split())
+    assert "dan 2 on 2+3; dan 2 in marks on 9+10" in shown
