@@ -88,14 +88,16 @@ def render_layout(state: FaroState, paint: Painter) -> list[str]:
             others.append(f"{bet.punter} {bet.stake}{marks}{copper} on {bet.spot.text}")
     deck_ranks = state.rules.deck_spec.rank_set
     casekeep = state.casekeep
+    # With no deck in the box (none yet, or a deal voided) no rank is dead or cases.
+    running = state.phase is not Phase.NO_DECK
 
     def cell(rank: Rank) -> tuple[str, str]:
         if rank not in deck_ranks:
             return (" " * CELL, " " * CELL)
         label = f"{rank.label}♠"
-        if casekeep.is_dead(rank) and state.phase is not Phase.NO_DECK:
+        if running and casekeep.is_dead(rank):
             label += " dead"
-        elif casekeep.is_cases(rank):
+        elif running and casekeep.is_cases(rank):
             label += " case"
         chips = " ".join(on_rank.get(rank, []))
         if len(chips) > CELL - 1:
@@ -154,10 +156,8 @@ def render_status(state: FaroState, paint: Painter, journal_trouble: str = "") -
     else:
         where = f"turn {state.turn} {'dealing' if state.phase is Phase.IN_TURN else 'closed'}"
     splits = count(state.splits, "split")
-    head = (
-        f"Faro · {rules.name} · deal {state.deal} · {where} · "
-        f"{state.cards_left} in the box · {splits}"
-    )
+    in_box = "" if state.phase is Phase.NO_DECK else f"{state.cards_left} in the box · "
+    head = f"Faro · {rules.name} · deal {state.deal} · {where} · {in_box}{splits}"
     lines = [paint.paint(head, _BOLD)]
     if state.last_turn:
         loser, winner = state.last_turn

@@ -271,3 +271,22 @@ def test_the_layout_tells_betting_marks_from_chips() -> None:
     assert under_bottom_row.split() == ["d5m"]  # marks on the king
     shown = " ".join(layout.split())
     assert "dan 2 on 2+3; dan 2 in marks on 9+10" in shown
+
+
+def test_with_no_deck_in_the_box_the_screen_counts_no_cards_in_it_and_no_cases() -> None:
+    """Before the first deck, and after a deal is voided, the box is empty: the screen said
+    '52 in the box' (or the voided deal's count) and marked its ranks as cases."""
+    from table.faro import FaroTable
+    from tests.conftest import deal, open_table
+
+    before_any_deck = render_table(FaroTable("t1").state).splitlines()[0]
+    assert "no deck in the box" in before_any_deck
+    assert not re.search(r"\d in the box", before_any_deck)
+    table = open_table()
+    deal(table, "5H 5D 5S 9C")
+    assert "5♠ case" in render_table(table.state)
+    table.void_deal()
+    screen = render_table(table.state)
+    assert "no deck in the box" in screen.splitlines()[0]
+    assert not re.search(r"\d in the box", screen.splitlines()[0])
+    assert "♠ case" not in screen and "♠ dead" not in screen
