@@ -130,7 +130,7 @@ def layout_frame(state: FaroState) -> LayoutFrame:
             last[winner.rank] = LastTurn.WINNER
     candidates = (
         {card.rank for card in state.casekeep.remaining_cards()}
-        if state.cards_left == 3 and state.phase is not Phase.NO_DECK
+        if state.cards_left == 3 and state.phase is not Phase.NO_DECK and state.last_three_callable
         else set()
     )
     deck_ranks = state.rules.deck_spec.rank_set

@@ -64,6 +64,17 @@ def test_call_candidates_light_before_the_last_turn_and_alarms_show() -> None:
     assert layout_frame(table.state).alarm is not None
 
 
+def test_no_call_candidate_lights_where_the_last_turn_cannot_be_called() -> None:
+    """Dutch Faro takes only red or black; at home rules three of a kind take no call (001):
+    the lamps do not invite a call the table would refuse."""
+    for rules, last in (("dutch", {"7C", "JD", "3S"}), ("home", {"7C", "7D", "7S"})):
+        table = open_table(rules)
+        left = table.state.casekeep.remaining_cards()
+        deal(table, " ".join(str(card) for card in left if str(card) not in last))
+        frame = layout_frame(table.state)
+        assert not any(lamp.call_candidate for lamp in frame.lamps), rules
+
+
 def test_monte_bank_layout_has_no_8_9_10() -> None:
     frame = layout_frame(open_table("monte-bank").state)
     assert [lamp.rank for lamp in frame.lamps if not lamp.in_deck] == [

@@ -149,11 +149,17 @@ class FaroState(TableFolds):
 
     @property
     def calls_open(self) -> bool:
-        """Whether the last turn may be called now: before it, where rank bets are taken,
-        and unless its three cards are of one rank at a house that takes no call on them."""
+        """Whether the last turn may be called now: before it, where its cards may be called
+        (:attr:`last_three_callable`)."""
+        return self.is_last_turn_next and self.last_three_callable
+
+    @property
+    def last_three_callable(self) -> bool:
+        """Whether the cards left, the last three, may be called at this house: where rank
+        bets are taken, and unless they are of one rank at a house that takes no call on
+        them (001)."""
         return (
-            self.is_last_turn_next
-            and self.rules.rank_bets
+            self.rules.rank_bets
             and call_kind(self.casekeep.remaining_cards(), self.rules) is not None
         )
 
