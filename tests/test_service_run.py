@@ -383,6 +383,24 @@ def test_config_check_names_the_file_the_key_and_what_was_expected(tmp_path: Pat
     assert all(line.startswith(f"dealtable config: {several}: ") for line in lines)
 
 
+def test_a_password_that_is_no_text_is_refused_without_showing_it(tmp_path: Path) -> None:
+    """A password written without quotes (all digits, a list) is refused as any bad value,
+    but the message, which systemd keeps in its log, never holds it."""
+    journal = tmp_path / "j.sqlite"
+    config = tmp_path / "table.toml"
+    for password, kind in (("20261105", "number"), ('["s3cret"]', "list")):
+        console_config(config, journal, more=f"\n[mqtt]\npassword = {password}\n")
+        message = (
+            f"{config}: [mqtt] password: expected text (in quotes), got a {kind}; its value is "
+            "not shown"
+        )
+        checked = dealtable("config", "check", str(config))
+        assert (checked.returncode, checked.stderr) == (2, f"dealtable config: {message}\n")
+        ran = dealtable("run", "--config", str(config))
+        assert (ran.returncode, ran.stderr) == (2, f"dealtable run: {message}\n")
+        assert not journal.exists()
+
+
 def test_a_pace_that_is_no_number_is_refused_as_on_the_command_line() -> None:
     from table.service.config import ConfigError, parse_config
 

@@ -200,6 +200,17 @@ class _Section:
             raise self.fail(key, "text", value)
         return value
 
+    def secret(self, key: str) -> str:
+        """A password: refused, like any text, when it is not one, but never written back in
+        the message, which goes to the log."""
+        value = self.get(key, "")
+        if not isinstance(value, str):
+            raise ConfigError(
+                f"{self.source}: [{self.name}] {key}: expected text (in quotes), got a "
+                f"{_toml_kind(value)}; its value is not shown"
+            )
+        return value
+
     def whole(self, key: str, default: int, low: int, high: int | None = None) -> int:
         value = self.get(key, default)
         if (
@@ -243,6 +254,19 @@ class _Section:
             raise ConfigError(
                 f"{self.source}: [{self.name}] unknown key {unknown[0]!r} (known: {known})"
             )
+
+
+def _toml_kind(value: object) -> str:
+    """What TOML made of a value, in its own words."""
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, list):
+        return "list"
+    if isinstance(value, dict):
+        return "table"
+    return "date or time"
 
 
 T = TypeVar("T")
@@ -653,7 +677,7 @@ def _file_names(source: str, name: str, data: object, keys: tuple[str, ...]) -> 
 
 def _mqtt(source: str, data: object, table_id: str) -> MqttConfig:
     section = _Section(source, "mqtt", data)
-    password = section.text("password", "")
+    password = section.secret("password")
     password_file = section.text("password_file", "")
     if password_file:
         password = _password_from(source, "[mqtt] password_file", password_file)
