@@ -271,6 +271,50 @@ def test_a_long_journal_asks_systemd_for_more_time_while_it_is_checked(
     assert ready > 0  # the extensions come before ready
 
 
+def test_a_stop_asked_for_while_the_journal_is_checked_ends_the_check_there(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """systemd stops a service that is still checking a long journal (a stop, a reboot): it
+    waits TimeoutStopSec, 20 s, then kills it. The check ends at once, nothing is written,
+    and systemd never hears the table is ready."""
+    import table.service.journal as journal_module
+
+    journal = tmp_path / "j.sqlite"
+    config = Config(
+        table=TableConfig(id="t1", journal=str(journal)),
+        reader=ReaderConfig(kind="simulated", seed=3, cards_per_second=0),
+    )
+    assert run_table(config, deals=1, out=io.StringIO()) == 0
+    records = last_seq(journal)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    listener.bind(str(tmp_path / "notify"))
+    monkeypatch.setenv("NOTIFY_SOCKET", str(tmp_path / "notify"))
+    monkeypatch.setattr(journal_module, "CHECKED_EVERY", 10)  # as if ten times ten thousand
+    stop = threading.Event()
+    checked: list[int] = []
+    add = journal_module.ChainCheck.add
+
+    def add_and_count(chain: Any, seq: int, *record: Any) -> None:
+        add(chain, seq, *record)
+        checked.append(seq)
+        if seq == 20:
+            stop.set()  # SIGTERM, a moment into the check
+
+    monkeypatch.setattr(journal_module.ChainCheck, "add", add_and_count)
+    assert run_table(config, out=io.StringIO(), stop=stop) == 0
+    assert records > 40 and checked == list(range(1, 21))  # not a record further
+    listener.settimeout(0.5)
+    messages = []
+    with contextlib.suppress(TimeoutError):
+        while True:
+            messages.append(listener.recv(1024).decode())
+    listener.close()
+    assert messages and not any(message.startswith("READY=1") for message in messages)
+    assert last_seq(journal) == records
+    with Journal(journal) as opened:  # its lock let go, the file as it was
+        assert opened.verify() is None
+
+
 def test_the_watchdog_goes_on_when_the_wall_clock_is_stepped_back(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

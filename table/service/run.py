@@ -280,7 +280,10 @@ def run(
             hardware = TableHardware(config.hardware)
             undo_if_refused.callback(hardware.close)
         try:
-            journal, service = open_table(config, clock, lock, notifier.starting)
+            journal, service = open_table(config, clock, lock, _checking(notifier, stop))
+        except _StoppedWhileCheckingError as stopped:
+            log.info("%s: the table did not start", stopped)
+            return 0
         except JournalDamagedError:
             if config.mqtt is not None:
                 from table.service.mqtt import say_offline
@@ -459,6 +462,26 @@ def run(
             web.stop()
         journal.close()
     return status
+
+
+class _StoppedWhileCheckingError(Exception):
+    """A stop asked for while the journal's chain was checked at the start."""
+
+
+def _checking(notifier: SystemdNotifier, stop: threading.Event) -> Callable[[int], None]:
+    """Told how far the journal's check at the start has got: systemd hears the start goes
+    on, and a stop asked for meanwhile ends it there. A journal kept for years takes minutes
+    to check, far past the unit's TimeoutStopSec: left to finish, the service would be
+    killed. Nothing has been written yet, so nothing is lost."""
+
+    def checked(seq: int) -> None:
+        if stop.is_set():
+            raise _StoppedWhileCheckingError(
+                f"stopped while the journal was checked, at record {seq}"
+            )
+        notifier.starting(seq)
+
+    return checked
 
 
 DAMAGED_JOURNAL_ADVICE = (
