@@ -268,6 +268,8 @@ def test_a_long_journal_asks_systemd_for_more_time_while_it_is_checked(
     listener.close()
     ready = next(i for i, message in enumerate(messages) if message.startswith("READY=1"))
     assert messages[0].startswith("EXTEND_TIMEOUT_USEC=60000000\nSTATUS=checking the journal")
+    # After a reload the watchdog is armed while the journal is checked: it is fed too.
+    assert messages[0].endswith("\nWATCHDOG=1")
     assert ready > 0  # the extensions come before ready
 
 
@@ -312,6 +314,71 @@ def test_a_stop_asked_for_while_the_journal_is_checked_ends_the_check_there(
     assert messages and not any(message.startswith("READY=1") for message in messages)
     assert last_seq(journal) == records
     with Journal(journal) as opened:  # its lock let go, the file as it was
+        assert opened.verify() is None
+
+
+def notifications(listener: socket.socket, until: str, timeout: float = 30) -> list[str]:
+    """What the service told systemd, up to the first message that begins with ``until``."""
+    listener.settimeout(timeout)
+    heard = []
+    while not (heard and heard[-1].startswith(until)):
+        heard.append(listener.recv(1024).decode())
+    return heard
+
+
+def rules_chosen(journal: Path) -> list[str]:
+    with Journal(journal, read_only=True) as opened:
+        return [event.rules for event in opened.events() if isinstance(event, RulesChosen)]
+
+
+def test_sighup_reads_the_config_again_and_the_table_starts_again_under_it(
+    tmp_path: Path,
+) -> None:
+    """`systemctl reload` (SIGHUP): a sound config is taken, the table stopping cleanly and
+    starting again in the same process; a config with a mistake is logged and the table deals
+    on. Left to its default, SIGHUP ended the service at once, and systemd does not restart a
+    service a SIGHUP ended."""
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    address = str(tmp_path / "notify")
+    listener.bind(address)
+    journal = tmp_path / "j.sqlite"
+    config = write_config(tmp_path / "table.toml", journal, speed=20)
+    service = subprocess.Popen(
+        [*CLI, "run", "--config", str(config)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "NOTIFY_SOCKET": address},
+    )
+    assert service.stderr is not None
+    try:
+        assert notifications(listener, "READY=1")
+        config.write_text(config.read_text().replace('"classic"', '"stuss"'))
+        service.send_signal(signal.SIGHUP)
+        heard = notifications(listener, "READY=1")
+        assert heard[0].startswith("RELOADING=1") and "STOPPING=1" not in heard
+        assert service.poll() is None
+        assert wait_until(lambda: "stuss" in rules_chosen(journal), timeout=30), (
+            "the config read again was not taken"
+        )
+        config.write_text(config.read_text().replace("seed = 5", "seed = -5"))
+        service.send_signal(signal.SIGHUP)
+        dealt = last_seq(journal)
+        assert wait_until(lambda: last_seq(journal) > dealt + 5, timeout=30)
+        assert service.poll() is None
+        service.send_signal(signal.SIGTERM)
+        assert service.wait(timeout=30) == 0
+        assert notifications(listener, "STOPPING=1")[-1] == "STOPPING=1"
+        log = service.stderr.read()
+        assert "[reader] seed: expected a whole number of at least 0, got -5" in log
+        assert "the config is not taken: the table deals on under the one it started with" in log
+    finally:
+        if service.poll() is None:
+            service.kill()
+            service.wait()
+        listener.close()
+    with Journal(journal) as opened:
         assert opened.verify() is None
 
 

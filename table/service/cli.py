@@ -129,7 +129,7 @@ def _load(args: argparse.Namespace) -> Config:
 def _run(args: argparse.Namespace) -> int:
     import threading
 
-    from table.service.run import install_signal_handlers, run
+    from table.service.run import ConfigReload, install_signal_handlers, run
 
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(
@@ -138,14 +138,27 @@ def _run(args: argparse.Namespace) -> int:
         else logging.Formatter("%(levelname)s %(name)s: %(message)s")
     )
     logging.basicConfig(level=logging.INFO, handlers=[handler])
-    config = _load(args)
-    if args.speed is not None:
-        config = dataclasses.replace(
-            config, reader=dataclasses.replace(config.reader, cards_per_second=args.speed)
-        )
+    config = _run_config(args)
     stop = threading.Event()
-    install_signal_handlers(stop)
-    return run(config, deals=args.deals, until_deal=args.until_deal, stop=stop)
+    reload = ConfigReload(lambda: _run_config(args))
+    install_signal_handlers(stop, reload)
+    status = run(config, deals=args.deals, until_deal=args.until_deal, stop=stop, reload=reload)
+    if reload.due:
+        # The same command again, in the same process (systemd follows its main process
+        # by its id): every part of the table starts afresh, resumed from its journal.
+        logging.shutdown()
+        sys.stdout.flush()
+        os.execv(sys.executable, sys.orig_argv)
+    return status
+
+
+def _run_config(args: argparse.Namespace) -> Config:
+    config = _load(args)
+    if args.speed is None:
+        return config
+    return dataclasses.replace(
+        config, reader=dataclasses.replace(config.reader, cards_per_second=args.speed)
+    )
 
 
 def _open_journal(path: str, *, check_chain: bool = True) -> Journal:

@@ -110,9 +110,12 @@ class SystemdNotifier:
         its check for taking longer than the unit's start timeout."""
         now = self.monotonic()
         if now - self._last_extended >= EXTEND_EVERY_SECONDS:
+            # The watchdog is fed too: after a reload it is armed while the journal is
+            # checked, and a check that goes on is a start that is not hung.
             self.notify(
                 f"EXTEND_TIMEOUT_USEC={START_EXTENSION_USEC}\n"
-                f"STATUS=checking the journal: record {checked}"
+                f"STATUS=checking the journal: record {checked}\n"
+                "WATCHDOG=1"
             )
             self._last_extended = now
 
@@ -125,6 +128,39 @@ class SystemdNotifier:
 
     def stopping(self) -> None:
         self.notify("STOPPING=1")
+
+    def reloading(self) -> None:
+        """The service starts again in the same process: systemd waits for READY=1 again."""
+        self.notify("RELOADING=1\nSTATUS=starting again under the config read again")
+
+
+class ConfigReload:
+    """SIGHUP asks for the config to be read again. Once the main loop finds it sound, the
+    table stops as on SIGTERM (its step finished, its events sent, its devices dark) and
+    :attr:`due` says the service starts again from its journal under it; a config that is
+    not sound is logged, and the table deals on under the one it has."""
+
+    def __init__(self, read: Callable[[], Config]) -> None:
+        self.read = read
+        self.asked = threading.Event()
+        self.due = False
+
+    def wanted(self) -> bool:
+        """Asked for, and the config read again is sound: the loop stops to start again."""
+        if not self.asked.is_set():
+            return False
+        self.asked.clear()
+        try:
+            config = self.read()
+        except ConfigError as refused:
+            log.error(
+                "%s; the config is not taken: the table deals on under the one it started with",
+                refused,
+            )
+            return False
+        log.info("the config %s is read again: the table starts again under it", config.source)
+        self.due = True
+        return True
 
 
 class SimulatedTable:
@@ -254,10 +290,12 @@ def run(
     stop: threading.Event | None = None,
     hardware: TableHardware | None = None,
     monotonic: Callable[[], float] = time.monotonic,
+    reload: ConfigReload | None = None,
 ) -> int:
     """Run the table until ``deals`` more deals are finished (or deal ``until_deal`` is over),
-    the console closes, or a signal asks it to stop. A simulated shoe's pace is kept on
-    ``monotonic``, with ``sleep`` between."""
+    the console closes, a signal asks it to stop, or ``reload`` finds the config read again
+    sound (it is then ``due``: the caller starts the table again). A simulated shoe's pace is
+    kept on ``monotonic``, with ``sleep`` between."""
     stop = stop or threading.Event()
     notifier = SystemdNotifier.from_environment()
     # The page's port is taken before the journal is touched: a port in use refuses the
@@ -356,6 +394,8 @@ def run(
     notifier.ready()
     try:
         while not stop.is_set():
+            if reload is not None and reload.wanted():
+                break
             notifier.healthy()
             service.try_the_journal(monotonic())
             if link is not None:
@@ -451,7 +491,10 @@ def run(
         if link is not None:
             link.flush(timeout=5.0)
     finally:
-        notifier.stopping()
+        if reload is not None and reload.due:
+            notifier.reloading()
+        else:
+            notifier.stopping()
         if link is not None:
             link.stop()
         if hardware is not None:
@@ -611,10 +654,21 @@ class _DealCounter:
         )
 
 
-def install_signal_handlers(stop: threading.Event) -> None:
+def install_signal_handlers(stop: threading.Event, reload: ConfigReload | None = None) -> None:
+    """SIGTERM and SIGINT stop after the current step; SIGHUP (``systemctl reload``) reads
+    the config again with ``reload``. Left to its default, SIGHUP would end the service at
+    once, its devices left lit, and systemd counts that a clean exit: no restart."""
+
     def request_stop(signum: int, _frame: object) -> None:
         log.info("signal %d: finishing the current step and stopping", signum)
         stop.set()
 
+    def request_reload(signum: int, _frame: object) -> None:
+        assert reload is not None
+        log.info("signal %d: reading the config again", signum)
+        reload.asked.set()
+
     signal.signal(signal.SIGTERM, request_stop)
     signal.signal(signal.SIGINT, request_stop)
+    if reload is not None:
+        signal.signal(signal.SIGHUP, request_reload)
