@@ -3,9 +3,12 @@ what at the table, and what the broker keeps."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import signal
+import socket
+import ssl
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -24,7 +27,7 @@ from table.service.mqtt import MqttLink
 from table.service.table_service import TableService
 from table.service.web import MqttCommandRelay
 from tests.conftest import ACCOUNTS, HW, ShippedBroker, broker_folder, relayed
-from tests.mosquitto import Broker, free_port, wait_until
+from tests.mosquitto import Broker, free_port, mosquitto_binary, wait_until
 from tests.test_service_mqtt import second_table_with_first_tables_account
 
 
@@ -215,6 +218,108 @@ def test_the_table_talks_tls_with_the_example_certificates(tmp_path: Path) -> No
         journal.close()
     finally:
         broker.stop()
+
+
+def handshake(certs: Path, reached_as: str) -> str:
+    """A TLS handshake with the broker's certificate in ``certs``, checked by a client that
+    trusts the example CA and reaches the broker as ``reached_as``: "" or why it failed."""
+    server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server.load_cert_chain(certs / "server.crt", certs / "server.key")
+    client = ssl.create_default_context(cafile=str(certs / "ca.crt"))
+    ours, theirs = socket.socketpair()
+    serving = threading.Thread(target=_serve_one_handshake, args=(server, theirs))
+    serving.start()
+    try:
+        with client.wrap_socket(ours, server_hostname=reached_as):
+            return ""
+    except ssl.SSLCertVerificationError as refused:
+        return str(refused.verify_message)
+    finally:
+        ours.close()
+        serving.join()
+
+
+def _serve_one_handshake(server: ssl.SSLContext, connection: socket.socket) -> None:
+    with (
+        contextlib.suppress(ssl.SSLError, OSError),
+        server.wrap_socket(connection, server_side=True),
+    ):
+        pass
+    connection.close()
+
+
+def test_the_example_certificate_names_the_pi_as_the_network_reaches_it(tmp_path: Path) -> None:
+    """make-certs.sh HOST, as hw/mosquitto's README runs it with "$(hostname)": displays and
+    tablets reach a Pi by its name on the network (table-1.local, mDNS) or by its address; a
+    certificate that names neither fails every client that checks it, and leaves the operator
+    to turn the check off."""
+    for host, reached_as in (
+        ("table-1", "table-1"),
+        ("table-1", "table-1.local"),
+        ("table-1.local", "table-1.local"),
+        ("192.168.7.20", "192.168.7.20"),
+        ("fd00::20", "fd00::20"),
+    ):
+        certs = tmp_path / host
+        subprocess.run(
+            [str(HW / "make-certs.sh"), str(certs), host], check=True, capture_output=True
+        )
+        assert handshake(certs, reached_as) == "", f"made for {host}, reached as {reached_as}"
+        assert (
+            handshake(certs, "another-pi.local")
+            == "Hostname mismatch, certificate is not valid for 'another-pi.local'."
+        )
+
+
+def test_the_table_reaches_a_broker_by_its_address_with_the_example_certificate(
+    tmp_path: Path,
+) -> None:
+    """A table whose [mqtt] host is the broker's address, the certificate made for it."""
+    address = "127.0.0.5"  # an address of the loopback network other than the one it names
+    certs = tmp_path / "certs"
+    subprocess.run(
+        [str(HW / "make-certs.sh"), str(certs), address], check=True, capture_output=True
+    )
+    directory, passwords = broker_folder(tmp_path)
+    port = free_port()
+    broker = Broker(
+        directory,
+        port=port,
+        whole_config=(
+            f"allow_anonymous false\npassword_file {passwords}\nlistener {port} {address}\n"
+            f"certfile {certs / 'server.crt'}\nkeyfile {certs / 'server.key'}\n"
+        ),
+    )
+    broker.write_config()
+    broker.process = subprocess.Popen([mosquitto_binary(), "-c", str(broker.config_path)])
+    try:
+        assert wait_until(lambda: _accepting(address, port)), "the broker did not start"
+        journal = Journal(tmp_path / "j.sqlite", "faro-1")
+        mqtt_config = MqttConfig(
+            host=address,
+            port=port,
+            username="table-faro-1",
+            password=ACCOUNTS["table-faro-1"],
+            tls=TlsConfig(ca_file=str(certs / "ca.crt")),
+        )
+        config = Config(table=TableConfig(id="faro-1"), mqtt=mqtt_config)
+        link = MqttLink(mqtt_config, "faro-1", TableService(config, journal), journal)
+        link.start()
+        try:
+            assert wait_until(lambda: link.connected, step=link.pump), "no TLS connection"
+        finally:
+            link.stop()
+            journal.close()
+    finally:
+        broker.stop()
+
+
+def _accepting(host: str, port: int) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=0.2):
+            return True
+    except OSError:
+        return False
 
 
 def test_a_display_that_sends_the_tables_client_id_leaves_the_table_in_its_place(
