@@ -868,6 +868,28 @@ def test_a_punto_banco_table_runs_from_the_console_and_resumes(tmp_path: Path) -
     assert [(e["punter"], e["outcome"], e["net"]) for e in ours] == settled
 
 
+def test_deals_counts_the_coups_of_a_baccarat_table(tmp_path: Path) -> None:
+    """`run --deals 1` at Punto Banco stops once a coup is over, as --until-deal counts
+    coups: it had dealt on to the end of the shoe."""
+    config = console_config(
+        tmp_path / "pb.toml",
+        tmp_path / "pb.sqlite",
+        table='id = "pb"\ngame = "punto-banco"\noptions = { burn = "one" }\n'
+        'punters = [ { name = "ana", bankroll = 200 }, { name = "ben", bankroll = 200 } ]\n',
+    )
+    record = (RECORDS / "004_punto_banco.deal").read_text().splitlines()
+    lines = [line for line in record if line.split("#")[0].strip()]
+    lines = [line for line in lines if line.split()[0] not in ("game", "rules", "bank", "punter")]
+    for deals, coups in ((1, 1), (2, 3)):
+        ran = dealtable(
+            "run", "--config", str(config), "--deals", str(deals), typed="\n".join(lines)
+        )
+        assert ran.returncode == 0, ran.stderr
+        with Journal(tmp_path / "pb.sqlite", read_only=True) as journal:
+            assert [e.type_name for e in journal.events()].count("coup_result") == coups
+        lines = lines[next(i for i, line in enumerate(lines) if line == "bet ana tie 5") :]
+
+
 def test_faro_only_parts_are_refused_for_a_baccarat_table(tmp_path: Path) -> None:
     config = tmp_path / "pb.toml"
     config.write_text('[table]\ngame = "punto-banco"\n\n[hardware]\nabacus = true\n')

@@ -764,9 +764,13 @@ def build_parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="run the table service")
     run.add_argument("--config", help="table.toml (none: a fully simulated Faro table)")
     run.add_argument("--journal", help="journal file (overrides the config)")
-    run.add_argument("--deals", type=whole_number(0), help="stop after this many more deals")
     run.add_argument(
-        "--until-deal", type=whole_number(1), help="stop once this deal (counted from 1) is over"
+        "--deals", type=whole_number(0), help="stop after this many more deals (baccarat: coups)"
+    )
+    run.add_argument(
+        "--until-deal",
+        type=whole_number(1),
+        help="stop once this deal (baccarat: coup; counted from 1) is over",
     )
     run.add_argument("--speed", type=number(0), help="simulated cards per second (0: no pause)")
     run.set_defaults(handler=_run)

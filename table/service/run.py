@@ -29,12 +29,12 @@ from table.baccarat.roads import follow_shoe
 from table.cards import Card
 from table.errors import TableError
 from table.events import (
+    CoupFinished,
     CoupResult,
     DealFinished,
     DealVoided,
     Event,
     ReaderNoticeKind,
-    ShoeFinished,
 )
 from table.faro.engine import FaroState, Phase
 from table.faro.punters import DEMO_PUNTERS, fresh_visitors, round_of_bets
@@ -643,14 +643,15 @@ def _deal_over(service: TableService, deal: int) -> bool:
 
 
 class _DealCounter:
-    """Deals finished (or voided) since the service started."""
+    """Deals finished (or voided) since the service started; at baccarat, coups, as
+    ``--until-deal`` counts them (a shoe's end is no coup)."""
 
     def __init__(self) -> None:
         self.deals = 0
 
     def count(self, events: Sequence[Event]) -> None:
         self.deals += sum(
-            isinstance(event, DealFinished | DealVoided | ShoeFinished) for event in events
+            isinstance(event, DealFinished | DealVoided | CoupFinished) for event in events
         )
 
 
