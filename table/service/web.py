@@ -54,7 +54,7 @@ from table.service.journal import (
     NoJournalError,
     decode_record,
 )
-from table.service.mqtt import broker_client
+from table.service.mqtt import broker_client, warn_of_passwords_in_clear
 from table.service.table_service import TableService, engine_for, table_from_journal
 
 log = logging.getLogger("dealtable.web")
@@ -497,6 +497,7 @@ class MqttCommandRelay:
         # expires a second before the croupier is told it failed.
         self.expiry = math.floor(timeout) - 1
         self.max_accounts = max_accounts
+        warn_of_passwords_in_clear(config, "each croupier's")
         self._links: dict[Account, _AccountLink] = {}  # the one used longest ago first
         self._lock = threading.Lock()
 
