@@ -174,3 +174,20 @@ def test_two_indices_leaning_one_way_need_only_one_to_look_like_this_deck(
     # Nor is one index alone with too small a lead.
     reading = recognizer._judge([_corner("8C", 0.4, 0.94), _corner("3H", 0.0, 0.2)])
     assert reading.card is None
+
+
+def test_a_club_blurred_beyond_what_teaching_saw_is_asked_about_never_read_as_a_spade() -> None:
+    """A camera a little out of focus, or further from the box than at teaching: a blurred
+    club fits the spade better than its own sharp template, on both indices alike."""
+    recognizer = Recognizer(taught_profile("bridge"))
+    design = DESIGNS["bridge"]
+    far = Pose(card_height=200)  # the box further off than the card was at teaching
+    for code in ("AC", "4C", "8C"):
+        card = Card.parse(code)
+        reading = recognizer.read(render_frame(FrameSpec(card, design, far, Spoilers(blur=1.5))))
+        assert reading.card is None, (code, reading)
+        assert reading.status is ReadingStatus.UNCERTAIN
+        assert {reading.guess, reading.runner_up} == {card, Card(card.rank, Suit.SPADES)}
+        assert "too blurred" in reading.detail
+        # In focus at the same distance, it is read.
+        assert recognizer.read(render_frame(FrameSpec(card, design, far))).card == card

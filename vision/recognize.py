@@ -73,6 +73,8 @@ class CornerRead:
     # Where the best rank sat against where teaching saw it, in canonical pixels: a card
     # whose long edge the box's lip hides shows its index nearer the found edge.
     rank_shift: tuple[int, int] = (0, 0)
+    # How much softer the index is than the taught pictures were (see :func:`blur_width`).
+    blur: float = 0.0
 
     @property
     def card(self) -> Card:
@@ -151,6 +153,11 @@ class Thresholds:
     agree_margin: float = 0.1
     guess_score: float = 0.6  # worth asking the dealer about
     guess_margin: float = 0.1
+    # Canonical pixels of blur beyond the taught pictures' own. Softer than this (a camera
+    # out of focus, or further from the box than at teaching), a blurred club fits the
+    # spade better than its own sharp template, on both indices alike: the lead and the
+    # agreement of two indices then mean nothing, and no reading is sure.
+    max_blur: float = 1.6
     # The whole index must look like this deck's print of the card, not merely share its
     # rank and suit: that is what keeps a card of another design from being read.
     likeness: float = 0.85
@@ -256,6 +263,20 @@ def _separations(templates: Mapping[K, FloatImage]) -> dict[tuple[K, K], float]:
     return {pair: max(float(np.mean(values)), MIN_SEPARATION) for pair, values in gaps.items()}
 
 
+def blur_width(grey: FloatImage) -> float:
+    """How soft the ink's edges are in a window, as the sigma (in pixels) of the Gaussian
+    blur that makes a sharp edge of the window's contrast as steep as its steepest ones.
+    Light and tint scale the contrast and the slopes alike, so only focus and scale move it;
+    0 for a window with no ink to judge by."""
+    contrast = _quantile(grey, 0.97) - _quantile(grey, 0.03)
+    across = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3) / 8
+    down = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3) / 8
+    steepest = _quantile(cv2.magnitude(across, down), 0.99)
+    if contrast < 20 or steepest <= 0:
+        return 0.0
+    return contrast / (steepest * float(np.sqrt(2 * np.pi)))
+
+
 def _unfit_frame(image: Image) -> CardReading | None:
     if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
         return CardReading(
@@ -294,6 +315,9 @@ class Recognizer:
         self._suit_templates = dict(profile.suit_templates)
         self._rank_separation = _separations(self._rank_templates)
         self._suit_separation = _separations(self._suit_templates)
+        self._taught_blur = float(
+            np.median([blur_width(template) for template in profile.index_templates.values()])
+        )
 
     def read_corner(self, colour_patch: Image) -> CornerRead:
         patch = whiteness(colour_patch).astype(np.float32)
@@ -332,6 +356,7 @@ class Recognizer:
                     suit_scores[suit] = -1.0
         rank, rank_score, rank2, rank2_score = _best_two(rank_scores)
         suit, suit_score, suit2, suit2_score = _best_two(suit_scores)
+        index_window = _window(patch, self.profile.index_box, (dx, dy), SUIT_SLACK)
         return CornerRead(
             rank,
             suit,
@@ -343,16 +368,23 @@ class Recognizer:
             suit2_score,
             self._rank_separation[rank, rank2],
             self._suit_separation[suit, suit2],
-            self._likeness(patch, Card(rank, suit), (dx, dy)),
+            self._likeness(index_window, Card(rank, suit)),
             (dx, dy),
+            self._extra_blur(index_window),
         )
 
-    def _likeness(self, patch: FloatImage, card: Card, shift: tuple[int, int]) -> float:
+    def _likeness(self, index_window: FloatImage, card: Card) -> float:
         template = self.profile.index_templates.get(card)
         if template is None:
             return 0.0  # a card outside this deck (a Monte Bank 40 has no tens)
-        window = _window(patch, self.profile.index_box, shift, SUIT_SLACK)
-        return float(cv2.minMaxLoc(cv2.matchTemplate(window, template, cv2.TM_CCOEFF_NORMED))[1])
+        return float(
+            cv2.minMaxLoc(cv2.matchTemplate(index_window, template, cv2.TM_CCOEFF_NORMED))[1]
+        )
+
+    def _extra_blur(self, index_window: FloatImage) -> float:
+        """The blur on this index beyond the taught pictures' own: blurs add as squares."""
+        seen = blur_width(index_window)
+        return float(np.sqrt(max(seen * seen - self._taught_blur * self._taught_blur, 0.0)))
 
     def read_flat(self, flat: Image) -> CardReading:
         """Read a flattened card (see :func:`vision.geometry.flatten`)."""
@@ -381,10 +413,13 @@ class Recognizer:
                 if c.score >= score and c.margin >= margin and c.likeness >= likeness
             ]
 
+        def sharp(candidates: list[CornerRead]) -> list[CornerRead]:
+            return [c for c in candidates if c.placed and c.blur <= t.max_blur]
+
         # An index found at the very edge of where it may be was probably cut off or
         # stretched by an outline that missed the card's edge; both indices then lean the
         # same wrong way together, so such a corner does not count towards a reading.
-        sure = [c for c in passing(t.sure_score, t.sure_margin, t.likeness) if c.placed]
+        sure = sharp(passing(t.sure_score, t.sure_margin, t.likeness))
         vetoing = passing(t.veto_score, t.veto_margin)
         claimed = {c.card for c in sure + vetoing}
         if len(claimed) > 1:
@@ -396,7 +431,7 @@ class Recognizer:
         # Two indices leaning the same way are independent evidence; one of them looking
         # like this deck's print is enough to tell the deck apart, as it is for a sure
         # index, while glare or a finger beside the other may dull its likeness.
-        agreeing = [c for c in passing(t.agree_score, t.agree_margin) if c.placed]
+        agreeing = sharp(passing(t.agree_score, t.agree_margin))
         if not any(c.likeness >= t.likeness for c in agreeing):
             agreeing = []
         if sure or (len(agreeing) == 2 and agreeing[0].card == agreeing[1].card):
@@ -418,6 +453,11 @@ class Recognizer:
         if leaning:
             guess = max(leaning, key=lambda c: c.score)
             runner_up, runner_up_score = guess.runner_up
+            why = (
+                "the picture is too blurred to be sure (focus the camera)"
+                if guess.blur > t.max_blur
+                else "not surely"
+            )
             return CardReading(
                 ReadingStatus.UNCERTAIN,
                 None,
@@ -425,7 +465,7 @@ class Recognizer:
                 runner_up,
                 runner_up_score,
                 guess=guess.card,
-                detail=f"looks like {guess.card.code} but not surely (score {guess.score:.2f}, "
+                detail=f"looks like {guess.card.code} but {why} (score {guess.score:.2f}, "
                 f"margin {guess.margin:.2f} over {runner_up.code})",
             )
         return CardReading(
