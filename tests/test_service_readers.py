@@ -33,7 +33,7 @@ from table.service.table_service import TableService
 from tests.mosquitto import wait_until
 from vision.barcode import CardCode, SerialScanner, encode_payload, sticker
 from vision.errors import ScannerError
-from vision.frames import Frame, Image, VideoCaptureSource
+from vision.frames import Frame, Image, ImageFolderSource, VideoCaptureSource
 from vision.recognize import CardReading, ReadingStatus, Recognizer
 from vision.synthetic import DESIGNS, FrameSpec, Scene, deal_video, render_card, render_frame
 
@@ -648,6 +648,43 @@ def test_a_camera_over_the_box_deals_the_cards_it_sees_into_the_engine(tmp_path:
     assert list(service.state.casekeep.dealt_cards()) == order
     assert service.state.last_turn == (Card.parse("QS"), Card.parse("JC"))
     assert [alarm.kind.value for alarm in alarms] == ["reader-lost"]  # the video ended
+    camera.close()
+
+
+def test_a_corrupt_picture_in_a_folder_of_frames_is_told_and_the_cards_after_it_dealt(
+    tmp_path: Path,
+) -> None:
+    """A folder of frames copied with one picture cut short: the camera is lost a moment,
+    naming it, then goes on with the frames after it; starting the folder over showed the
+    dealt cards again as cards seen twice, and never reached the cards after it."""
+    service, _, clock = make(tmp_path)
+    service.execute_line("shuffle")
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    design = DESIGNS[TEST_DESIGN]
+    shown = [*["5S"] * 4, "cut", *["KD"] * 4, *[None] * 2]
+    for number, code in enumerate(shown):
+        path = frames / f"{number:03d}.png"
+        if code == "cut":
+            path.write_bytes(b"\x89PNG cut short")
+            continue
+        card = None if code is None else Card.parse(code)
+        scene = Scene.CARD if card is not None else Scene.EMPTY
+        cv2.imwrite(str(path), render_frame(FrameSpec(card, design, scene=scene)))
+    camera = CameraReader(
+        ImageFolderSource(frames), Recognizer(taught_profile()), service, clock=clock
+    )
+    alarms: list[str] = []
+
+    def step() -> None:
+        clock.now += 0.25  # past the pause before the folder is taken up again
+        alarms.extend(alarm.message for alarm in camera.poll().alarms)
+
+    assert wait_until(lambda: camera.ended, step=step, timeout=60)
+    assert dealt(service) == ["5S", "KD"]
+    assert len(alarms) == 2, alarms
+    assert "not a readable image" in alarms[0] and "004.png" in alarms[0]
+    assert "no more frames" in alarms[1]
     camera.close()
 
 

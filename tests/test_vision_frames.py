@@ -51,6 +51,24 @@ def test_a_corrupt_image_in_the_folder_is_a_clear_error(tmp_path: Path) -> None:
         list(ImageFolderSource(tmp_path))
 
 
+def test_a_folder_goes_on_past_a_corrupt_image_rather_than_starting_over(
+    tmp_path: Path,
+) -> None:
+    for name, value in (("a.png", 10), ("c.png", 30)):
+        cv2.imwrite(str(tmp_path / name), _picture(value))
+    (tmp_path / "b.png").write_bytes(b"cut short by the copy")
+    source = ImageFolderSource(tmp_path, fps=10)
+    shown: list[int] = []
+    with pytest.raises(FrameSourceError, match=r"b\.png"):
+        shown.extend(int(frame.image[0, 0, 0]) for frame in source)
+    # Taken up again (the service reopens a source that failed), it shows what came after.
+    later = list(source)
+    assert shown == [10]
+    assert [int(frame.image[0, 0, 0]) for frame in later] == [30]
+    assert [frame.index for frame in later] == [2]
+    assert later[0].timestamp == pytest.approx(0.2)
+
+
 def test_video_file_replays_its_frames_with_the_files_own_times(tmp_path: Path) -> None:
     path = tmp_path / "deal.avi"
     writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"MJPG"), 10.0, (640, 480))

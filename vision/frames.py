@@ -155,7 +155,12 @@ class VideoCaptureSource(_Closing):
 
 
 class ImageFolderSource(_Closing):
-    """Every picture in a folder, in file-name order, spaced ``1 / fps`` seconds apart."""
+    """Every picture in a folder, in file-name order, spaced ``1 / fps`` seconds apart.
+
+    Iterated again, it goes on from where it stopped, as a recording does: a picture that
+    cannot be read is reported once (:class:`FrameSourceError`) and the pictures after it
+    still come, rather than the folder starting over and showing its dealt cards again.
+    """
 
     def __init__(self, folder: str | Path, *, fps: float = 30.0) -> None:
         self._folder = Path(folder)
@@ -167,13 +172,17 @@ class ImageFolderSource(_Closing):
         if not self._paths:
             raise FrameSourceError(f"no images in {str(folder)!r}")
         self._fps = fps
+        self._next = 0
 
     @property
     def paths(self) -> tuple[Path, ...]:
         return tuple(self._paths)
 
     def __iter__(self) -> Iterator[Frame]:
-        for index, path in enumerate(self._paths):
+        while self._next < len(self._paths):
+            index = self._next
+            path = self._paths[index]
+            self._next += 1
             image = cv2.imread(str(path), cv2.IMREAD_COLOR)
             if image is None:
                 raise FrameSourceError(f"not a readable image: {str(path)!r}")
