@@ -38,6 +38,16 @@ def test_image_folder_gives_every_picture_in_name_order_with_spaced_timestamps(
     assert all(f.image.shape == (48, 64, 3) for f in frames)
 
 
+def test_a_folder_copied_from_a_mac_gives_its_pictures_not_their_resource_files(
+    tmp_path: Path,
+) -> None:
+    for name, value in (("0001.png", 10), ("0002.png", 20)):
+        cv2.imwrite(str(tmp_path / name), _picture(value))
+        (tmp_path / f"._{name}").write_bytes(b"\x00\x05\x16\x07 AppleDouble resource data")
+    frames = list(ImageFolderSource(tmp_path))
+    assert [int(frame.image[0, 0, 0]) for frame in frames] == [10, 20]
+
+
 def test_image_folder_refuses_a_missing_or_empty_folder(tmp_path: Path) -> None:
     with pytest.raises(FrameSourceError, match="no such image folder"):
         ImageFolderSource(tmp_path / "absent")

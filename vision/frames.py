@@ -166,8 +166,12 @@ class ImageFolderSource(_Closing):
         self._folder = Path(folder)
         if not self._folder.is_dir():
             raise FrameSourceError(f"no such image folder: {str(folder)!r}")
+        # A hidden file is never a frame: a folder copied from a Mac holds a "._" file of
+        # resource data beside each picture, named like it.
         self._paths = sorted(
-            p for p in self._folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES
+            p
+            for p in self._folder.iterdir()
+            if p.suffix.lower() in IMAGE_SUFFIXES and not p.name.startswith(".")
         )
         if not self._paths:
             raise FrameSourceError(f"no images in {str(folder)!r}")
