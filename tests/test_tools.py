@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 TOOLS = Path(__file__).resolve().parent.parent / "tools"
@@ -31,3 +32,26 @@ def test_need_mosquitto_installs_openssl_on_a_machine_without_it(tmp_path: Path)
     installs = [line.split() for line in lines if "install" in line]
     assert installs, "apt-get install was never run"
     assert "openssl" in installs[-1]
+
+
+def test_the_venv_keeps_the_os_numpy_where_the_os_picamera2_is_seen(tmp_path: Path) -> None:
+    """Raspberry Pi OS's picamera2 is built against its numpy 1.x: numpy 2 installed beside it
+    in the venv would stop the camera from opening. Elsewhere nothing is held."""
+    os_packages = tmp_path / "dist-packages"
+    (os_packages / "numpy").mkdir(parents=True)
+    (os_packages / "numpy" / "__init__.py").write_text('__version__ = "1.24.2"\n')
+
+    def constraints() -> str:
+        environment = {**os.environ, "PYTHONPATH": str(os_packages)}
+        return subprocess.run(
+            [sys.executable, str(TOOLS / "os-numpy.py")],
+            env=environment,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+
+    assert constraints() == ""  # a machine with no picamera2: pip chooses freely
+    (os_packages / "picamera2").mkdir()
+    (os_packages / "picamera2" / "__init__.py").write_text("")
+    assert constraints() == "numpy==1.24.2\n"

@@ -44,6 +44,8 @@ target="."
 [ -n "$extras" ] && target=".[${extras}]"
 stamp=".venv/.installed-$(echo "$extras" | tr ',' '-')"
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
-    .venv/bin/python -m pip install -qq -e "$target"
+    # On Raspberry Pi OS the OS's picamera2 needs the OS's numpy (tools/os-numpy.py).
+    .venv/bin/python tools/os-numpy.py > .venv/constraints.txt
+    .venv/bin/python -m pip install -qq -c .venv/constraints.txt -e "$target"
     touch "$stamp"
 fi
