@@ -26,6 +26,7 @@ def test_need_mosquitto_installs_openssl_on_a_machine_without_it(tmp_path: Path)
     stub(bin_folder, "apt-get", f'echo "$@" >> {asked}')
     stub(bin_folder, "id", "echo 0")  # root: apt-get is run as it is, no sudo
     stub(bin_folder, "mosquitto", "exit 0")  # the broker is there; openssl is not
+    stub(bin_folder, "dirname", 'echo "${1%/*}"')
     environment = {**os.environ, "PATH": str(bin_folder)}
     subprocess.run(["/bin/bash", str(TOOLS / "need-mosquitto.sh")], env=environment, check=True)
     lines = asked.read_text().splitlines() if asked.exists() else []
@@ -55,3 +56,22 @@ def test_the_venv_keeps_the_os_numpy_where_the_os_picamera2_is_seen(tmp_path: Pa
     (os_packages / "picamera2").mkdir()
     (os_packages / "picamera2" / "__init__.py").write_text("")
     assert constraints() == "numpy==1.24.2\n"
+
+
+def test_a_machine_without_sudo_is_told_what_to_run_as_root(tmp_path: Path) -> None:
+    bin_folder = tmp_path / "bin"
+    bin_folder.mkdir()
+    stub(bin_folder, "apt-get", "exit 0")
+    stub(bin_folder, "id", "echo 1000")  # not root, and no sudo on the PATH
+    stub(bin_folder, "dirname", 'echo "${1%/*}"')
+    environment = {**os.environ, "PATH": str(bin_folder)}
+    refused = subprocess.run(
+        ["/bin/bash", str(TOOLS / "need-mosquitto.sh")],
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert refused.returncode != 0
+    assert "need root to run: apt-get update" in refused.stderr
+    assert "there is no sudo" in refused.stderr

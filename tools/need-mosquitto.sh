@@ -12,6 +12,6 @@ if ! command -v apt-get >/dev/null; then
     echo "error: the tests need ${missing[*]}; install them with your package manager" >&2
     exit 1
 fi
-as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+. "$(dirname "$0")/as-root.sh"
 as_root apt-get update -qq
 DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${missing[@]}"

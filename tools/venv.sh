@@ -6,10 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 extras="${1:-}"
 
-as_root() {
-    if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
-        echo "error: need root to run: $*" >&2; return 1; fi
-}
+. tools/as-root.sh
 
 find_python() {
     for candidate in python3.13 python3.12 python3.11 python3; do
