@@ -269,6 +269,33 @@ def test_an_archiving_cut_short_before_the_records_leave_is_taken_up_by_the_next
     assert records_of(written, path) == records_of(whole)
 
 
+def test_an_archiving_cut_short_by_a_power_cut_is_finished_as_the_table_starts_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The power was cut once the archive was in place and before the records left the
+    journal: the archive and the journal both hold them. The table starting again finishes
+    the archiving, so that verify, given the archives and the journal, finds the chain whole
+    from the start on, not only from the next deck."""
+    path, whole = tmp_path / "faro.sqlite", tmp_path / "whole.sqlite"
+    dealt(whole, 330, every=0)
+
+    def power_cut(self: Journal, upto: int) -> None:
+        raise JournalError(f"journal {self.path}: the power went")
+
+    with monkeypatch.context() as cut:
+        cut.setattr(Journal, "_begin_after", power_cut)
+        dealt(path, 330, every=300)
+    [written] = archives_beside(path)
+    with Journal(path, read_only=True) as journal:
+        assert journal.first_seq == 1
+    journal = open_journal(path)
+    TableService(archiving(faro_config(path), 300), journal, clock=lambda: 1.8e9)
+    journal.close()
+    assert records_of(written, path) == records_of(whole)
+    checked = dealtable("verify", str(written), str(path))
+    assert checked.returncode == 0, checked.stdout
+
+
 def test_an_archiving_cut_short_decks_ago_is_written_again_where_a_checkpoint_is(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -868,15 +868,14 @@ class Journal:
             if not folder.is_dir():
                 folder.mkdir(parents=True)
                 _sync_folder(folder.parent)
-            found = sorted(folder.glob(f"{self.path.stem}-{first:010d}-*.sqlite"))
-            last = self._archived_already(found[0], first) if found else None
-            if last is not None and last + 1 in self._sound_checkpoints():
-                target, upto = found[0], last
+            found, last = self._archive_in_place(folder)
+            if found is not None and last + 1 in self._sound_checkpoints():
+                target, upto = found, last
             else:
-                if last is not None:
+                if found is not None:
                     # A copy of records this journal still holds, cut where it keeps no
                     # checkpoint any more (cut short a deck or more ago): written anew.
-                    found[0].unlink()
+                    found.unlink()
                 target = folder / f"{self.path.stem}-{first:010d}-{upto:010d}.sqlite"
                 self._write_archive(target, first, upto)
         except OSError as error:
@@ -885,6 +884,38 @@ class Journal:
             ) from None
         self._begin_after(upto)
         return Archived(target, first, upto)
+
+    def finish_archiving(self, folder: str | Path) -> Archived | None:
+        """Begin after the records an archive in ``folder`` holds, when an archiving was cut
+        short (a power cut) once the archive was in place and before the records left: the
+        archives and the journal then chain from file to file again, with no record in two
+        files, from the start on rather than from the next deck. None if there is no such
+        archive, or it does not end where the journal keeps a sound checkpoint (the next
+        archiving writes it again)."""
+        if self.read_only:
+            raise JournalError(f"journal {self.path} is open read-only: nothing is archived")
+        try:
+            found, last = self._archive_in_place(Path(folder))
+        except OSError as error:
+            raise JournalError(
+                f"journal {self.path}: cannot read the archives in {folder}: {error}"
+            ) from None
+        first = self.first_seq
+        if found is None or last + 1 not in self._sound_checkpoints():
+            return None
+        if last > self.archivable_upto():
+            return None
+        self._begin_after(last)
+        return Archived(found, first, last)
+
+    def _archive_in_place(self, folder: Path) -> tuple[Path | None, int]:
+        """The archive in ``folder`` of this journal's records from its first on, and its
+        last record; ``(None, 0)`` if there is none."""
+        first = self.first_seq
+        found = sorted(folder.glob(f"{self.path.stem}-{first:010d}-*.sqlite"))
+        if not found:
+            return None, 0
+        return found[0], self._archived_already(found[0], first)
 
     def _archived_already(self, found: Path, first: int) -> int:
         """The last record of an archive in place that holds this journal's records from

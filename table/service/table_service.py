@@ -61,6 +61,7 @@ class TableService:
         self._journal_tried_at = -math.inf
         if self.resumed:
             self.game = self._resume()
+            self._finish_archiving()
             self._follow_config_rules()
             return
         if table.game == "faro":
@@ -174,6 +175,27 @@ class TableService:
             time.monotonic() - started,
         )
         self._drop_old_archives(archived.path.parent)
+
+    def _finish_archiving(self) -> None:
+        """An archiving the service was stopped in the middle of (a power cut) is finished as
+        it starts: until then its archive and the journal hold the same records, and
+        ``dealtable verify`` of the archives and the journal finds the chain broken."""
+        if not self.config.table.archive_every:
+            return
+        try:
+            archived = self.journal.finish_archiving(archive_folder(self.config.table))
+        except JournalError as error:
+            log.warning("%s; the records stay in the journal until the next deck", error)
+            return
+        if archived is not None:
+            log.info(
+                "journal %s: the archiving cut short when the service stopped is finished: "
+                "records %d to %d are in the archive %s",
+                self.journal.path,
+                archived.first_seq,
+                archived.last_seq,
+                archived.path,
+            )
 
     def _drop_old_archives(self, folder: Path) -> None:
         """Past ``archives_kept`` archives (an exhibit's SD card fills in a year or two), the
