@@ -241,6 +241,46 @@ def test_an_archive_that_cannot_be_written_moves_nothing_and_the_table_deals_on(
     assert records_of(*archived, path)[: len(records_of(whole))] == records_of(whole)
 
 
+def test_an_archive_folder_whose_disk_is_unmounted_is_not_made_again_beneath_it(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The archives go to a disk of their own, which comes unmounted: its mount point is
+    left empty. The folder is not made again there, on the disk beneath (the SD card), where
+    archives would fill it and hide once the disk is back: the records stay in the journal,
+    said in the log, and go to the disk's folder once it is mounted again. None is lost, and
+    the files chain from the first to the journal."""
+    mount, away = tmp_path / "usb", tmp_path / "usb-unplugged"
+    mount.mkdir()
+    folder = mount / "archive"
+    path, whole = tmp_path / "faro.sqlite", tmp_path / "whole.sqlite"
+    dealt(whole, 1200, every=0)
+    journal = open_journal(path)
+    service = TableService(
+        archiving(faro_config(path), 300, str(folder)), journal, clock=lambda: 1.8e9
+    )
+    simulated = SimulatedTable(service, seed=3)
+    for _ in range(400):
+        simulated.step()
+    assert journal.first_seq > 1
+    mount.rename(away)
+    mount.mkdir()
+    begins = journal.first_seq
+    with caplog.at_level(logging.WARNING, "dealtable"):
+        for _ in range(400):
+            simulated.step()
+    assert not folder.exists()
+    assert journal.first_seq == begins
+    assert "if the disk it is on is unmounted, mount it" in caplog.text
+    mount.rmdir()
+    away.rename(mount)
+    for _ in range(400):
+        simulated.step()
+    journal.close()
+    assert journal.first_seq > begins
+    archives = journal_module.archives_of(path, folder)
+    assert records_of(*archives, path) == records_of(whole)
+
+
 def test_an_archiving_cut_short_before_the_records_leave_is_taken_up_by_the_next(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:

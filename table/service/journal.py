@@ -866,6 +866,16 @@ class Journal:
         folder = Path(folder)
         try:
             if not folder.is_dir():
+                if self.opening is not None:
+                    # It was there for the archives before: made again, it would be made on
+                    # the disk beneath an unmounted one, filling it with archives the disk
+                    # hides once it is back.
+                    raise JournalError(
+                        f"journal {self.path}: cannot archive to {folder}: the folder is not "
+                        f"there, and the journal's records before record {first} were "
+                        "archived: if the disk it is on is unmounted, mount it; if it is to be "
+                        "a new folder, make it"
+                    )
                 folder.mkdir(parents=True)
                 _sync_folder(folder.parent)
             found, last = self._archive_in_place(folder)
