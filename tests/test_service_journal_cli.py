@@ -851,3 +851,36 @@ def test_a_journal_whose_file_is_damaged_is_named_broken_and_still_backed_up(
     copied = dealtable("backup", str(path), str(tmp_path / "copy.sqlite"))
     assert copied.returncode == 1 and "kept for inspection" in copied.stdout
     assert (tmp_path / "copy.sqlite").exists()
+
+
+def test_a_journal_whose_file_is_damaged_is_carried_on_from_the_records_before_the_damage(
+    tmp_path: Path,
+) -> None:
+    """The table refuses a journal with a page gone bad and sends the operator to carry-on:
+    it copies the records read before the page, with no traceback, and the table deals on
+    from them."""
+    from table.service.run import SimulatedTable
+
+    path, new = tmp_path / "j.sqlite", tmp_path / "new.sqlite"
+    config = Config(table=TableConfig(journal=str(path)), reader=ReaderConfig(seed=3))
+    with Journal(path, "table") as journal:
+        simulated = SimulatedTable(TableService(config, journal), seed=3)
+        while journal.last_seq < 2000:
+            simulated.step()
+        last = journal.last_seq
+    with closing(sqlite3.connect(path)) as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    damaged = bytearray(path.read_bytes())
+    middle = len(damaged) // 4096 // 2 * 4096
+    damaged[middle : middle + 4096] = b"\xa5" * 4096
+    path.write_bytes(bytes(damaged))
+    carried = dealtable("carry-on", str(path), str(new))
+    assert carried.returncode == 0 and "Traceback" not in carried.stderr, carried.stderr
+    assert "the journal's file is damaged" in carried.stdout
+    with Journal(new, read_only=True) as journal:
+        assert journal.verify() is None
+        kept = journal.last_seq
+    assert 0 < kept < last
+    assert f"left out: {last - kept} records from there on" in carried.stdout
+    dealt_on = dealtable("run", "--deals", "1", "--speed", "0", "--journal", str(new))
+    assert dealt_on.returncode == 0, dealt_on.stderr

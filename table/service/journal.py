@@ -1454,8 +1454,12 @@ def carry_on(damaged: str | Path, new: str | Path) -> Recovered:
             "ORDER BY seq",
             (sound_upto,),
         ).fetchall()
-        after = old._db.execute("SELECT COUNT(*) FROM events WHERE seq > ?", (sound_upto,))
-        left_out = int(after.fetchone()[0])
+        try:
+            after = old._db.execute("SELECT COUNT(*) FROM events WHERE seq > ?", (sound_upto,))
+            left_out = int(after.fetchone()[0])
+        except sqlite3.DatabaseError:
+            # Pages of the file gone bad hold some of them: they are told by their numbers.
+            left_out = old.last_seq - sound_upto
         cursors = old._optional_rows("SELECT name, MIN(seq, ?) FROM cursors", (sound_upto,))
         requests = old._optional_rows(
             "SELECT request_id, seq FROM requests WHERE seq <= ?", (sound_upto,)
