@@ -884,3 +884,42 @@ def test_a_journal_whose_file_is_damaged_is_carried_on_from_the_records_before_t
     assert f"left out: {last - kept} records from there on" in carried.stdout
     dealt_on = dealtable("run", "--deals", "1", "--speed", "0", "--journal", str(new))
     assert dealt_on.returncode == 0, dealt_on.stderr
+
+
+def test_a_page_gone_bad_anywhere_in_the_file_is_damage_named_never_a_traceback(
+    tmp_path: Path,
+) -> None:
+    """Whichever page of the journal's file goes bad (its records, where they end, its
+    commands' ends, its outbox's place, its note of the table), reading it names the damage
+    and carry-on either copies the sound records or says why it cannot: no SQLite error
+    escapes, which the commands would end on with a traceback."""
+    from table.service.journal import JournalError
+    from table.service.run import SimulatedTable
+
+    path = tmp_path / "j.sqlite"
+    config = Config(table=TableConfig(journal=str(path)), reader=ReaderConfig(seed=3))
+    with Journal(path, "table") as journal:
+        simulated = SimulatedTable(TableService(config, journal), seed=3)
+        while journal.last_seq < 300:
+            simulated.step()
+        journal.set_cursor("mqtt", journal.last_seq)
+        journal.remember_request("bet-1", 5)
+    with closing(sqlite3.connect(path)) as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    whole = path.read_bytes()
+    carried = 0
+    for page in range(1, len(whole) // 4096):
+        damaged, new = tmp_path / f"page-{page}.sqlite", tmp_path / f"new-{page}.sqlite"
+        bad = bytearray(whole)
+        bad[page * 4096 : (page + 1) * 4096] = b"\xa5" * 4096
+        damaged.write_bytes(bytes(bad))
+        try:
+            with Journal(damaged, read_only=True) as journal:
+                journal.verify()
+            carry_on(damaged, new)
+        except JournalError:
+            continue
+        carried += 1
+        with Journal(new, read_only=True) as journal:
+            assert journal.verify() is None
+    assert carried > len(whole) // 4096 // 2

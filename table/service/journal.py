@@ -347,6 +347,17 @@ def decode_record(path: Path, seq: int, body: str) -> Event:
     return event
 
 
+def _is_damage(error: sqlite3.DatabaseError) -> bool:
+    """SQLite found the file's pages malformed (an SD card's pages gone bad)."""
+    return getattr(error, "sqlite_errorname", "") in ("SQLITE_CORRUPT", "SQLITE_NOTADB")
+
+
+def _file_damaged(path: Path, seq: int, error: sqlite3.DatabaseError) -> JournalDamagedError:
+    return JournalDamagedError(
+        path, Broken(seq, f"unreadable: the journal's file is damaged ({error})")
+    )
+
+
 @dataclass(frozen=True)
 class DealSummary:
     deal: int
@@ -469,6 +480,7 @@ class Journal:
         # Places a consumer reached that the disk would not take: archiving still waits for
         # them, until one is written or the journal closes.
         self._places_unwritten: dict[str, int] = {}
+        self.opening: Opening | None = None
         if not read_only:
             # Taken before the journal is written: a second service on it never writes a byte.
             self._lock = lock or JournalLock(self.path)
@@ -503,6 +515,11 @@ class Journal:
             row = self._db.execute(
                 "SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1"
             ).fetchone()
+        except sqlite3.DatabaseError as error:
+            self.close()
+            if not _is_damage(error):
+                raise JournalError(f"journal {self.path}: cannot open: {error}") from None
+            raise _file_damaged(self.path, self.first_seq, error) from None
         except BaseException:
             self.close()
             raise
@@ -727,9 +744,11 @@ class Journal:
 
     def _follow_chain(self, decode: bool) -> None:
         chain = ChainCheck(self.path, self.opening)
-        cursor = self._db.execute("SELECT seq, body, prev_hash, hash FROM events ORDER BY seq")
         checking = self._checking
         try:
+            # The first records are read as the query starts: inside, so that their page
+            # gone bad is damage named like any other.
+            cursor = self._db.execute("SELECT seq, body, prev_hash, hash FROM events ORDER BY seq")
             for seq, body, prev_hash, stored_hash in cursor:
                 chain.add(seq, body, prev_hash, stored_hash)
                 if decode:
@@ -739,25 +758,28 @@ class Journal:
         except sqlite3.DatabaseError as error:
             # The file itself is damaged (an SD card's pages gone bad): the records from the
             # first one not read are lost to the chain.
-            chain._damaged(
-                chain.last_seq + 1, f"unreadable: the journal's file is damaged ({error})"
-            )
+            raise _file_damaged(self.path, chain.last_seq + 1, error) from None
         # A chain cannot show records cut from its end; the outbox's cursors can, as they
         # remember how far the journal was sent, and so can the appends that wrote them.
         # (A journal from before either table was kept has neither.)
-        beyond = [
-            (f"its {name} outbox had sent up to", int(seq))
-            for name, seq in self._optional_rows(
-                "SELECT name, seq FROM cursors WHERE seq > ? ORDER BY seq DESC LIMIT 1",
-                (chain.last_seq,),
-            )
-        ] + [
-            ("its appends had reached", int(seq))
-            for (seq,) in self._optional_rows(
-                "SELECT seq FROM commits WHERE seq > ? ORDER BY seq DESC LIMIT 1",
-                (chain.last_seq,),
-            )
-        ]
+        try:
+            beyond = [
+                (f"its {name} outbox had sent up to", int(seq))
+                for name, seq in self._optional_rows(
+                    "SELECT name, seq FROM cursors WHERE seq > ? ORDER BY seq DESC LIMIT 1",
+                    (chain.last_seq,),
+                )
+            ] + [
+                ("its appends had reached", int(seq))
+                for (seq,) in self._optional_rows(
+                    "SELECT seq FROM commits WHERE seq > ? ORDER BY seq DESC LIMIT 1",
+                    (chain.last_seq,),
+                )
+            ]
+        except sqlite3.DatabaseError as error:
+            # The pages that tell how far the journal went are bad: records after its last
+            # may be lost with them.
+            raise _file_damaged(self.path, chain.last_seq + 1, error) from None
         if beyond:
             reached, seq = beyond[0]
             raise JournalDamagedError(
@@ -1432,7 +1454,22 @@ def carry_on(damaged: str | Path, new: str | Path) -> Recovered:
         sound, broken = old._sound_part()
         if broken is None:
             raise JournalError(f"journal {old.path} is sound: deal on with it as it is")
-        sound_upto, whole_commands = old._last_commit(sound)
+
+        def readable(sql: str, parameters: tuple[Any, ...]) -> list[Any]:
+            """Rows of a table beside the records, none where its pages have gone bad."""
+            try:
+                return old._optional_rows(sql, parameters)
+            except sqlite3.DatabaseError:
+                return []
+
+        commits_from = old._meta("commits_from")
+        try:
+            sound_upto, whole_commands = old._last_commit(sound)
+            commits = old._optional_rows("SELECT seq FROM commits WHERE seq <= ?", (sound_upto,))
+        except sqlite3.DatabaseError:
+            # Where the commands ended went with pages gone bad: told as for a journal
+            # written before it was kept.
+            sound_upto, whole_commands, commits, commits_from = sound, False, [], None
         opening, first = old.opening, old.first_seq
         if sound_upto < first:
             raise JournalError(
@@ -1460,12 +1497,8 @@ def carry_on(damaged: str | Path, new: str | Path) -> Recovered:
         except sqlite3.DatabaseError:
             # Pages of the file gone bad hold some of them: they are told by their numbers.
             left_out = old.last_seq - sound_upto
-        cursors = old._optional_rows("SELECT name, MIN(seq, ?) FROM cursors", (sound_upto,))
-        requests = old._optional_rows(
-            "SELECT request_id, seq FROM requests WHERE seq <= ?", (sound_upto,)
-        )
-        commits = old._optional_rows("SELECT seq FROM commits WHERE seq <= ?", (sound_upto,))
-        commits_from = old._meta("commits_from")
+        cursors = readable("SELECT name, MIN(seq, ?) FROM cursors", (sound_upto,))
+        requests = readable("SELECT request_id, seq FROM requests WHERE seq <= ?", (sound_upto,))
         table_id = old.table_id
         names = [(first, name) for first, name in old.names() if first <= sound_upto]
     given = _named_apart_after(names, sound_upto)
