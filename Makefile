@@ -15,6 +15,7 @@ test:
 
 bench:
 	@tools/venv.sh
+	@tools/need-mosquitto.sh
 	@for script in bench/*.py; do echo "== $$script"; $(PY) $$script || exit 1; done
 
 lint:

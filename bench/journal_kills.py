@@ -23,7 +23,6 @@ import json
 import os
 import random
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -40,36 +39,10 @@ from paho.mqtt.enums import CallbackAPIVersion
 from table.events import Event
 from table.service.journal import Journal, archives_of
 from table.service.table_service import engine_for, table_from_journal
+from tests.mosquitto import Broker
 
 TABLE = "kills"
 PYTHON = sys.executable
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def start_broker(folder: Path) -> tuple[subprocess.Popen[bytes], int]:
-    port = free_port()
-    conf = folder / "mosquitto.conf"
-    lines = [f"listener {port} 127.0.0.1", "allow_anonymous true", "persistence false"]
-    if os.geteuid() == 0:
-        lines.append("user root")
-    conf.write_text("\n".join(lines) + "\n")
-    broker = subprocess.Popen(
-        ["mosquitto", "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return broker, port
-        except OSError:
-            time.sleep(0.05)
-    broker.kill()
-    raise SystemExit("mosquitto did not start")
 
 
 @dataclass
@@ -239,7 +212,9 @@ def main() -> int:
     rng = random.Random(seed)
     with tempfile.TemporaryDirectory() as temp:
         folder = Path(temp)
-        broker, port = start_broker(folder)
+        broker = Broker(folder)
+        broker.start()
+        port = broker.port
         outside = Outside()
         punter = Punter(port, outside)
         config = write_config(folder, port, archive_every=120)
@@ -299,7 +274,7 @@ def main() -> int:
                     return 1
         finally:
             punter.stop()
-            broker.kill()
+            broker.cut_power()
             log.close()
         print(f"{rounds} kills ({kinds}), nothing lost")
     return 0
