@@ -747,3 +747,50 @@ def test_past_archives_kept_the_oldest_archives_are_deleted(
     assert records_of(*kept, path) == records_of(*written[-2:], every_one)
     assert caplog.text.count("is deleted: 2 are kept") == len(written) - 2
     assert stranger.read_text() == "not an archive of this journal"
+
+
+class ReadsFailing:
+    """A journal's connection whose reads matching ``failing`` meet a disk read error once
+    ``failing`` is set: the SD card's sectors gone unreadable under it."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+        self.failing = ""
+
+    def execute(self, sql: str, parameters: object = ()) -> sqlite3.Cursor:
+        if self.failing and sql.startswith("SELECT") and self.failing in sql:
+            raise sqlite3.DatabaseError("disk I/O error")
+        return self._db.execute(sql, parameters)  # type: ignore[arg-type]
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._db, name)
+
+
+@pytest.mark.parametrize("failing", ["FROM checkpoints", "type = 'rules_chosen'"])
+def test_a_read_that_fails_as_records_are_archived_moves_nothing_and_the_table_deals_on(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, failing: str
+) -> None:
+    """A disk read error as a new deck goes in and records would move (where the spare
+    checkpoint is, what the records moved take with them): said in the log, nothing moves
+    this time, the table deals on and archives at a later deck once the disk reads again."""
+    path, whole = tmp_path / "faro.sqlite", tmp_path / "whole.sqlite"
+    unarchived = dealt(whole, 400, every=0).state
+    journal = open_journal(path)
+    reads = ReadsFailing(journal._db)
+    journal._db = reads  # type: ignore[assignment]
+    service = TableService(archiving(faro_config(path), 300), journal, clock=lambda: 1.8e9)
+    simulated = SimulatedTable(service, seed=3)
+    reads.failing = failing
+    with caplog.at_level(logging.WARNING, "dealtable"):
+        for _ in range(400):
+            simulated.step()
+    assert "disk I/O error" in caplog.text
+    assert "the records stay in the journal until the next deck" in caplog.text
+    assert journal.first_seq == 1
+    assert service.state == unarchived
+    reads.failing = ""
+    while journal.first_seq == 1:
+        simulated.step()
+    journal.close()
+    archived = archives_beside(path)
+    assert records_of(*archived, path)[: len(records_of(whole))] == records_of(whole)

@@ -585,6 +585,15 @@ class Journal:
         except sqlite3.DatabaseError as error:
             raise JournalError(f"journal {self.path}: cannot write: {error}") from None
 
+    @contextlib.contextmanager
+    def _reading(self, what: str) -> Iterator[None]:
+        """A read that fails (a disk read error, a page gone bad) is a JournalError, as a
+        failed write is: never a bare SQLite error out of the service's loop."""
+        try:
+            yield
+        except sqlite3.DatabaseError as error:
+            raise JournalError(f"journal {self.path}: cannot read {what}: {error}") from None
+
     def close(self) -> None:
         self._db.close()
         self._release_lock()
@@ -822,12 +831,13 @@ class Journal:
     def checkpoints(self) -> list[tuple[int, str, bool]]:
         """The checkpoints kept, newest first: ``(seq, body, sound)``, sound when the body is
         as it was written after the record ``seq`` the chain holds now."""
-        rows = self._optional_rows(
-            "SELECT checkpoints.seq, checkpoints.body, checkpoints.hash, events.hash "
-            "FROM checkpoints LEFT JOIN events ON events.seq = checkpoints.seq "
-            "ORDER BY checkpoints.seq DESC",
-            (),
-        )
+        with self._reading("its checkpoints"):
+            rows = self._optional_rows(
+                "SELECT checkpoints.seq, checkpoints.body, checkpoints.hash, events.hash "
+                "FROM checkpoints LEFT JOIN events ON events.seq = checkpoints.seq "
+                "ORDER BY checkpoints.seq DESC",
+                (),
+            )
         return [
             (int(seq), str(body), record_hash(str(event_hash), str(body)) == stored)
             for seq, body, stored, event_hash in rows
@@ -863,7 +873,9 @@ class Journal:
         longer used keeps its place too."""
         upto = self.before_spare_checkpoint() if upto is None else upto
         places = [*self._places_unwritten.values()]
-        for (sent,) in self._optional_rows("SELECT MIN(seq) FROM cursors", ()):
+        with self._reading("how far its MQTT outbox has sent"):
+            sent_places = self._optional_rows("SELECT MIN(seq) FROM cursors", ())
+        for (sent,) in sent_places:
             if sent is not None:
                 places.append(int(sent))
         sent_upto = min(places, default=upto)
@@ -882,10 +894,13 @@ class Journal:
         its free pages filled again by the records that follow."""
         if self.read_only:
             raise JournalError(f"journal {self.path} is open read-only: nothing is archived")
+        with self._reading("the records to archive"):
+            return self._archive(Path(folder))
+
+    def _archive(self, folder: Path) -> Archived | None:
         first, upto = self.first_seq, self.archivable_upto()
         if upto < first:
             return None
-        folder = Path(folder)
         try:
             if not folder.is_dir():
                 if self.opening is not None:
@@ -933,11 +948,12 @@ class Journal:
                 f"journal {self.path}: cannot read the archives in {folder}: {error}"
             ) from None
         first = self.first_seq
-        if found is None or last + 1 not in self._sound_checkpoints():
-            return None
-        if last > self.archivable_upto():
-            return None
-        self._begin_after(last)
+        with self._reading("the records to archive"):
+            if found is None or last + 1 not in self._sound_checkpoints():
+                return None
+            if last > self.archivable_upto():
+                return None
+            self._begin_after(last)
         return Archived(found, first, last)
 
     def _archive_in_place(self, folder: Path) -> tuple[Path | None, int]:

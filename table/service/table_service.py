@@ -138,10 +138,14 @@ class TableService:
         journal = self.journal
         if not every:
             return
-        upto = journal.before_spare_checkpoint()
+        try:
+            upto = journal.before_spare_checkpoint()
+            sent = journal.outbox_holds_back(upto)
+        except JournalError as error:
+            log.warning("%s; the records stay in the journal until the next deck", error)
+            return
         if upto - journal.first_seq + 1 < every:
             return
-        sent = journal.outbox_holds_back(upto)
         if sent is not None:
             if not self._archiving_waits:
                 log.warning(
