@@ -231,6 +231,40 @@ def test_an_edited_checkpoint_is_not_read_and_the_journal_is_replayed_instead(
     ]
 
 
+def spoil_the_checkpoints_page(path: Path) -> None:
+    """The SD card's page that holds the journal's checkpoints gone bad."""
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        pages = db.execute("SELECT pageno FROM dbstat WHERE name = 'checkpoints'").fetchall()
+    spoiled = bytearray(path.read_bytes())
+    for (page,) in pages:
+        spoiled[(page - 1) * 4096 : page * 4096] = b"\xa5" * 4096
+    path.write_bytes(bytes(spoiled))
+
+
+def test_a_bad_page_of_checkpoints_is_named_by_verify_and_the_table_replays_its_records(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Checkpoints only save time: their page gone bad, verify names the damage with no
+    traceback, and a start rebuilds the table from the records, which are intact."""
+    path = tmp_path / "faro.sqlite"
+    live = deal_faro(path, 130).state
+    spoil_the_checkpoints_page(path)
+    verified = verify(path)
+    assert (verified.returncode, verified.stderr) == (1, "")
+    assert verified.stdout.splitlines() == [
+        f"{path}: BROKEN in its checkpoints, which a start does not read; "
+        f"{live.last_seq} records, chain intact",
+        f"  journal {path}: cannot read its checkpoints: database disk image is malformed",
+    ]
+    with caplog.at_level(logging.WARNING, logger="dealtable"):
+        service, journal = resume(path, faro_config(path))
+    journal.close()
+    assert service.state == live
+    assert "cannot read its checkpoints" in caplog.text
+    assert "the table is rebuilt from the records" in caplog.text
+
+
 def test_a_checkpoint_of_another_state_is_not_read(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -216,11 +216,23 @@ def _gap_between(before: tuple[str, int, str | None], journal: Journal) -> str:
 
 
 def _verify_one(path: str, journal: Journal) -> int:
-    from table.service.journal import JournalDamagedError
+    from table.service.journal import JournalDamagedError, JournalError
 
     broken = journal.verify()
     if broken is not None:
         print(f"{path}: BROKEN at {broken}")
+        return 1
+    try:
+        journal.checkpoints()
+    except JournalError as unreadable:
+        if journal.opening is None:
+            # The records, the truth, are intact: a start replays them all.
+            print(f"{path}: BROKEN in its checkpoints, which a start does not read; "
+                  f"{_records_held(journal)}, chain intact")  # fmt: skip
+        else:
+            print(f"{path}: BROKEN at record {journal.first_seq}: the checkpoint the table is "
+                  "rebuilt from after its first record cannot be read")  # fmt: skip
+        print(f"  {unreadable}")
         return 1
     try:
         report, contradicted = _checkpoint_report(journal)

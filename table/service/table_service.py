@@ -393,7 +393,13 @@ def table_from_journal(
     whose first records were archived is rebuilt only from a checkpoint."""
     last = journal.last_seq if upto is None else upto
     path = journal.path
-    for seq, body, sound in journal.checkpoints():
+    try:
+        kept = journal.checkpoints()
+    except JournalError as unreadable:
+        # They only save time (but where the records before were archived): rebuilt without.
+        log.warning("%s; the table is rebuilt from the records", unreadable)
+        kept = []
+    for seq, body, sound in kept:
         if seq > last:
             continue
         if not sound:
