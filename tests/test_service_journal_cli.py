@@ -638,12 +638,9 @@ def test_a_damaged_journal_from_an_earlier_dealtable_is_refused_untouched(tmp_pa
         assert db.execute("SELECT value FROM meta WHERE key = 'commits_from'").fetchone() is None
 
 
-def test_a_record_that_does_not_fold_is_named_by_verify(tmp_path: Path) -> None:
+def forge_a_settlement(journal: Path) -> int:
     """A record rewritten with its chain recomputed (a settlement of a bet never placed):
-    the hashes hold, the fold does not, and verify names the record."""
-    journal = tmp_path / "forged.sqlite"
-    made = dealtable("run", "--deals", "1", "--speed", "0", "--journal", str(journal))
-    assert made.returncode == 0, made.stderr
+    the hashes hold, the fold does not. Its seq."""
     with closing(sqlite3.connect(journal)) as db, db:
         seq, body = db.execute(
             "SELECT seq, body FROM events WHERE type = 'bet_settled' ORDER BY seq LIMIT 1"
@@ -661,11 +658,41 @@ def test_a_record_that_does_not_fold_is_named_by_verify(tmp_path: Path) -> None:
             )
             chained = digest
         db.execute("DELETE FROM checkpoints")
+    return int(seq)
+
+
+def test_a_record_that_does_not_fold_is_named_by_verify(tmp_path: Path) -> None:
+    """The hashes of a forged record hold, the fold does not, and verify names the record."""
+    journal = tmp_path / "forged.sqlite"
+    made = dealtable("run", "--deals", "1", "--speed", "0", "--journal", str(journal))
+    assert made.returncode == 0, made.stderr
+    seq = forge_a_settlement(journal)
     done = dealtable("verify", str(journal))
     assert done.returncode == 1
     assert done.stdout == (
         f"{journal}: BROKEN at record {seq}: it does not fold into the table (KeyError(999))\n"
     )
+
+
+def test_a_record_that_does_not_fold_is_carried_on_from_as_verify_names_it(
+    tmp_path: Path,
+) -> None:
+    """carry-on judges a forged record as verify does: damage, the records of the commands
+    before it copied, and the table deals on from them."""
+    journal, new = tmp_path / "forged.sqlite", tmp_path / "new.sqlite"
+    made = dealtable("run", "--deals", "1", "--speed", "0", "--journal", str(journal))
+    assert made.returncode == 0, made.stderr
+    seq = forge_a_settlement(journal)
+    carried = dealtable("carry-on", str(journal), str(new))
+    assert carried.returncode == 0, carried.stderr
+    kept = last_commit(journal, seq - 1)
+    assert carried.stdout.startswith(
+        f"{new}: records 1 to {kept} of {journal}, which is damaged at record {seq}: it does "
+        "not fold into the table (KeyError(999))\n"
+    )
+    assert dealtable("verify", str(new)).returncode == 0
+    dealt_on = dealtable("run", "--deals", "1", "--speed", "0", "--journal", str(new))
+    assert dealt_on.returncode == 0, dealt_on.stderr
 
 
 def test_a_carry_on_that_fails_leaves_no_journal_behind(

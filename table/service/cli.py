@@ -10,9 +10,9 @@ import logging
 import os
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, ClassVar
+from typing import IO, TYPE_CHECKING, ClassVar
 
 from table.errors import TableError
 from table.events import RulesChosen, event_to_json
@@ -385,6 +385,7 @@ def _checkpoint_report(journal: Journal) -> tuple[list[str], list[int]]:
     the first event). One whose hash was recomputed after an edit is read, and found here
     only: each checkpoint is held against the table the records fold to at its record."""
     from table.checkpoints import CheckpointError, table_from_checkpoint
+    from table.service.journal import folded_at
 
     said: dict[int, str] = {}
     readable: dict[int, object] = {}
@@ -399,61 +400,12 @@ def _checkpoint_report(journal: Journal) -> tuple[list[str], list[int]]:
             continue
         said[seq] = "sound"
     contradicted = [
-        seq for seq, folded in _folded_at(journal, sorted(readable)) if folded != readable[seq]
+        seq for seq, folded in folded_at(journal, sorted(readable)) if folded != readable[seq]
     ]
     for seq in contradicted:
         said[seq] = "contradicts the records; a start would read it"
     lines = [f"checkpoint after record {seq}: {what}" for seq, what in said.items()]
     return lines, contradicted
-
-
-def _folded_at(journal: Journal, seqs: Sequence[int]) -> Iterator[tuple[int, object]]:
-    """The state the journal's records fold to after each of ``seqs``, in one pass over
-    every record: one that does not fold is damage, named by its seq."""
-    from table.service.journal import Broken, JournalDamagedError
-
-    wanted = iter(seqs)
-    next_seq = next(wanted, -1)
-    state, after = _opening_state(journal)
-    if after == next_seq:
-        yield next_seq, state
-        next_seq = next(wanted, -1)
-    for event in journal.events(after_seq=after):
-        try:
-            state.apply(event)
-        except Exception as error:  # a record no table could have written: named, not raised
-            raise JournalDamagedError(
-                journal.path, Broken(event.seq, f"it does not fold into the table ({error!r})")
-            ) from None
-        if event.seq == next_seq:
-            yield next_seq, state
-            next_seq = next(wanted, -1)
-
-
-def _opening_state(journal: Journal) -> tuple[Any, int]:
-    """The state the journal's records fold onto, and the record it follows: the empty
-    table before record 1, or, in a journal that begins after an archive, the checkpoint
-    after its first record (the records before it are not there to fold)."""
-    from table.checkpoints import CheckpointError, table_from_checkpoint
-    from table.service.journal import Broken, JournalDamagedError
-    from table.service.table_service import engine_for
-
-    if journal.opening is None:
-        return engine_for(journal.game()).replay([], journal.table_id).state, 0
-    first = journal.first_seq
-    for seq, body, sound in journal.checkpoints():
-        if seq == first and sound:
-            try:
-                return table_from_checkpoint(body).state, first
-            except CheckpointError as unreadable:
-                reason = f"cannot be read ({unreadable})"
-                break
-    else:
-        reason = "is missing or does not match that record"
-    raise JournalDamagedError(
-        journal.path,
-        Broken(first, f"the checkpoint the table is rebuilt from after its first record {reason}"),
-    )
 
 
 def _history(args: argparse.Namespace) -> int:

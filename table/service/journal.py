@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import IO, Any, NoReturn, TypeVar
 
 from table.baccarat.roads import COUPS_SHOWN
+from table.checkpoints import CheckpointError, table_from_checkpoint
 from table.errors import TableError
 from table.events import CoupResult, Event, event_from_json, event_to_json
 
@@ -1440,6 +1441,64 @@ class Journal:
         return self._db.execute("SELECT seq, body FROM events ORDER BY seq")
 
 
+def folded_at(
+    journal: Journal, seqs: Sequence[int], upto: int | None = None
+) -> Iterator[tuple[int, Any]]:
+    """The state the journal's records (to ``upto``) fold to after each of ``seqs``, in one
+    pass over every record: one that does not fold is damage, named by its seq."""
+    wanted = iter(seqs)
+    next_seq = next(wanted, -1)
+    state, after = _opening_state(journal)
+    if after == next_seq:
+        yield next_seq, state
+        next_seq = next(wanted, -1)
+    for event in journal.events(after_seq=after, upto=upto):
+        try:
+            state.apply(event)
+        except Exception as error:  # a record no table could have written: named, not raised
+            raise JournalDamagedError(
+                journal.path, Broken(event.seq, f"it does not fold into the table ({error!r})")
+            ) from None
+        if event.seq == next_seq:
+            yield next_seq, state
+            next_seq = next(wanted, -1)
+
+
+def _opening_state(journal: Journal) -> tuple[Any, int]:
+    """The state the journal's records fold onto, and the record it follows: the empty
+    table before record 1, or, in a journal that begins after an archive, the checkpoint
+    after its first record (the records before it are not there to fold)."""
+    from table.service.table_service import engine_for  # it reads the journal
+
+    if journal.opening is None:
+        return engine_for(journal.game()).replay([], journal.table_id).state, 0
+    first = journal.first_seq
+    for seq, body, sound in journal.checkpoints():
+        if seq == first and sound:
+            try:
+                return table_from_checkpoint(body).state, first
+            except CheckpointError as unreadable:
+                reason = f"cannot be read ({unreadable})"
+                break
+    else:
+        reason = "is missing or does not match that record"
+    raise JournalDamagedError(
+        journal.path,
+        Broken(first, f"the checkpoint the table is rebuilt from after its first record {reason}"),
+    )
+
+
+def _unfolded(journal: Journal, upto: int) -> Broken | None:
+    """The first record to ``upto`` that does not fold into the table (one rewritten with
+    its hashes recomputed gets past the chain), as verify finds it; None if all fold."""
+    try:
+        for _ in folded_at(journal, (), upto):
+            pass
+    except JournalDamagedError as damaged:
+        return damaged.broken
+    return None
+
+
 @dataclass(frozen=True)
 class Recovered:
     """What :func:`carry_on` kept of a damaged journal."""
@@ -1468,6 +1527,9 @@ def carry_on(damaged: str | Path, new: str | Path) -> Recovered:
     _nothing_at(new, "carry a journal on")
     with Journal(damaged, read_only=True) as old:
         sound, broken = old._sound_part()
+        unfolded = _unfolded(old, sound)
+        if unfolded is not None:
+            sound, broken = unfolded.seq - 1, unfolded
         if broken is None:
             raise JournalError(f"journal {old.path} is sound: deal on with it as it is")
 
