@@ -850,6 +850,36 @@ def test_a_backup_writes_over_nothing_and_copies_a_damaged_journal_as_it_is(
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
 
 
+def test_a_second_backup_to_the_same_copy_at_once_is_refused_and_the_first_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two backups to one copy: the second, started while the first was moving its copy into
+    place (both found nothing there), is refused, and the first's copy is not replaced."""
+    from table.service.journal import back_up
+
+    journal, copy = tmp_path / "j.sqlite", tmp_path / "copy.sqlite"
+    journal_with_a_deal(journal)[0].close()
+    move = os.replace
+    second: list[subprocess.CompletedProcess[str]] = []
+
+    def another_backup_meanwhile(source: str | Path, target: str | Path) -> None:
+        second.append(dealtable("backup", str(journal), str(copy)))
+        move(source, target)
+
+    monkeypatch.setattr(journal_module.os, "replace", another_backup_meanwhile)
+    first = back_up(journal, copy)
+    monkeypatch.undo()
+    [refused] = second
+    assert (refused.returncode, refused.stdout) == (2, "")
+    assert refused.stderr == (
+        f"dealtable backup: {copy}: another dealtable is writing it (back a journal up); "
+        "let it finish, or name another file\n"
+    )
+    with Journal(copy, read_only=True) as copied:
+        assert copied.verify() is None and copied.last_seq == first.last_seq
+    assert [path.name for path in tmp_path.iterdir() if path.name.startswith(".")] == []
+
+
 def test_a_journal_whose_file_is_damaged_is_named_broken_and_still_backed_up(
     tmp_path: Path,
 ) -> None:

@@ -1657,8 +1657,10 @@ def back_up(journal: str | Path, copy: str | Path) -> BackedUp:
     written.) The journal is only read; the copy is one file that appears whole or not at
     all, and its chain is checked."""
     copy = Path(copy)
-    _nothing_at(copy, "back a journal up")
-    beside = copy.with_name(f".{copy.name}.{os.getpid()}.copying")
+    doing = "back a journal up"
+    _nothing_at(copy, doing)
+    beside = copy.with_name(f".{copy.name}.copying")
+    claim = _claim_beside(beside, copy, doing)
     try:
         with Journal(journal, read_only=True) as source:
             target = sqlite3.connect(beside)
@@ -1672,14 +1674,50 @@ def back_up(journal: str | Path, copy: str | Path) -> BackedUp:
             backed_up = BackedUp(copied.first_seq, copied.last_seq, copied.verify())
             names = copied.names()
         _name_what_follows(beside, names, backed_up.last_seq)
-        _nothing_at(copy, "back a journal up")
+        _nothing_at(copy, doing)
         os.replace(beside, copy)
     except sqlite3.DatabaseError as error:
         raise JournalError(f"journal {copy}: cannot write: {error}") from None
     finally:
-        for leftover in (beside, *_sqlite_files(beside), Path(f"{beside}-journal")):
-            leftover.unlink(missing_ok=True)
+        _remove_beside(beside)
+        os.close(claim)
     return backed_up
+
+
+def _claim_beside(beside: Path, target: Path, doing: str) -> int:
+    """Hold ``beside``, where the file for ``target`` is written before it is moved there,
+    until it is: a second command writing the same file at once is refused (both would find
+    nothing at ``target``, and the later move would replace the first's file without a
+    word). The flock goes with the process however it ends; what one cut short left beside
+    is cleared."""
+    try:
+        descriptor = os.open(beside, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as error:
+        raise JournalError(f"{target}: cannot write: {error.strerror}") from None
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        # Between the open and the lock, the one before may have moved its file to
+        # ``target``: the file held must still be the one named ``beside``.
+        held, named = os.fstat(descriptor), os.stat(beside)
+        if (held.st_dev, held.st_ino) != (named.st_dev, named.st_ino):
+            raise BlockingIOError
+    except (BlockingIOError, FileNotFoundError):
+        os.close(descriptor)
+        raise JournalError(
+            f"{target}: another dealtable is writing it ({doing}); let it finish, or name "
+            "another file"
+        ) from None
+    _remove_beside(beside, keep=True)
+    os.ftruncate(descriptor, 0)
+    return descriptor
+
+
+def _remove_beside(beside: Path, keep: bool = False) -> None:
+    """The file written beside (unless ``keep``) and the files SQLite kept beside it."""
+    for leftover in (*_sqlite_files(beside), Path(f"{beside}-journal")):
+        leftover.unlink(missing_ok=True)
+    if not keep:
+        beside.unlink(missing_ok=True)
 
 
 def _named_apart_after(names: list[tuple[int, str]], upto: int) -> list[list[int | str]]:
