@@ -759,19 +759,20 @@ class ReadsFailing:
 
     def execute(self, sql: str, parameters: object = ()) -> sqlite3.Cursor:
         if self.failing and sql.startswith("SELECT") and self.failing in sql:
-            raise sqlite3.DatabaseError("disk I/O error")
+            raise sqlite3.OperationalError("disk I/O error")  # as SQLite's SQLITE_IOERR comes
         return self._db.execute(sql, parameters)  # type: ignore[arg-type]
 
     def __getattr__(self, name: str) -> object:
         return getattr(self._db, name)
 
 
-@pytest.mark.parametrize("failing", ["FROM checkpoints", "type = 'rules_chosen'"])
+@pytest.mark.parametrize("failing", ["FROM checkpoints", "type = 'rules_chosen'", "FROM cursors"])
 def test_a_read_that_fails_as_records_are_archived_moves_nothing_and_the_table_deals_on(
     tmp_path: Path, caplog: pytest.LogCaptureFixture, failing: str
 ) -> None:
     """A disk read error as a new deck goes in and records would move (where the spare
-    checkpoint is, what the records moved take with them): said in the log, nothing moves
+    checkpoint is, what the records moved take with them, how far the outbox has sent: a
+    place unread is no leave to archive what it may not have sent): said in the log, nothing moves
     this time, the table deals on and archives at a later deck once the disk reads again."""
     path, whole = tmp_path / "faro.sqlite", tmp_path / "whole.sqlite"
     unarchived = dealt(whole, 400, every=0).state
