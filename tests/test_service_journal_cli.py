@@ -880,26 +880,35 @@ def test_a_second_backup_to_the_same_copy_at_once_is_refused_and_the_first_kept(
     assert [path.name for path in tmp_path.iterdir() if path.name.startswith(".")] == []
 
 
-def test_a_journal_whose_file_is_damaged_is_named_broken_and_still_backed_up(
-    tmp_path: Path,
-) -> None:
-    """An SD card's page gone bad in the middle of the journal: `verify` names the first
-    record it cannot read, with no traceback, and `backup` still makes the copy, for
-    inspection, saying so."""
+def dealt_with_a_page_gone_bad(path: Path, table_id: str, config: Config) -> int:
+    """A journal of 2,000 records or so, a page in the middle of its file overwritten (an SD
+    card's sectors gone bad); the last record it had."""
     from table.service.run import SimulatedTable
 
-    path = tmp_path / "j.sqlite"
-    config = Config(table=TableConfig(id="t1", journal=str(path)), reader=ReaderConfig(seed=3))
-    with Journal(path, "t1") as journal:
+    with Journal(path, table_id) as journal:
         simulated = SimulatedTable(TableService(config, journal), seed=3)
         while journal.last_seq < 2000:
             simulated.step()
+        last = journal.last_seq
     with closing(sqlite3.connect(path)) as db:
         db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     damaged = bytearray(path.read_bytes())
     middle = len(damaged) // 4096 // 2 * 4096
     damaged[middle : middle + 4096] = b"\xa5" * 4096
     path.write_bytes(bytes(damaged))
+    return last
+
+
+def test_a_journal_whose_file_is_damaged_is_named_broken_and_still_backed_up(
+    tmp_path: Path,
+) -> None:
+    """An SD card's page gone bad in the middle of the journal: `verify` names the first
+    record it cannot read, with no traceback, and `backup` still makes the copy, for
+    inspection, saying so."""
+
+    path = tmp_path / "j.sqlite"
+    config = Config(table=TableConfig(id="t1", journal=str(path)), reader=ReaderConfig(seed=3))
+    dealt_with_a_page_gone_bad(path, "t1", config)
     verified = dealtable("verify", str(path))
     assert verified.returncode == 1 and "Traceback" not in verified.stderr
     assert (
@@ -916,21 +925,10 @@ def test_a_journal_whose_file_is_damaged_is_carried_on_from_the_records_before_t
     """The table refuses a journal with a page gone bad and sends the operator to carry-on:
     it copies the records read before the page, with no traceback, and the table deals on
     from them."""
-    from table.service.run import SimulatedTable
 
     path, new = tmp_path / "j.sqlite", tmp_path / "new.sqlite"
     config = Config(table=TableConfig(journal=str(path)), reader=ReaderConfig(seed=3))
-    with Journal(path, "table") as journal:
-        simulated = SimulatedTable(TableService(config, journal), seed=3)
-        while journal.last_seq < 2000:
-            simulated.step()
-        last = journal.last_seq
-    with closing(sqlite3.connect(path)) as db:
-        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    damaged = bytearray(path.read_bytes())
-    middle = len(damaged) // 4096 // 2 * 4096
-    damaged[middle : middle + 4096] = b"\xa5" * 4096
-    path.write_bytes(bytes(damaged))
+    last = dealt_with_a_page_gone_bad(path, "table", config)
     carried = dealtable("carry-on", str(path), str(new))
     assert carried.returncode == 0 and "Traceback" not in carried.stderr, carried.stderr
     assert "the journal's file is damaged" in carried.stdout

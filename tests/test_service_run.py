@@ -243,6 +243,25 @@ def test_systemd_hears_ready_and_the_watchdog(tmp_path: Path) -> None:
     assert messages[-1] == "STOPPING=1"
 
 
+def systemd_listening(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> socket.socket:
+    """Where the service's notifications to systemd arrive, named to it in NOTIFY_SOCKET."""
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    listener.bind(str(tmp_path / "notify"))
+    monkeypatch.setenv("NOTIFY_SOCKET", str(tmp_path / "notify"))
+    return listener
+
+
+def everything_said(listener: socket.socket) -> list[str]:
+    """Every notification the service sent, once it has stopped; the listener closed."""
+    listener.settimeout(0.5)
+    messages = []
+    with contextlib.suppress(TimeoutError):
+        while True:
+            messages.append(listener.recv(1024).decode())
+    listener.close()
+    return messages
+
+
 def test_a_long_journal_asks_systemd_for_more_time_while_it_is_checked(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -255,17 +274,10 @@ def test_a_long_journal_asks_systemd_for_more_time_while_it_is_checked(
         reader=ReaderConfig(kind="simulated", seed=3, cards_per_second=0),
     )
     assert run_table(config, deals=1, out=io.StringIO()) == 0
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    listener.bind(str(tmp_path / "notify"))
-    monkeypatch.setenv("NOTIFY_SOCKET", str(tmp_path / "notify"))
+    listener = systemd_listening(tmp_path, monkeypatch)
     monkeypatch.setattr(journal_module, "CHECKED_EVERY", 10)  # as if ten times ten thousand
     assert run_table(config, deals=0, out=io.StringIO()) == 0
-    listener.settimeout(0.5)
-    messages = []
-    with contextlib.suppress(TimeoutError):
-        while True:
-            messages.append(listener.recv(1024).decode())
-    listener.close()
+    messages = everything_said(listener)
     ready = next(i for i, message in enumerate(messages) if message.startswith("READY=1"))
     assert messages[0].startswith("EXTEND_TIMEOUT_USEC=60000000\nSTATUS=checking the journal")
     # After a reload the watchdog is armed while the journal is checked: it is fed too.
@@ -288,9 +300,7 @@ def test_a_stop_asked_for_while_the_journal_is_checked_ends_the_check_there(
     )
     assert run_table(config, deals=1, out=io.StringIO()) == 0
     records = last_seq(journal)
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    listener.bind(str(tmp_path / "notify"))
-    monkeypatch.setenv("NOTIFY_SOCKET", str(tmp_path / "notify"))
+    listener = systemd_listening(tmp_path, monkeypatch)
     monkeypatch.setattr(journal_module, "CHECKED_EVERY", 10)  # as if ten times ten thousand
     stop = threading.Event()
     checked: list[int] = []
@@ -305,12 +315,7 @@ def test_a_stop_asked_for_while_the_journal_is_checked_ends_the_check_there(
     monkeypatch.setattr(journal_module.ChainCheck, "add", add_and_count)
     assert run_table(config, out=io.StringIO(), stop=stop) == 0
     assert records > 40 and checked == list(range(1, 21))  # not a record further
-    listener.settimeout(0.5)
-    messages = []
-    with contextlib.suppress(TimeoutError):
-        while True:
-            messages.append(listener.recv(1024).decode())
-    listener.close()
+    messages = everything_said(listener)
     assert messages and not any(message.startswith("READY=1") for message in messages)
     assert last_seq(journal) == records
     with Journal(journal) as opened:  # its lock let go, the file as it was
