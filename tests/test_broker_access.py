@@ -271,6 +271,23 @@ def test_the_example_certificate_names_the_pi_as_the_network_reaches_it(tmp_path
         )
 
 
+def broker_with_certificate(
+    tmp_path: Path, certs: Path, address: str = "127.0.0.1", extra: str = ""
+) -> Broker:
+    """A broker (not started) taking the roles' passwords over TLS on ``address``, with the
+    server certificate in ``certs``; ``extra`` lines added to its config."""
+    directory, passwords = broker_folder(tmp_path)
+    port = free_port()
+    return Broker(
+        directory,
+        port=port,
+        whole_config=(
+            f"allow_anonymous false\npassword_file {passwords}\nlistener {port} {address}\n"
+            f"certfile {certs / 'server.crt'}\nkeyfile {certs / 'server.key'}\n{extra}"
+        ),
+    )
+
+
 def test_the_table_reaches_a_broker_by_its_address_with_the_example_certificate(
     tmp_path: Path,
 ) -> None:
@@ -280,16 +297,8 @@ def test_the_table_reaches_a_broker_by_its_address_with_the_example_certificate(
     subprocess.run(
         [str(HW / "make-certs.sh"), str(certs), address], check=True, capture_output=True
     )
-    directory, passwords = broker_folder(tmp_path)
-    port = free_port()
-    broker = Broker(
-        directory,
-        port=port,
-        whole_config=(
-            f"allow_anonymous false\npassword_file {passwords}\nlistener {port} {address}\n"
-            f"certfile {certs / 'server.crt'}\nkeyfile {certs / 'server.key'}\n"
-        ),
-    )
+    broker = broker_with_certificate(tmp_path, certs, address)
+    port = broker.port
     broker.write_config()
     broker.process = subprocess.Popen([mosquitto_binary(), "-c", str(broker.config_path)])
     try:
@@ -406,20 +415,10 @@ def client_certificate(certs: Path, directory: Path) -> TlsConfig:
 @pytest.fixture
 def certificate_broker(tmp_path: Path, example_certs: Path) -> Iterator[Broker]:
     """A broker that asks every client for a certificate signed by the example CA."""
-    directory, passwords = broker_folder(tmp_path)
-    port = free_port()
-    broker = Broker(
-        directory,
-        port=port,
-        whole_config=(
-            "allow_anonymous false\n"
-            f"password_file {passwords}\n"
-            f"listener {port} 127.0.0.1\n"
-            f"certfile {example_certs / 'server.crt'}\n"
-            f"keyfile {example_certs / 'server.key'}\n"
-            f"cafile {example_certs / 'ca.crt'}\n"
-            "require_certificate true\n"
-        ),
+    broker = broker_with_certificate(
+        tmp_path,
+        example_certs,
+        extra=f"cafile {example_certs / 'ca.crt'}\nrequire_certificate true\n",
     )
     broker.start()
     yield broker
