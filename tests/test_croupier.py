@@ -323,6 +323,11 @@ def test_a_command_is_read_whole_or_refused(croupier: Croupier) -> None:
         ("+40", bet, (400, error.format("+40"))),
         ("4_0", bet, (400, error.format("4_0"))),
         (len(bet) + 1, bet, (400, "cmd/bet: the command ended before its Content-Length")),
+        (
+            5_000,
+            b"[" * 2_500 + b"]" * 2_500,
+            (200, "cmd/bet: not a JSON object a command could be: 2500 brackets (at most 16)"),
+        ),
     ]:
         said = raw_post(croupier.server, f"{head}Content-Length: {length}\r\n", body)
         assert said == (answer[0], {"ok": False, "error": answer[1]}), length

@@ -361,6 +361,27 @@ def say_offline(config: MqttConfig, table_id: str, timeout: float = 3.0) -> bool
         client.loop_stop()
 
 
+# The most brackets a command has: an object, its options or a call's order. Far more is no
+# command, and parsed it would recurse a thousand deep, where Python's own finalizers fail.
+MAX_COMMAND_BRACKETS = 16
+
+
+def command_json(payload: bytes, what: str) -> Any:
+    """A command's payload read as JSON; CommandError, its message begun with ``what`` (the
+    command's topic), if it is no JSON a command could be."""
+    brackets = payload.count(b"[") + payload.count(b"{")
+    if brackets > MAX_COMMAND_BRACKETS:
+        raise CommandError(
+            f"{what}: not a JSON object a command could be: {brackets} brackets "
+            f"(at most {MAX_COMMAND_BRACKETS})"
+        )
+    try:
+        return json.loads(payload.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:
+        # ValueError also covers a number of thousands of digits.
+        raise CommandError(f"{what}: not a JSON object: {error}") from None
+
+
 def _is_text(value: str) -> bool:
     """Whether ``value`` can be written as UTF-8: a string from JSON may hold half a pair."""
     try:
@@ -789,8 +810,8 @@ class MqttLink:
             # the project to mend, and its sender told what the journal says happened.
             log.exception("a command on %s failed", item.topic)
             request_id = None
-            with contextlib.suppress(ValueError, RecursionError):
-                request_id = _request_id_of(json.loads(item.payload))
+            with contextlib.suppress(CommandError):
+                request_id = _request_id_of(command_json(item.payload, item.topic))
             used = None if request_id is None else self.journal.request_seq(request_id)
             if used is not None:  # journaled, and a part that shows it failed after
                 seqs = self.journal.seqs_of_request(used)
@@ -812,12 +833,7 @@ class MqttLink:
                     f"cmd/{verb}: {len(item.payload)} bytes is too long for a command "
                     f"(at most {MAX_COMMAND_BYTES})"
                 )
-            try:
-                payload = json.loads(item.payload.decode("utf-8"))
-            except (UnicodeDecodeError, ValueError, RecursionError) as error:
-                # ValueError also covers a number of thousands of digits; RecursionError,
-                # arrays nested thousands deep.
-                raise CommandError(f"cmd/{verb}: not a JSON object: {error}") from None
+            payload = command_json(item.payload, f"cmd/{verb}")
             if not isinstance(payload, dict):
                 raise CommandError(f"cmd/{verb}: the payload must be a JSON object")
             raw_id = payload.get("request_id")

@@ -54,7 +54,12 @@ from table.service.journal import (
     NoJournalError,
     decode_record,
 )
-from table.service.mqtt import broker_client, warn_of_passwords_in_clear
+from table.service.mqtt import (
+    CommandError,
+    broker_client,
+    command_json,
+    warn_of_passwords_in_clear,
+)
 from table.service.table_service import TableService, engine_for, table_from_journal
 
 log = logging.getLogger("dealtable.web")
@@ -652,11 +657,11 @@ class _Handler(BaseHTTPRequestHandler):
             return
         reply: dict[str, Any]
         try:
-            payload = json.loads(body or b"{}")
+            payload = command_json(body or b"{}", what)
             if not isinstance(payload, dict):
-                raise ValueError("a command is a JSON object")
-        except ValueError as error:
-            reply = {"ok": False, "error": f"{what}: {error}"}
+                raise CommandError(f"{what}: a command is a JSON object")
+        except CommandError as error:
+            reply = {"ok": False, "error": str(error)}
         else:
             relay = self.server.relay
             try:
