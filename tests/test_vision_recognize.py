@@ -191,3 +191,29 @@ def test_a_club_blurred_beyond_what_teaching_saw_is_asked_about_never_read_as_a_
         assert "too blurred" in reading.detail
         # In focus at the same distance, it is read.
         assert recognizer.read(render_frame(FrameSpec(card, design, far))).card == card
+
+
+@pytest.mark.parametrize(
+    ("taught", "dealt", "seed", "code"),
+    [
+        ("bridge", "telegraph", 1_000_045, "7C"),
+        ("bridge", "telegraph", 1_000_149, "7C"),
+        ("gazette", "classic", 1_000_047, "9C"),
+        ("classic", "bridge", 1_000_001, "2S"),
+        ("saloon", "classic", 1_000_000, "AS"),
+        ("telegraph", "bridge", 1_000_006, "7S"),
+    ],
+)
+def test_a_club_or_spade_of_another_design_is_asked_about_never_read_as_the_other(
+    taught: str, dealt: str, seed: int, code: str
+) -> None:
+    """A club and a spade pip correlate at 0.96: another design's club (telegraph's is
+    larger and wider) fits this deck's spade better than its own club, and its index still
+    looks enough like this deck's print to pass. The dealer is asked which of the two it is."""
+    recognizer = Recognizer(taught_profile(taught))
+    card = Card.parse(code)
+    other = Card(card.rank, Suit.SPADES if card.suit is Suit.CLUBS else Suit.CLUBS)
+    reading = recognizer.read(render_frame(random_spec(card, DESIGNS[dealt], seed)))
+    assert reading.card is None, reading
+    assert reading.status is ReadingStatus.UNCERTAIN, reading
+    assert {reading.guess, reading.runner_up} == {card, other}

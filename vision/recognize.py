@@ -5,7 +5,9 @@ each by matching the profile's thirteen rank templates inside the rank box and i
 suit templates inside the suit box with normalised cross-correlation, which ignores how
 bright or how coloured the light is. A corner is believed only when its best rank and best
 suit both score high *and* clear their runners-up by a margin; a finger or glare on one
-index leaves the other. Anything less is not a card: the reading says why.
+index leaves the other. A spade and a club correlate too closely for that margin alone:
+the pip's outline must side with the suit read too. Anything less is not a card: the
+reading says why.
 """
 
 from __future__ import annotations
@@ -75,6 +77,10 @@ class CornerRead:
     rank_shift: tuple[int, int] = (0, 0)
     # How much softer the index is than the taught pictures were (see :func:`blur_width`).
     blur: float = 0.0
+    # For a spade or a club: where the pip's outline lies between this deck's spade and its
+    # club, on the scale of :attr:`margin` (1 where the taught suit read lies, 0 halfway,
+    # below 0 nearer the other). 1 for a heart or a diamond, told apart by correlation alone.
+    pip_shape: float = 1.0
 
     @property
     def card(self) -> Card:
@@ -99,6 +105,15 @@ class CornerRead:
             (self.rank_score - self.rank_runner_up_score) / self.rank_separation,
             (self.suit_score - self.suit_runner_up_score) / self.suit_separation,
         )
+
+    @property
+    def clear_margin(self) -> float:
+        """:attr:`margin`, and for a spade or a club the pip's outline too. The two black
+        pips correlate at 0.96, and another design's club (larger, or wider) fits this
+        deck's spade better than its own club on both indices alike: their lead then says
+        nothing. A spade's point and a club's round top lobe tell them apart whatever the
+        pip's size. Only a corner clear on this is believed."""
+        return min(self.margin, self.pip_shape)
 
     @property
     def runner_up(self) -> tuple[Card, float]:
@@ -263,6 +278,55 @@ def _separations(templates: Mapping[K, FloatImage]) -> dict[tuple[K, K], float]:
     return {pair: max(float(np.mean(values)), MIN_SEPARATION) for pair, values in gaps.items()}
 
 
+# The pip's width at these heights below its top, as shares of its height: across a club's
+# round top lobe the first is nearly the second; down a spade's straight sides, a third.
+PIP_TOP = 1.5 / 16
+PIP_SHOULDER = 4.5 / 16
+PIP_INK = 0.6  # share of the way from paper to ink: a finger's skin (about 0.55) stays out
+# A deck whose taught spade and club tops differ by less than this has no outline to tell
+# them apart by: its black suits are told by correlation alone, as for the red ones.
+MIN_PIP_TOP_GAP = 0.15
+
+
+def pip_top_width(grey: FloatImage) -> float | None:
+    """The pip's width near its top as a share of its width lower down, or None for a
+    window with no pip to measure. The pip is the largest patch of ink in the window; its
+    width in a row is the ink in that row, so blur, which spreads ink without adding any,
+    and the pip's size and fatness (which vary from design to design) move it little."""
+    paper = _quantile(grey, 0.9)
+    ink = _quantile(grey, 0.03)
+    if paper - ink < 20:
+        return None
+    levels = np.clip((paper - grey) / (paper - ink), 0.0, 1.0)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(
+        (levels > PIP_INK).astype(np.uint8), connectivity=4
+    )
+    if count < 2:
+        return None
+    pip = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    top, height = int(stats[pip, cv2.CC_STAT_TOP]), int(stats[pip, cv2.CC_STAT_HEIGHT])
+    # The pip's blurred rim, below PIP_INK, is part of its width all the same.
+    rim = cv2.dilate((labels == pip).astype(np.uint8), np.ones((3, 3), np.uint8))
+    widths = (levels * rim).sum(axis=1)
+    heights = top - 0.5 + np.array([PIP_TOP, PIP_SHOULDER]) * height
+    near_top, lower = np.interp(heights, np.arange(len(widths)), widths)
+    if lower <= 0:
+        return None
+    return float(near_top / lower)
+
+
+def _taught_pip_tops(templates: Mapping[Suit, FloatImage]) -> dict[Suit, float] | None:
+    """The taught spade's and club's :func:`pip_top_width`, or None when they do not tell
+    the two apart (see :data:`MIN_PIP_TOP_GAP`)."""
+    if Suit.SPADES not in templates or Suit.CLUBS not in templates:
+        return None
+    spade = pip_top_width(templates[Suit.SPADES])
+    club = pip_top_width(templates[Suit.CLUBS])
+    if spade is None or club is None or club - spade < MIN_PIP_TOP_GAP:
+        return None
+    return {Suit.SPADES: spade, Suit.CLUBS: club}
+
+
 def blur_width(grey: FloatImage) -> float:
     """How soft the ink's edges are in a window, as the sigma (in pixels) of the Gaussian
     blur that makes a sharp edge of the window's contrast as steep as its steepest ones.
@@ -318,6 +382,7 @@ class Recognizer:
         self._taught_blur = float(
             np.median([blur_width(template) for template in profile.index_templates.values()])
         )
+        self._pip_tops = _taught_pip_tops(self._suit_templates)
 
     def read_corner(self, colour_patch: Image) -> CornerRead:
         patch = whiteness(colour_patch).astype(np.float32)
@@ -356,6 +421,8 @@ class Recognizer:
                     suit_scores[suit] = -1.0
         rank, rank_score, rank2, rank2_score = _best_two(rank_scores)
         suit, suit_score, suit2, suit2_score = _best_two(suit_scores)
+        pip_x, pip_y = suit_places[suit]
+        pip_window = suit_window[pip_y : pip_y + h, pip_x : pip_x + w]
         index_window = _window(patch, self.profile.index_box, (dx, dy), SUIT_SLACK)
         return CornerRead(
             rank,
@@ -371,7 +438,19 @@ class Recognizer:
             self._likeness(index_window, Card(rank, suit)),
             (dx, dy),
             self._extra_blur(index_window),
+            self._pip_shape(pip_window, suit),
         )
+
+    def _pip_shape(self, pip_window: FloatImage, suit: Suit) -> float:
+        """See :attr:`CornerRead.pip_shape`."""
+        if self._pip_tops is None or suit not in self._pip_tops:
+            return 1.0
+        seen = pip_top_width(pip_window)
+        if seen is None:
+            return 0.0  # no outline to side with either
+        spade, club = self._pip_tops[Suit.SPADES], self._pip_tops[Suit.CLUBS]
+        halfway = (spade + club) / 2
+        return (seen - halfway) / (self._pip_tops[suit] - halfway)
 
     def _likeness(self, index_window: FloatImage, card: Card) -> float:
         template = self.profile.index_templates.get(card)
@@ -406,11 +485,15 @@ class Recognizer:
     def _judge(self, corners: list[CornerRead]) -> CardReading:
         t = self.thresholds
 
-        def passing(score: float, margin: float, likeness: float = 0.0) -> list[CornerRead]:
+        def passing(
+            score: float, margin: float, likeness: float = 0.0, *, clear: bool = False
+        ) -> list[CornerRead]:
             return [
                 c
                 for c in corners
-                if c.score >= score and c.margin >= margin and c.likeness >= likeness
+                if c.score >= score
+                and (c.clear_margin if clear else c.margin) >= margin
+                and c.likeness >= likeness
             ]
 
         def sharp(candidates: list[CornerRead]) -> list[CornerRead]:
@@ -419,7 +502,7 @@ class Recognizer:
         # An index found at the very edge of where it may be was probably cut off or
         # stretched by an outline that missed the card's edge; both indices then lean the
         # same wrong way together, so such a corner does not count towards a reading.
-        sure = sharp(passing(t.sure_score, t.sure_margin, t.likeness))
+        sure = sharp(passing(t.sure_score, t.sure_margin, t.likeness, clear=True))
         vetoing = passing(t.veto_score, t.veto_margin)
         claimed = {c.card for c in sure + vetoing}
         if len(claimed) > 1:
@@ -431,7 +514,7 @@ class Recognizer:
         # Two indices leaning the same way are independent evidence; one of them looking
         # like this deck's print is enough to tell the deck apart, as it is for a sure
         # index, while glare or a finger beside the other may dull its likeness.
-        agreeing = sharp(passing(t.agree_score, t.agree_margin))
+        agreeing = sharp(passing(t.agree_score, t.agree_margin, clear=True))
         if not any(c.likeness >= t.likeness for c in agreeing):
             agreeing = []
         if sure or (len(agreeing) == 2 and agreeing[0].card == agreeing[1].card):
@@ -453,11 +536,12 @@ class Recognizer:
         if leaning:
             guess = max(leaning, key=lambda c: c.score)
             runner_up, runner_up_score = guess.runner_up
-            why = (
-                "the picture is too blurred to be sure (focus the camera)"
-                if guess.blur > t.max_blur
-                else "not surely"
-            )
+            if guess.blur > t.max_blur:
+                why = "the picture is too blurred to be sure (focus the camera)"
+            elif guess.pip_shape < t.agree_margin:
+                why = "its pip's outline does not clearly tell a spade from a club"
+            else:
+                why = "not surely"
             return CardReading(
                 ReadingStatus.UNCERTAIN,
                 None,
