@@ -21,14 +21,14 @@ from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
-from table.service.config import Config, MqttConfig, ReaderConfig, TableConfig, TlsConfig
+from table.service.config import Config, MqttConfig, TableConfig, TlsConfig
 from table.service.journal import Journal
 from table.service.mqtt import MqttLink
 from table.service.table_service import TableService
 from table.service.web import MqttCommandRelay
 from tests.conftest import ACCOUNTS, HW, ShippedBroker, broker_folder, relayed
 from tests.mosquitto import Broker, free_port, mosquitto_binary, wait_until
-from tests.test_service_mqtt import second_table_with_first_tables_account
+from tests.test_service_mqtt import second_table_with_first_tables_account, with_faro_1_account
 
 
 class Client:
@@ -86,17 +86,7 @@ def start_table(
     tmp_path: Path, port: int, tls: TlsConfig | None = None
 ) -> tuple[TableService, MqttLink, Journal]:
     """Table faro-1 logged in with its own account and client id, anna seated, bets open."""
-    config = Config(
-        table=TableConfig(id="faro-1", journal=str(tmp_path / "j.sqlite")),
-        reader=ReaderConfig(kind="console"),
-        mqtt=MqttConfig(
-            host="127.0.0.1",
-            port=port,
-            username="table-faro-1",
-            password=ACCOUNTS["table-faro-1"],
-            tls=tls,
-        ),
-    )
+    config = with_faro_1_account(tmp_path, port, tls=tls)
     journal = Journal(config.table.journal, "faro-1")
     service = TableService(config, journal)
     assert config.mqtt is not None

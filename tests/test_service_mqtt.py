@@ -21,7 +21,7 @@ from paho.mqtt.reasoncodes import ReasonCode
 
 from table.errors import TableError
 from table.language import parse_line
-from table.service.config import Config, MqttConfig, ReaderConfig, TableConfig
+from table.service.config import Config, MqttConfig, ReaderConfig, TableConfig, TlsConfig
 from table.service.journal import Journal
 from table.service.mqtt import (
     COMMANDS_PER_PUMP,
@@ -108,19 +108,27 @@ class Watcher:
         self.client.loop_stop()
 
 
-def second_table_with_first_tables_account(tmp_path: Path, port: int) -> Config:
-    """Table faro-2 set up with table faro-1's account: the shipped access list lets that
-    account publish only under faro-1."""
+def with_faro_1_account(
+    tmp_path: Path, port: int, table_id: str = "faro-1", tls: TlsConfig | None = None
+) -> Config:
+    """A console table ``table_id`` logging in to the broker on ``port`` with table faro-1's
+    account: the shipped access list lets that account publish only under faro-1."""
     return Config(
-        table=TableConfig(id="faro-2", journal=str(tmp_path / "journal.sqlite")),
+        table=TableConfig(id=table_id, journal=str(tmp_path / "journal.sqlite")),
         reader=ReaderConfig(kind="console"),
         mqtt=MqttConfig(
             host="127.0.0.1",
             port=port,
             username="table-faro-1",
             password=ACCOUNTS["table-faro-1"],
+            tls=tls,
         ),
     )
+
+
+def second_table_with_first_tables_account(tmp_path: Path, port: int) -> Config:
+    """Table faro-2 set up with table faro-1's account."""
+    return with_faro_1_account(tmp_path, port, "faro-2")
 
 
 def make_service(

@@ -602,6 +602,20 @@ def test_a_punto_banco_table_shows_its_hands_and_roads(
         journal.close()
 
 
+@contextmanager
+def journal_served(path: Path) -> Iterator[tuple[JournalFollower, WebServer]]:
+    """`dealtable web --journal PATH`: the journal followed every 20 ms, its pages served."""
+    follower = JournalFollower(path, LiveView(), interval=0.02)
+    follower.start()
+    server = WebServer(follower.view, "127.0.0.1", free_port())
+    server.start()
+    try:
+        yield follower, server
+    finally:
+        server.stop()
+        follower.stop()
+
+
 def test_a_page_open_while_its_journal_gives_way_to_another_games_shows_that_game(
     browser: webdriver.Chrome, tmp_path: Path
 ) -> None:
@@ -617,11 +631,7 @@ def test_a_page_open_while_its_journal_gives_way_to_another_games_shows_that_gam
             words = line.split("#")[0].split()
             if words and words[0] not in ("game", "rules", "bank"):
                 service.execute_line(line)
-    follower = JournalFollower(path, LiveView(), interval=0.02)
-    follower.start()
-    server = WebServer(follower.view, "127.0.0.1", free_port())
-    server.start()
-    try:
+    with journal_served(path) as (_follower, server):
         browser.get(server.url + "?lang=en")
         assert wait_until(lambda: browser.find_element(By.ID, "title").text == "Punto Banco")
         for part in tmp_path.glob("j.sqlite*"):
@@ -638,9 +648,6 @@ def test_a_page_open_while_its_journal_gives_way_to_another_games_shows_that_gam
         assert not browser.find_element(By.ID, "baccarat").is_displayed()
         assert browser.find_element(By.ID, "last-turn-box").is_displayed()
         assert browser.find_element(By.ID, "deal").text == f"deal {service.state.deal}"
-    finally:
-        server.stop()
-        follower.stop()
 
 
 def test_a_croupiers_page_open_while_its_journal_gives_way_to_a_baccarat_ones_says_so(
@@ -652,11 +659,7 @@ def test_a_croupiers_page_open_while_its_journal_gives_way_to_a_baccarat_ones_sa
     path = tmp_path / "j.sqlite"
     with Journal(path, "faro") as journal:
         SimulatedTable(TableService(Config(table=TableConfig(id="faro")), journal), seed=3).step()
-    follower = JournalFollower(path, LiveView(), interval=0.02)
-    follower.start()
-    server = WebServer(follower.view, "127.0.0.1", free_port())
-    server.start()
-    try:
+    with journal_served(path) as (follower, server):
         browser.get(server.url + "croupier?lang=en")
         assert wait_until(lambda: page_seq(browser) == follower.view.current()[0] > 0)
         for part in tmp_path.glob("j.sqlite*"):
@@ -672,9 +675,6 @@ def test_a_croupiers_page_open_while_its_journal_gives_way_to_a_baccarat_ones_sa
             return False
 
         assert wait_until(says_which_game)
-    finally:
-        server.stop()
-        follower.stop()
 
 
 def test_a_home_table_shows_who_has_banked_and_who_won_the_session(
