@@ -1192,15 +1192,15 @@ class Journal:
 
     def _optional_rows(self, sql: str, parameters: tuple[Any, ...]) -> list[Any]:
         """Rows of a table an older journal may not have (its outbox, requests, checkpoints):
-        none if the table is not there. Any other failure (a disk read error) is a
-        JournalError: taken for "no rows", a cursor unread would let archiving pass records
-        the outbox has not sent."""
+        none if the table is not there. Any other failure (a disk read error) is raised, for
+        the caller's :meth:`_reading` to name: taken for "no rows", a cursor unread would let
+        archiving pass records the outbox has not sent."""
         try:
             return self._db.execute(sql, parameters).fetchall()
         except sqlite3.OperationalError as error:
             if str(error).startswith(("no such table", "no such column")):
                 return []
-            raise JournalError(f"journal {self.path}: cannot read it: {error}") from None
+            raise
 
     def hash_of(self, seq: int) -> str | None:
         """The hash record ``seq`` carries, if there is one."""
