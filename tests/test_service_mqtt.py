@@ -576,31 +576,25 @@ def test_a_misspelt_field_is_refused_not_ignored(
     assert [bet.stake for bet in service.state.bets.values()] == [4]
 
 
-def test_a_password_sent_to_a_broker_across_the_network_without_tls_is_warned_of(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
+def test_a_password_sent_to_a_broker_across_the_network_without_tls_is_warned_of() -> None:
     """The table's and the croupiers' passwords go to the broker as the config says; to one
-    on another machine without TLS they cross the network readable: the log says so once."""
-    from table.service.config import TlsConfig
-    from table.service.web import MqttCommandRelay
+    on another machine without TLS they cross the network readable: `config check` and the
+    start of `run` say so."""
+    from table.service.config import TlsConfig, WebConfig, config_warnings
 
-    config = Config(table=TableConfig(id="t1", journal=str(tmp_path / "journal.sqlite")))
-    with Journal(config.table.journal, "t1") as journal:
-        service = TableService(config, journal)
-        for host, tls, warned in (
-            ("192.0.2.10", None, True),
-            ("broker.example", None, True),
-            ("127.0.0.1", None, False),
-            ("localhost", None, False),
-            ("192.0.2.10", TlsConfig(), False),  # the system's certificate authorities
-        ):
-            caplog.clear()
-            mqtt_config = MqttConfig(host=host, username="table-t1", password="s3cret", tls=tls)
-            MqttLink(mqtt_config, "t1", service, journal)
-            MqttCommandRelay(mqtt_config, "t1")
-            said = [r.getMessage() for r in caplog.records if "in the clear" in r.getMessage()]
-            assert len(said) == (2 if warned else 0), (host, said)
-            assert all("s3cret" not in line for line in said)
+    page = WebConfig(host="127.0.0.1", croupier_username="dealer")
+    for host, tls, web, warned in (
+        ("192.0.2.10", None, page, "the table's and each croupier's password"),
+        ("broker.example", None, None, "the table's password"),
+        ("127.0.0.1", None, page, ""),
+        ("localhost", None, page, ""),
+        ("192.0.2.10", TlsConfig(), page, ""),  # the system's certificate authorities
+    ):
+        mqtt_config = MqttConfig(host=host, username="table-t1", password="s3cret", tls=tls)
+        config = Config(table=TableConfig(id="t1"), mqtt=mqtt_config, web=web)
+        said = [line for line in config_warnings(config) if "in the clear" in line]
+        assert len(said) == (1 if warned else 0), (host, said)
+        assert all(warned in line and "s3cret" not in line for line in said), said
 
 
 def test_a_withdrawal_names_one_call_by_its_order_as_the_table_language_does() -> None:

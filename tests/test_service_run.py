@@ -752,7 +752,7 @@ def test_a_page_certificate_out_of_its_dates_is_warned_of_at_each_start(
     the operator is told at each start, and a month ahead."""
     import ssl
 
-    from table.service.config import WebConfig, WebTlsConfig, page_warnings
+    from table.service.config import WebConfig, WebTlsConfig, config_warnings
 
     tls = WebTlsConfig(str(page_certificate.cert_file), str(page_certificate.key_file))
     config = Config(source="t.toml", web=WebConfig(host="127.0.0.1", tls=tls))
@@ -760,14 +760,14 @@ def test_a_page_certificate_out_of_its_dates_is_warned_of_at_each_start(
     starts = ssl.cert_time_to_seconds(dates["notBefore"])
     ends = ssl.cert_time_to_seconds(dates["notAfter"])
     where = f"t.toml: [web.tls] cert_file: the certificate in {page_certificate.cert_file}"
-    assert page_warnings(config, now=starts + 3600) == []
-    assert page_warnings(config, now=ends - 10 * 86400) == [
+    assert config_warnings(config, now=starts + 3600) == []
+    assert config_warnings(config, now=ends - 10 * 86400) == [
         f"{where} lapses on {dates['notAfter']}: renew it before then"
     ]
-    assert page_warnings(config, now=ends + 1) == [
+    assert config_warnings(config, now=ends + 1) == [
         f"{where} lapsed on {dates['notAfter']}: browsers refuse the page; renew it"
     ]
-    assert page_warnings(config, now=starts - 1) == [
+    assert config_warnings(config, now=starts - 1) == [
         f"{where} is valid only from {dates['notBefore']}: browsers refuse the page"
     ]
 

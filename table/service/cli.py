@@ -493,7 +493,7 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _config_check(args: argparse.Namespace) -> int:
-    from table.service.config import ConfigError, load_config, page_warnings
+    from table.service.config import ConfigError, config_warnings, load_config
 
     config = load_config(args.file)
     problems = []
@@ -508,7 +508,7 @@ def _config_check(args: argparse.Namespace) -> int:
         problems.append(f"{args.file}: [hardware] board: {board_problem}")
     if problems:
         raise ConfigError("\n".join(problems))
-    for warning in page_warnings(config):
+    for warning in config_warnings(config):
         print(f"dealtable config: warning: {warning}", file=sys.stderr)
     broker = f"{config.mqtt.host}:{config.mqtt.port}" if config.mqtt else "none"
     board = f", board {_board_file(config.hardware)}" if config.hardware else ""

@@ -398,13 +398,35 @@ def web_tls_context(source: str, tls: WebTlsConfig) -> ssl.SSLContext:
 CERTIFICATE_WARNING_DAYS = 30
 
 
-def page_warnings(config: Config, now: float | None = None) -> list[str]:
-    """What about the pages, as configured, works but should not be left so: passwords
-    that cross the network readable, a certificate that has lapsed or soon will."""
+def config_warnings(config: Config, now: float | None = None) -> list[str]:
+    """What, as configured, works but should not be left so: passwords that cross the
+    network readable, to the pages or to the broker; a page's certificate that has lapsed or
+    soon will."""
     tls = config.web.tls if config.web is not None else None
     certificate = None if tls is None else certificate_warning(config.source, tls, now)
-    found = [_password_warning(config), certificate]
+    found = [_password_warning(config), _broker_password_warning(config), certificate]
     return [warning for warning in found if warning]
+
+
+def _broker_password_warning(config: Config) -> str | None:
+    """Why the table's broker account, or each croupier's through the page, sends its password
+    readable: a broker on another machine reached without TLS (the one on the Pi itself is
+    reached over loopback, which no one else can read)."""
+    mqtt = config.mqtt
+    if mqtt is None or mqtt.tls is not None or _loopback(mqtt.host):
+        return None
+    croupiers = config.web is not None and bool(config.web.croupier_username)
+    whose = [
+        who for who, sends in (("the table's", bool(mqtt.password)), ("each croupier's", croupiers))
+        if sends
+    ]  # fmt: skip
+    if not whose:
+        return None
+    return (
+        f"{config.source}: [mqtt] host: the broker at {mqtt.host}:{mqtt.port} is reached "
+        f"without TLS, so {' and '.join(whose)} password crosses the network in the clear, for "
+        "anyone on it to read: set [mqtt] tls (hw/mosquitto/README.md)"
+    )
 
 
 def certificate_warning(source: str, tls: WebTlsConfig, now: float | None = None) -> str | None:

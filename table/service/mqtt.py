@@ -18,7 +18,6 @@ a queue, which the service's main loop drains in :meth:`MqttLink.pump`.
 from __future__ import annotations
 
 import contextlib
-import ipaddress
 import json
 import logging
 import queue
@@ -302,30 +301,6 @@ def broker_client(
     return client
 
 
-def warn_of_passwords_in_clear(config: MqttConfig, whose: str) -> None:
-    """Log once, at the start, that ``whose`` passwords cross the network unencrypted: a
-    broker reached on another machine without ``tls``. The broker on the Pi itself is
-    reached over loopback, which no one else can read."""
-    if config.tls is not None or _is_loopback(config.host):
-        return
-    log.warning(
-        "the broker at %s:%d is reached without TLS: %s password crosses the network in the "
-        "clear, for anyone on it to read ([mqtt] tls, hw/mosquitto/README.md)",
-        config.host,
-        config.port,
-        whose,
-    )
-
-
-def _is_loopback(host: str) -> bool:
-    if host.lower() in ("localhost", "localhost.localdomain"):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def say_offline(config: MqttConfig, table_id: str, timeout: float = 3.0) -> bool:
     """Set the table's retained ``status`` to ``offline``, for a service that will not start.
     A service that died with the broker left ``online`` retained and no will was published:
@@ -437,8 +412,6 @@ class MqttLink:
         self._state_seq = -1
         self._state_trouble = ""
         self._named: dict[str, Properties] = {}
-        if config.password:
-            warn_of_passwords_in_clear(config, "the table's")
         client = broker_client(config, config.client_id or f"dealtable-{table_id}")
         client.will_set(f"{self.prefix}/status", "offline", qos=1, retain=True)
         client.reconnect_delay_set(min_delay=reconnect_delay[0], max_delay=reconnect_delay[1])

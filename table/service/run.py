@@ -39,7 +39,7 @@ from table.events import (
 from table.faro.engine import FaroState, Phase
 from table.faro.punters import DEMO_PUNTERS, fresh_visitors, round_of_bets
 from table.language import CardCmd, Command, ShuffleCmd, parse_line, usage
-from table.service.config import Config, ConfigError, page_warnings
+from table.service.config import Config, ConfigError, config_warnings
 from table.service.journal import Journal, JournalDamagedError, JournalError, JournalLock
 from table.service.table_service import JOURNAL_RETRY_SECONDS, TableService
 from table.shoe import Shoe
@@ -298,6 +298,8 @@ def run(
     kept on ``monotonic``, with ``sleep`` between."""
     stop = stop or threading.Event()
     notifier = SystemdNotifier.from_environment()
+    for warning in config_warnings(config):
+        log.warning("%s", warning)
     # The page's port is taken before the journal is touched: a port in use refuses the
     # start and changes nothing.
     with contextlib.ExitStack() as undo_if_refused:
@@ -561,8 +563,6 @@ def _bind_web(config: Config) -> WebServer | None:
         return None
     from table.service.web import LiveView, RenewedCertificate, WebServer, WebServerError
 
-    for warning in page_warnings(config):
-        log.warning("%s", warning)
     files = config.web.tls
     tls = None if files is None else RenewedCertificate.of(config.source, files)
     try:

@@ -58,7 +58,6 @@ from table.service.mqtt import (
     CommandError,
     broker_client,
     command_json,
-    warn_of_passwords_in_clear,
 )
 from table.service.table_service import TableService, engine_for, table_from_journal
 
@@ -502,7 +501,6 @@ class MqttCommandRelay:
         # expires a second before the croupier is told it failed.
         self.expiry = math.floor(timeout) - 1
         self.max_accounts = max_accounts
-        warn_of_passwords_in_clear(config, "each croupier's")
         self._links: dict[Account, _AccountLink] = {}  # the one used longest ago first
         self._lock = threading.Lock()
 
