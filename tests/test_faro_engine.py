@@ -873,6 +873,38 @@ def test_000_saratoga_martingale_doubles_after_a_loss_up_to_the_cap() -> None:
         open_table().bet("dan", "high", 2, instruction="paroli 2")
 
 
+def test_000_saratoga_refuses_a_progression_that_would_stop_at_its_first_result() -> None:
+    """000, Faro de Saratoga: a martingale whose stake is already over its cap, or a paroli
+    that can let no win ride, would only be a plain bet under another name: it is refused
+    when placed, saying why, and the table is as it was."""
+    table = open_table("saratoga", max_bet="20")
+    table.bet("dan", "high", 6, instruction="martingale 16")
+    refused = [
+        ("anna", "9", 20, "martingale 16", "the stake 20 is already over the martingale cap 16"),
+        # chips stacked on dan's martingale raise its base stake over the cap as well
+        ("dan", "high", 11, "martingale 16", "the stake 17 is already over the martingale cap"),
+        ("anna", "9", 2, "paroli 1", "paroli 1 lets no win ride"),
+        (
+            "anna",
+            "9",
+            11,
+            "paroli 3",
+            "the paroli could not ride: after its first win the stake 22",
+        ),
+    ]
+    for punter, spot, amount, instruction, reason in refused:
+        before = table.state.copy()
+        with pytest.raises(BetRefusedError, match=f"^bet on {spot}: {reason}"):
+            table.bet(punter, spot, amount, instruction=instruction)
+        assert table.state == before
+    table.bet("dan", "high", 10, instruction="martingale 16")
+    table.bet("anna", "9", 10, instruction="paroli 2")
+    assert sorted(bet.label for bet in table.state.bets.values()) == [
+        "anna 10 on 9 [paroli 2]",
+        "dan 16 on high [martingale 16]",
+    ]
+
+
 def test_000_saratoga_a_moved_bet_keeps_its_progression() -> None:
     """000, Faro de Saratoga: a standing instruction is the punter's for that bet: moved to
     another rank, a martingale still returns to its base after a win, and a paroli counts

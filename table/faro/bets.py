@@ -42,6 +42,31 @@ class Instruction:
             raise BetRefusedError(f"{words[0]} {limit}: the number must be at least 1")
         return cls(words[0], limit)
 
+    def check_first_stake(self, what: str, base: int, stake: int, table_maximum: int) -> None:
+        """Refuse a progression that would stop at its first result, win or lose.
+
+        A martingale whose base is already over its cap can neither double after a loss
+        nor return to its base after a win; a paroli of 1 comes down at its first win like
+        a plain bet, and one whose doubled stake is over the table maximum cannot ride.
+        """
+        if self.kind == "martingale":
+            if base > self.limit:
+                raise BetRefusedError(
+                    f"{what}: the stake {base} is already over the martingale cap "
+                    f"{self.limit}; the martingale would stop at its first result"
+                )
+            return
+        if self.limit < 2:
+            raise BetRefusedError(
+                f"{what}: paroli {self.limit} lets no win ride, the bet would come down at "
+                "its first win like a plain bet; ask for paroli 2 or more"
+            )
+        if table_maximum and stake * 2 > table_maximum:
+            raise BetRefusedError(
+                f"{what}: the paroli could not ride: after its first win the stake "
+                f"{stake * 2} would be over the table maximum {table_maximum}"
+            )
+
 
 class Bet(NamedTuple):
     """Chips (or betting marks) of one punter on one spot.

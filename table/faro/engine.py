@@ -896,6 +896,9 @@ class FaroTable(DealerDesk):
         existing = self._stack(punter, parsed, copper, mark, progression)
         stake = amount if existing is None else amount + existing.stake
         self._check_limits(what, stake)
+        if progression is not None:
+            base = amount if existing is None else amount + existing.base
+            progression.check_first_stake(what, base, stake, state.rules.max_bet)
         self._check_funds(what, punter, parsed, amount, copper, mark)
         out = self._begin(at)
         self._record(out, complete_event(BetPlaced, {
