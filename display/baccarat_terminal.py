@@ -218,9 +218,10 @@ def describe(event: Event) -> str | None:
         rolls = ", ".join(f"{name} {chips}" for name, chips in event.bankrolls.items())
         return f"coup {event.coup} settled: bank {event.bank}; {rolls}"
     if isinstance(event, ShoeStarted):
+        cut = "no cut card" if event.cut_at is None else f"cut card after {event.cut_at}"
         return (
-            f"shoe {event.shoe}: {event.decks} decks, {event.cards} cards, "
-            f"cut card after {event.cut_at}; burn: {event.burn}"
+            f"shoe {event.shoe}: {event.decks} decks, {event.cards} cards, {cut}; "
+            f"burn: {event.burn}"
         )
     if isinstance(event, CutCardOut):
         return f"the cut card is out after {event.cards_out} cards: this coup is the last"

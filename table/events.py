@@ -347,12 +347,14 @@ class ReaderNotice(Event):
 @event_type
 @dataclass(frozen=True, kw_only=True)
 class ShoeStarted(Event):
-    """A new shoe is loaded; ``cut_at`` cards leave it before the cut card."""
+    """A new shoe is loaded; ``cut_at`` cards leave it before the cut card. A continuous
+    shuffler's shoe has no cut card: ``cut_at`` is None (an earlier dealtable wrote a
+    number it never reached)."""
 
     shoe: int
     decks: int
     cards: int
-    cut_at: int
+    cut_at: int | None
     burn: str
 
 

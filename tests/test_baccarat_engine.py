@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from display.baccarat_terminal import describe
 from table.baccarat import BaccaratTable, Draw, NextCard, Phase
 from table.baccarat.engine import GEOMETRY
 from table.baccarat.rules import MOST_CARDS_A_COUP
@@ -35,6 +36,8 @@ from table.events import (
     ShoeFinished,
     ShoeStarted,
     ThirdCardChoice,
+    event_from_json,
+    event_to_json,
 )
 from table.games import replay_lines
 from table.language import GameCmd
@@ -363,6 +366,26 @@ def test_004_with_a_shuffler_every_coups_cards_go_back_in(rules: str, alarmed: b
     if not alarmed:
         assert table.state.coup == 7 and not table.state.cut_out
         assert table.state.bankrolls["ana"] == 1070
+
+
+def test_a_continuous_shufflers_shoe_names_no_cut_card_and_an_earlier_ones_still_reads() -> None:
+    """A continuous shuffler never comes to a cut card: its ``shoe_started`` says it has none
+    (``cut_at`` null), where a shoe's names where its cut card lies. A shuffler's shoe an
+    earlier dealtable journaled with a number still reads, and replays to the same table."""
+    table = BaccaratTable("t1", "punto-banco", "shuffler", {"decks": "1"})
+    events = [*table.opening, *table.fund_bank(1000), *table.seat("ana", 100), *table.new_shoe()]
+    events += table.bet("ana", "player", 10) + table.lock() + deal(table, "9S 8H KH KS")
+    records = [event_to_json(event) for event in events]
+    shoe = next(record for record in records if record["type"] == "shoe_started")
+    assert shoe["cut_at"] is None
+    assert describe(event_from_json(shoe)) == "shoe 1: 1 decks, 52 cards, no cut card; burn: none"
+    shoe["cut_at"] = 36  # as an earlier dealtable wrote it
+    earlier = BaccaratTable.replay(event_from_json(record) for record in records)
+    assert earlier.state == table.state
+    from_a_shoe = open_punto_banco().new_shoe()
+    assert [event_to_json(e)["cut_at"] for e in from_a_shoe if isinstance(e, ShoeStarted)] == [
+        6 * 52 - 16
+    ]
 
 
 def test_004_with_a_shuffler_a_voided_coups_cards_go_back_in_too() -> None:

@@ -879,7 +879,7 @@ class BaccaratTable(DealerDesk):
             shoe=state.shoe + 1,
             decks=rules.decks,
             cards=rules.shoe_size,
-            cut_at=rules.cut_at,
+            cut_at=None if rules.shuffler else rules.cut_at,
             burn=rules.burn,
         )
         return out
