@@ -24,6 +24,7 @@ from table.events import (
     CutCardOut,
     DealVoided,
     Event,
+    HandShown,
     ShoeFinished,
     ShoeStarted,
     ThirdCardChoice,
@@ -208,6 +209,9 @@ def describe(event: Event) -> str | None:
         return f"coup {event.turn}: {event.card.pretty} to {_ROLE_WORDS[event.role]}"
     if isinstance(event, CardDealt) and event.role is CardRole.BURN:
         return f"{event.card.pretty}: burned"
+    if isinstance(event, HandShown):
+        cards = " ".join(card.pretty for card in event.cards)
+        return f"coup {event.deal}: the {event.hand} hand shows a natural {event.total}: {cards}"
     if isinstance(event, CoupResult):
         return f"coup {event.coup}: {coup_in_words(event)}"
     if isinstance(event, ThirdCardChoice):

@@ -188,9 +188,14 @@ class DeckStarted(Event):
 @event_type
 @dataclass(frozen=True, kw_only=True)
 class CardDealt(Event):
+    """A card taken into the deal. ``face_down``: dealt face down to a hand its players hold
+    (Chemin de Fer, Banque, Macao, 002): the journal keeps the card, the public events
+    topic names none (:func:`public_record`) until the hand is shown."""
+
     card: Card
     role: CardRole
     turn: int
+    face_down: bool = False
 
 
 @event_type
@@ -399,6 +404,18 @@ class ThirdCardChoice(Event):
 
 @event_type
 @dataclass(frozen=True, kw_only=True)
+class HandShown(Event):
+    """A hand dealt face down is turned over while its coup goes on: a natural (002, Baccarat
+    Banque: a player hand's natural, the banker's hand having none). At a coup's end
+    ``coup_result`` shows every hand."""
+
+    hand: str
+    cards: tuple[Card, ...]
+    total: int
+
+
+@event_type
+@dataclass(frozen=True, kw_only=True)
 class CoupResult(Event):
     """A coup's cards and who won. ``winner`` is the player hand's result (``player``,
     ``banker`` or ``tie``); Banque has one result per player hand in ``winners``.
@@ -469,6 +486,15 @@ def event_to_json(event: Event) -> dict[str, Any]:
             continue
         data[item.name] = _encode_value(getattr(event, item.name))
     return data
+
+
+def public_record(record: dict[str, Any]) -> dict[str, Any]:
+    """An event's JSON as the table's public hears it (the MQTT events topic): a card dealt
+    face down is not named, so that no device at the table reads a hand its holder has not
+    shown; ``hand_shown`` and ``coup_result`` name it once it is shown."""
+    if record.get("face_down") is True and record.get("card") is not None:
+        return {**record, "card": None}
+    return record
 
 
 def _encode_value(value: object) -> object:

@@ -30,6 +30,7 @@ from table.events import (
     CutCardOut,
     DealVoided,
     Event,
+    HandShown,
     PunterLeft,
     ReaderNoticeKind,
     RulesChosen,
@@ -1007,6 +1008,52 @@ def test_002_banque_two_player_hands_against_one_banker() -> None:
     assert coup.holders == {"right": "ana", "left": "ben", "banker": "bea"}
     assert settlements(events) == [("ana", "right", "win", 20), ("ben", "left", "lose", -30)]
     assert table.state.bank == 210 and table.state.banker == "bea"
+
+
+@pytest.mark.parametrize(
+    ("game", "cards", "face_down"),
+    [
+        ("punto-banco", "9S 2H 3C KD", [False] * 4),
+        ("chemin-de-fer", "2H 3C 3D JC 5S", [True] * 4 + [False]),
+        ("macao", "7S 5D", [True, True]),
+    ],
+)
+def test_002_the_cards_the_players_hold_are_dealt_face_down(
+    game: str, cards: str, face_down: list[bool]
+) -> None:
+    """002: where the players hold the cards, each hand's first two come face down (Macao's
+    one); a third card comes face up. Punto Banco's hands are all shown (004)."""
+    table = open_punto_banco(game) if game == "punto-banco" else open_chemin_de_fer(game)
+    table.bet("ana", "player", 10)
+    table.lock()
+    events = deal(table, cards)
+    dealt = [event for event in events if isinstance(event, CardDealt)]
+    assert [event.face_down for event in dealt] == face_down
+    assert [event.card.code for event in dealt] == cards.split()
+
+
+def test_002_banque_a_player_hands_natural_is_shown_while_the_coup_goes_on() -> None:
+    """002, Baccarat Banque: a player hand's natural is turned over at once; the coup goes
+    on for the other hands, whose cards stay face down. Voiding the card that made the
+    natural takes the showing back with it."""
+    table = open_chemin_de_fer(game="banque", bank=200)
+    table.bet("ana", "right", 20)
+    table.bet("ben", "left", 30)
+    table.lock()
+    deal(table, "9S 2H 3C KD 4H")
+    events = table.deal("4C")  # right 9: a natural; left 6 and banker 7 go on
+    assert [e.face_down for e in events if isinstance(e, CardDealt)] == [True]
+    shown = [event for event in events if isinstance(event, HandShown)]
+    assert [(e.hand, [c.code for c in e.cards], e.total) for e in shown] == [
+        ("right", ["9S", "KD"], 9)
+    ]
+    assert describe(shown[0]) == "coup 1: the right hand shows a natural 9: 9♠ K♦"
+    assert table.state.next_card() == NextCard("banker", Draw.MAY, False)
+    table.void_card()
+    assert table.state.shown_hands == [[None, None], [None, None], [None]]
+    again = table.deal("4C")
+    assert [e.hand for e in again if isinstance(e, HandShown)] == ["right"]
+    assert not [e for e in deal(table, "stand") if isinstance(e, HandShown)]
 
 
 def test_002_banque_the_bank_lasts_until_it_is_exhausted() -> None:

@@ -20,6 +20,7 @@ from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
 from table.errors import TableError
+from table.events import CardDealt
 from table.language import parse_line
 from table.service.config import Config, MqttConfig, ReaderConfig, TableConfig, TlsConfig
 from table.service.journal import Journal
@@ -631,7 +632,10 @@ def test_every_dealer_action_of_the_table_language_has_its_verb() -> None:
 def test_a_chemin_de_fer_coup_is_dealt_with_its_choices_given_over_mqtt(
     tmp_path: Path, broker: Broker, watcher: Watcher
 ) -> None:
-    """The representative punter's choice at 5 comes from the tablet: the coup goes on."""
+    """The representative punter's choice at 5 comes from the tablet: the coup goes on. The
+    first two cards of each hand lie face down (002): the events topic names none of them
+    while they do, as a punter's device could read the banker's hand before the choice; the
+    journal keeps them, and the coup's result shows them."""
     config = players_bank_config(tmp_path / "journal.sqlite", "t1")
     service, link, journal = service_on_broker(config, broker.port)
     link.start()
@@ -668,7 +672,24 @@ def test_a_chemin_de_fer_coup_is_dealt_with_its_choices_given_over_mqtt(
 
         assert wait_until(results, step=link.pump)
         assert results()[0]["winner"] == "banker"
+        assert results()[0]["hands"] == {"player": ["2H", "3D"], "banker": ["3C", "JC", "5S"]}
         assert wait_until(lambda: hands() == [["2H", "3D"], ["3C", "JC", "5S"]], step=link.pump)
+        published = [
+            (e["role"], e["card"], e.get("face_down", False))
+            for e in watcher.events()
+            if e["type"] == "card_dealt"
+        ]
+        assert published == [
+            ("player", None, True),
+            ("banker", None, True),
+            ("player", None, True),
+            ("banker", None, True),
+            ("banker", "5S", False),
+        ]
+        journaled = [
+            (e.card.code, e.face_down) for e in journal.events() if isinstance(e, CardDealt)
+        ]
+        assert journaled == [("2H", True), ("3C", True), ("3D", True), ("JC", True), ("5S", False)]
     finally:
         link.stop()
         journal.close()

@@ -53,6 +53,7 @@ from table.events import (
     DealerCorrection,
     DealVoided,
     Event,
+    HandShown,
     Outcome,
     PunterLeft,
     PunterSeated,
@@ -174,6 +175,7 @@ _CONSEQUENCES = (
     BankPassed,
     AlarmRaised,
     AlarmCleared,
+    HandShown,
 )
 
 
@@ -522,6 +524,9 @@ class BaccaratState(TableFolds):
             self.actor += 1
             self._find_next()
 
+    def _fold_hand_shown(self, event: HandShown) -> None:
+        """Nothing to keep: :attr:`shown_hands` already shows a natural."""
+
     def _fold_result(self, event: CoupResult) -> None:
         self.last_result = event
 
@@ -623,6 +628,7 @@ _FOLDS: dict[type[Event], Callable[[BaccaratState, Any], None]] = {
     BetsLocked: BaccaratState._fold_locked,
     CardDealt: BaccaratState._fold_card,
     ThirdCardChoice: BaccaratState._fold_choice,
+    HandShown: BaccaratState._fold_hand_shown,
     CoupResult: BaccaratState._fold_result,
     CoupFinished: BaccaratState._fold_finished,
     DealVoided: BaccaratState._fold_voided,
@@ -1325,11 +1331,31 @@ class BaccaratTable(DealerDesk):
             pending = state.pending
             if state.verdict.draw is Draw.MAY:
                 self._choose(out, draws=True)
-            self._emit(
-                out, CardDealt, card=card, role=state.geometry.roles[pending], turn=state.coup
+            # 002: where the players hold the cards, a hand's first two come face down.
+            face_down = (
+                state.rules.family is not Family.PUNTO_BANCO and len(state.hands[pending]) < 2
             )
+            self._emit(
+                out,
+                CardDealt,
+                card=card,
+                role=state.geometry.roles[pending],
+                turn=state.coup,
+                face_down=face_down,
+            )
+            if face_down and state.coup_in_play and state.dealt == len(state.geometry.plan):
+                self._show_naturals(out)
         if state.pending < 0 or state.cut_out or state.cards_out >= state.rules.cut_at:
             self._after_card(out)
+
+    def _show_naturals(self, out: list[Event]) -> None:
+        """The first cards are out and the coup goes on: a natural is turned over now (at
+        Banque, a player hand's; the coup would have ended on any other)."""
+        state = self.state
+        for name, cards in zip(state.geometry.hands, state.hands, strict=True):
+            total = _two_card_total(cards)
+            if total >= 8:
+                self._emit(out, HandShown, hand=name, cards=tuple(cards), total=total)
 
     def _after_card(self, out: list[Event]) -> None:
         state = self.state

@@ -679,7 +679,7 @@ class FaroTable(DealerDesk):
         state = self.state
         self._record(out, complete_event(CardDealt, {
             "table": state.table, "seq": state.last_seq + 1, "at": self._at, "deal": state.deal,
-            "card": card, "role": role, "turn": turn,
+            "card": card, "role": role, "turn": turn, "face_down": False,
         }), FaroState._fold_card)  # fmt: skip
 
     def _close_turn(self, out: list[Event], winner: Card) -> None:

@@ -36,6 +36,7 @@ from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from table.cards import Card
 from table.errors import TableError
+from table.events import public_record
 from table.faro.engine import FaroState
 from table.language import (
     BancoCmd,
@@ -268,6 +269,15 @@ def command_from_payload(verb: str, payload: dict[str, Any]) -> Command:
 
 
 _Report = _Connected | _Disconnected | _ConnectFailed | _Acked | _SubscriptionRefused | _Incoming
+
+
+def _public_body(body: str) -> str:
+    """A journaled event as the events topic publishes it: a card dealt face down unnamed
+    (:func:`public_record`). Only those records are decoded; the rest go as written."""
+    if '"face_down":true' not in body:
+        return body
+    public = public_record(json.loads(body))
+    return json.dumps(public, ensure_ascii=False, separators=(",", ":"))
 
 
 def _why_unreachable(error: BaseException | None) -> str:
@@ -738,7 +748,10 @@ class MqttLink:
         name_for, named = self.journal.name_for, self._journal_named
         for seq, body in self.journal.bodies(self._sent_upto, room):
             info = self.client.publish(
-                f"{self.prefix}/events", body, qos=1, properties=named(name_for(seq))
+                f"{self.prefix}/events",
+                _public_body(body),
+                qos=1,
+                properties=named(name_for(seq)),
             )
             if info.rc != mqtt.MQTT_ERR_SUCCESS:
                 log.warning("publish of event %d failed (%s); will retry", seq, info.rc)
