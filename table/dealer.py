@@ -388,7 +388,16 @@ class DealerDesk:
             self._emit(out, AlarmCleared, alarm=alarm.alarm_id, resolution="voided by the dealer")
             return out
         last = self._last_card("void")
-        self._emit(out, DealerCorrection, action="void", card=last, replacement=None, undone=True)
+        # Told with the deal or coup of the card it takes back, even once its coup is over.
+        self._emit(
+            out,
+            DealerCorrection,
+            deal=last.deal,
+            action="void",
+            card=last.card,
+            replacement=None,
+            undone=True,
+        )
         return out
 
     def correct(self, card: Card | str, *, at: float | None = None) -> list[Event]:
@@ -424,7 +433,13 @@ class DealerDesk:
         else:
             last = self._last_card(f"correct {card}")
             self._emit(
-                out, DealerCorrection, action="correct", card=last, replacement=card, undone=True
+                out,
+                DealerCorrection,
+                deal=last.deal,
+                action="correct",
+                card=last.card,
+                replacement=card,
+                undone=True,
             )
         problem = self._card_problem(card)
         if problem is not None:
@@ -432,7 +447,7 @@ class DealerDesk:
         self._take_card(out, card)
         return out
 
-    def _last_card(self, what: str) -> Card:
+    def _last_card(self, what: str) -> CardDealt:
         """The last card taken, while only its consequences have followed it."""
         log = self._undo_log(what)
         index = last_card_index(log)
@@ -448,4 +463,4 @@ class DealerDesk:
                 )
         card_event = log[index]
         assert isinstance(card_event, CardDealt)
-        return card_event.card
+        return card_event

@@ -346,7 +346,8 @@ class ReaderNotice(Event):
 # --- baccarat: Punto Banco, Chemin de Fer, Banque, Macao ------------------------------------
 # A coup reuses the shared facts: bets locked (``turn`` is the coup), card dealt (roles
 # player, banker, right, left, burn), bet placed and settled, alarms and corrections, deal
-# voided (the coup), bank passed. The envelope's ``deal`` is the coup number.
+# voided (the coup), bank passed. The envelope's ``deal`` is the coup the event is for: the
+# coup in play, or between coups the coup to come (an earlier dealtable: the coup that ended).
 
 
 @event_type

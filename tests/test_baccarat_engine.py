@@ -1358,3 +1358,33 @@ def test_002_a_tie_whose_stakes_were_all_taken_back_holds_no_later_bank() -> Non
     replay = replay_lines(line.strip() for line in record.splitlines())
     assert [error.message for error in replay.errors] == []
     assert replay.game is not None and replay.game.state.banco == "dee"
+
+
+# --- the coup an event is for ------------------------------------------------------------
+
+
+def test_what_comes_between_coups_carries_the_coup_it_is_for() -> None:
+    """A bet placed between coup 1 and coup 2 is a bet on coup 2, and says so in its ``deal``;
+    so do the bank announced, the bank passed by its holder, and a new shoe with its burn.
+    What the last card of coup 1 causes (its result, settlement and end, the bank passing
+    after a player's win) is coup 1's, and a void of that card after the coup ended too."""
+    table = open_chemin_de_fer(bank=100)
+    events = table.bet("ana", "player", 40) + table.lock()
+    events += deal(table, "9H 3C KD 2D")  # player 9, a natural: coup 1 ends, ana wins
+    assert {(type(e).__name__, e.deal) for e in events} >= {
+        ("BetPlaced", 1),
+        ("BetsLocked", 1),
+        ("CoupResult", 1),
+        ("BetSettled", 1),
+        ("CoupFinished", 1),
+        ("BankPassed", 1),
+    }
+    voided = table.void_card()
+    assert [(type(e).__name__, e.deal) for e in voided] == [("DealerCorrection", 1)]
+    again = table.deal("2D")
+    assert {e.deal for e in again} == {1}
+    between = table.announce_bank(100) + table.bet("cy", "player", 20)
+    between += table.withdraw("cy", "player") + table.new_shoe() + table.bet("cy", "player", 10)
+    assert between and {e.deal for e in between} == {2}
+    locked = table.lock()
+    assert [(type(e).__name__, e.deal, e.turn) for e in locked] == [("BetsLocked", 2, 2)]

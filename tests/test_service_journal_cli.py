@@ -375,6 +375,57 @@ def test_history_opens_no_coup_for_an_alarm_on_a_card_dealt_after_a_coup(
     ]
 
 
+def test_coups_read_the_same_from_a_journal_an_earlier_dealtable_numbered(tmp_path: Path) -> None:
+    """Between coups, events carry the coup to come; an earlier dealtable gave them the
+    number of the coup that ended. A journal of either numbering lists the same coups, with
+    the same records, results and ends, draws the same roads and folds to the same table."""
+    import dataclasses
+
+    from table.baccarat import BaccaratTable
+    from table.baccarat.roads import follow_shoe
+    from table.events import BetsLocked, CoupResult, Event
+
+    table = BaccaratTable("table", "punto-banco", "standard", {"burn": "one"})
+    events = [*table.opening, *table.fund_bank(10_000), *table.seat("ann", 100)]
+    events += table.new_shoe() + table.deal("5C") + table.bet("ann", "player", 10) + table.lock()
+    events += [e for card in ("KS", "2H", "9S", "3C") for e in table.deal(card)]
+    events += table.deal("4D") + table.void_card()  # a card after coup 1: an alarm, voided
+    events += table.bet("ann", "banker", 10) + table.lock()
+    events += [e for card in ("AS", "AD", "7S", "KC") for e in table.deal(card)]
+    events += table.void_card() + table.deal("QC")  # coup 2's last card, taken back after
+    events += table.bet("ann", "banker", 10) + table.new_shoe() + table.deal("6C")
+    events += table.lock() + table.deal("2S")
+    between = [e.deal for e in events if e.type_name in ("shoe_started", "bet_placed")]
+    assert between == [1, 1, 2, 3, 3]  # each for the coup to come
+
+    last_locked = 0
+
+    def numbered_as_before(event: Event) -> Event:
+        nonlocal last_locked
+        if isinstance(event, BetsLocked):
+            last_locked = event.turn
+        return dataclasses.replace(event, deal=last_locked)
+
+    earlier = [numbered_as_before(event) for event in events]
+    assert [e.deal for e in earlier] != [e.deal for e in events]
+    listed = []
+    for name, records in (("today.sqlite", events), ("earlier.sqlite", earlier)):
+        with Journal(tmp_path / name, "table") as journal:
+            journal.append(records)
+            results: list[CoupResult] = []
+            follow_shoe(results, journal.events())
+            state = BaccaratTable.replay(journal.events()).state
+            listed.append((journal.coups(), [r.coup for r in results], state))
+    assert listed[0] == listed[1]
+    coups, roads, _ = listed[0]
+    assert [(c.coup, c.cards, c.ended) for c in coups] == [
+        (1, 4, "settled"),
+        (2, 4, "settled"),
+        (3, 1, "in progress"),
+    ]
+    assert roads == []  # a new shoe began the scoreboards afresh
+
+
 def test_history_refuses_to_list_fewer_than_one_deal(tmp_path: Path) -> None:
     journal, _ = journal_with_a_deal(tmp_path / "j.sqlite")
     journal.close()

@@ -14,8 +14,9 @@ known from what comes next: a card out of the shoe (the hand drew) or a ``stand`
 
 from __future__ import annotations
 
+import contextlib
 import enum
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -662,6 +663,8 @@ class BaccaratTable(DealerDesk):
     consequences = _CONSEQUENCES
     stake_place = "side"
     state: BaccaratState
+    # While a card or a command of one coup emits its events: the coup they all carry.
+    _batch_coup: int | None = None
 
     def __init__(
         self,
@@ -695,7 +698,23 @@ class BaccaratTable(DealerDesk):
     # --- emitting -------------------------------------------------------------------------
 
     def _number(self) -> int:
-        return self.state.coup
+        """The coup an event is for: the coup in play, or between coups the coup to come (a
+        bet placed after coup 7 is a bet on coup 8). What a card or command of the coup in
+        play causes is that coup's, though the coup ends on the way (:meth:`_coup_in_play`)."""
+        if self._batch_coup is not None:
+            return self._batch_coup
+        state = self.state
+        return state.coup if state.coup_in_play else state.coup + 1
+
+    @contextlib.contextmanager
+    def _one_coup(self) -> Iterator[None]:
+        """Every event emitted within carries the number the first would: a coup's result,
+        settlement and end are the coup's, not the next one's."""
+        self._batch_coup = self._number()
+        try:
+            yield
+        finally:
+            self._batch_coup = None
 
     def _between_coups(self, what: str) -> None:
         state = self.state
@@ -1243,8 +1262,9 @@ class BaccaratTable(DealerDesk):
                 "the next card is the third card"
             )
         out = self._begin(at)
-        self._choose(out, draws=False)
-        self._after_card(out)
+        with self._one_coup():
+            self._choose(out, draws=False)
+            self._after_card(out)
         return out
 
     def _choose(self, out: list[Event], *, draws: bool) -> None:
@@ -1324,6 +1344,10 @@ class BaccaratTable(DealerDesk):
         return AlarmKind.FORBIDDEN_DRAW, f"{over}: {'; '.join(reasons)}"
 
     def _take_card(self, out: list[Event], card: Card) -> None:
+        with self._one_coup():
+            self._take_one_card(out, card)
+
+    def _take_one_card(self, out: list[Event], card: Card) -> None:
         state = self.state
         if state.phase is Phase.BURNING:
             self._emit(out, CardDealt, card=card, role=CardRole.BURN, turn=0)
@@ -1595,14 +1619,16 @@ class BaccaratTable(DealerDesk):
                 f"void deal: no coup is being dealt ({state.where()}){advice}"
             )
         out = self._begin(at)
-        if state.alarm is not None:
-            self._emit(out, AlarmCleared, alarm=state.alarm.alarm_id, resolution="coup voided")
-        for bet_id in sorted(state.bets):
-            self._return(out, state.bets[bet_id], "the coup was voided")
-        bank = state.bank
-        self._emit(out, DealVoided, reason=reason, bank=bank, bankrolls=dict(state.bankrolls))
-        if state.cut_out:
-            self._finish_shoe(out)
+        with self._one_coup():
+            if state.alarm is not None:
+                resolution = "coup voided"
+                self._emit(out, AlarmCleared, alarm=state.alarm.alarm_id, resolution=resolution)
+            for bet_id in sorted(state.bets):
+                self._return(out, state.bets[bet_id], "the coup was voided")
+            bank = state.bank
+            self._emit(out, DealVoided, reason=reason, bank=bank, bankrolls=dict(state.bankrolls))
+            if state.cut_out:
+                self._finish_shoe(out)
         return out
 
     # --- the table language ---------------------------------------------------------------

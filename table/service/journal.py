@@ -1278,9 +1278,10 @@ class Journal:
     def coups(self) -> list[CoupSummary]:
         """Every coup of a baccarat journal, oldest first.
 
-        A record's ``deal`` is the coup in play, so the bets on the next coup, and the burn or
-        new shoe before it, carry the number of the coup that ended: they are counted with
-        the coup they lead to. The table's opening (rules, bank, seats) is no coup's.
+        A record's ``deal`` is the coup in play, and between coups the coup to come: the bets
+        on the next coup, and the burn or new shoe before it, are counted with it. An earlier
+        dealtable gave those the number of the coup that ended: read so, they lead to the
+        next coup all the same. The table's opening (rules, bank, seats) is no coup's.
         """
         rows = self._query(
             "SELECT deal, seq, at, type, CASE type "
@@ -1292,18 +1293,26 @@ class Journal:
         opened = self.opening is not None  # its records begin at a checkpoint, in a shoe
         over: set[int] = self._coup_over_before(rows) if opened else set()
         coups: dict[int, _CoupTally] = {}
+        locked: set[int] = set()
         burns: list[bool] = []  # whether each card taken from the shoe so far was burned
         for deal, seq, at, kind, detail in rows:
             opened = opened or kind == "shoe_started"
             if not opened or kind == "reader_notice":
                 continue  # a reader's news between coups opens no coup
+            if kind == "bets_locked":
+                locked.add(deal)
+            # The coup that ended, for a record between it and the next lock: numbered with
+            # the coup that ended (what ends it, or an earlier dealtable), or the coup to come.
+            ended = (
+                deal if deal in over else deal - 1 if deal - 1 in over and deal not in locked else 0
+            )
             alarmed = kind in _ALARM_TYPES or (kind == "dealer_correction" and not detail)
-            if alarmed and deal in over and deal + 1 not in coups:
+            if alarmed and ended and ended + 1 not in coups:
                 # An alarm between coups (a card dealt after the coup ended), and the dealer
                 # voiding or correcting its card, open no coup: they are told with the coup
                 # that ended, when this file holds it.
-                if deal in coups:
-                    coups[deal].last_seq = seq
+                if ended in coups:
+                    coups[ended].last_seq = seq
                 continue
             if kind == "shoe_started":
                 burns.clear()
@@ -1315,8 +1324,8 @@ class Journal:
                 # the events since its end, its consequences, were undone with the card.
                 over.discard(deal)
                 coups.pop(deal + 1, None)
-            if kind == "shoe_finished" and deal in over:
-                coup = deal  # the shoe ends with the coup it follows
+            if kind == "shoe_finished" and ended:
+                coup = ended  # the shoe ends with the coup it follows
             elif deal == 0 or deal in over:
                 coup = deal + 1
             else:
@@ -1352,13 +1361,17 @@ class Journal:
     @staticmethod
     def _coup_over_before(rows: list[Any]) -> set[int]:
         """The coup that had ended before an archived journal's first record, when it is a
-        new shoe put in between coups: its number is the one that record carries. (A shoe
-        put in to finish a coup is followed by that coup's cards before any lock.)"""
+        new shoe put in between coups and an earlier dealtable gave it the number of that
+        coup: the next lock carries the following one. (A shoe put in to finish a coup is
+        followed by that coup's cards before any lock; one numbered with the coup to come
+        is followed by that coup's lock.)"""
         if not rows or rows[0][3] != "shoe_started":
             return set()
         coup = rows[0][0]
         for deal, _, _, kind, detail in rows[1:]:
             if kind == "bets_locked":
+                if deal == coup:
+                    return set()
                 break
             if kind == "card_dealt" and detail != "burn" and deal == coup:
                 return set()
