@@ -27,6 +27,11 @@ class AbacusDriver:
     def __init__(self, abacus: CasekeepAbacus) -> None:
         self.abacus = abacus
 
+    def starting(self) -> None:
+        """The table is not known yet (its journal is being read): the "starting" pattern,
+        never the registers' power-up state nor a dark casekeep that looks like a new deck."""
+        self.abacus.show_starting()
+
     def show(self, frame: CasekeepFrame) -> None:
         # A deck short of some ranks (monte bank's 40 cards) has no spindle for them; their
         # beads go back in the box, or they would keep what the deck before left lit.

@@ -27,6 +27,11 @@ from table.cards import Rank
 
 BEADS_PER_RANK = 4
 CARDS = 13 * BEADS_PER_RANK
+# Shown while the service reads its journal, before it knows the table: every bead of the
+# ace, 3, 5, 7, 9, jack and king. In two-leds mode each of them lights both LEDs, which no
+# deal shows (only the soda and the hoc do); in one-led mode a deal would have to have dealt
+# every card of these seven ranks and not one of the other six.
+STARTING_RANKS = frozenset(rank for rank in Rank if rank.value % 2 == 1)
 
 
 class ShiftRegisterChain(SPIDevice):  # type: ignore[misc]
@@ -95,6 +100,16 @@ class CasekeepAbacus:
             raise CasekeepError(f"all four {rank.label}s are already out") from None
         beads[index] = outcome
         self._write()
+
+    def show_starting(self) -> None:
+        """The "starting" pattern (:data:`STARTING_RANKS`): the service is up and reads its
+        journal; the beads of the table follow once it is read."""
+        self.show(
+            {
+                rank: [Bead.NEITHER if rank in STARTING_RANKS else Bead.IN_BOX] * BEADS_PER_RANK
+                for rank in Rank
+            }
+        )
 
     def clear(self) -> None:
         """A new deck: every bead back in the box."""

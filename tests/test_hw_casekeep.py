@@ -101,3 +101,17 @@ def test_closing_turns_the_leds_off_and_frees_the_pins() -> None:
             abacus.play(Rank.FIVE, Bead.WON)
         again = CasekeepAbacus(CasekeepWiring(), pin_factory=factory)
         again.close()
+
+
+def test_the_starting_pattern_lights_both_leds_of_every_other_rank(
+    two_leds: tuple[CasekeepAbacus, ShiftRegisterChain],
+) -> None:
+    """Both LEDs of a bead are only ever the soda or the hoc: a casekeep with 28 such beads
+    is no table's, it is the service reading its journal."""
+    abacus, chain = two_leds
+    abacus.show_starting()
+    odd_ranks = (Rank.ACE, Rank.THREE, Rank.FIVE, Rank.SEVEN, Rank.NINE, Rank.JACK, Rank.KING)
+    cards = {(rank.value - 1) * 4 + bead for rank in odd_ranks for bead in range(4)}
+    assert chain.lit == {2 * card for card in cards} | {2 * card + 1 for card in cards}
+    abacus.clear()
+    assert chain.lit == set()

@@ -21,6 +21,7 @@ from display.frames import layout_frame
 from display.hardware import ALARM, LINK_UP, OFF, READER_LOST, layout_pixels
 from firmware_bridge.clock import SystemClock
 from hw.board import DEFAULT_BOARD
+from hw.casekeep import STARTING_RANKS
 from hw.errors import HardwareError
 from hw.firmware import dealfw
 from hw.simulated.microcontroller import Faults, SimulatedMicrocontroller
@@ -28,11 +29,12 @@ from hw.simulated.shift_register import ShiftRegisterChain
 from table.cards import Card, Rank
 from table.events import AlarmKind
 from table.faro.engine import Phase
+from table.service import journal as journal_module
 from table.service.config import Config, HardwareConfig, ReaderConfig, TableConfig
 from table.service.hardware import TableHardware
 from table.service.journal import Journal
 from table.service.readers import BarcodeShoeReader
-from table.service.run import SimulatedTable
+from table.service.run import SimulatedTable, open_table
 from table.service.table_service import TableService
 from tests.mosquitto import wait_until
 from tests.test_service_readers import (
@@ -601,3 +603,35 @@ def test_the_alarm_lamp_is_red_while_the_journal_cannot_write(rig: Any) -> None:
     disk.full = False
     service.execute_line("card 2C")
     assert wait_until(lambda: board.shown[15] == OFF, timeout=10, step=hardware.poll)
+
+
+def test_the_casekeep_says_starting_while_the_journal_is_read_then_shows_the_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long journal takes a while to read at start: the casekeep, cleared of the registers'
+    power-up state as soon as it is opened, shows the starting pattern meanwhile (not a dark
+    casekeep, which looks like a fresh deck), then the cards out once the table is known."""
+    config = Config(table=TableConfig(id="t1", journal=str(tmp_path / "j.sqlite")))
+    with Journal(config.table.journal, "t1") as journal:
+        service = TableService(config, journal)
+        service.execute_line("shuffle")
+        service.execute_line("card 2C")
+        service.execute_line("void")
+        service.execute_line("card 3D")
+    monkeypatch.setattr(journal_module, "CHECKED_EVERY", 2)  # the check heard record by record
+    starting = {(rank.value - 1) * 4 + bead for rank in STARTING_RANKS for bead in range(4)}
+    with mock_pins() as factory:
+        chain = ShiftRegisterChain(7, pin_factory=factory)
+        chain.outputs = [bool(index % 3) for index in range(chain.size)]  # the power-up state
+        hardware = TableHardware(HardwareConfig(layout=False, buttons=False), pin_factory=factory)
+        try:
+            seen_while_read: list[set[int]] = []
+            journal, service = open_table(
+                config, checking=lambda _seq: seen_while_read.append(set(chain.lit))
+            )
+            assert seen_while_read and all(lit == starting for lit in seen_while_read)
+            hardware.attach(service)
+            assert chain.lit == {(Rank.THREE.value - 1) * 4}  # 3D, the one card out
+            journal.close()
+        finally:
+            hardware.close()

@@ -144,6 +144,10 @@ class TableHardware:
                     self.abacus = AbacusDriver(
                         CasekeepAbacus(self.board.casekeep, pin_factory=self.pin_factory)
                     )
+                    # Opened before the journal is read (run opens the devices first), and a
+                    # long journal takes a while: until attach() shows the table, the beads
+                    # say the service is starting.
+                    self.abacus.starting()
             if config.buttons:
                 with _refused_in_one_line("the dealer's buttons", board_file):
                     self.buttons = DealerButtons(
