@@ -41,6 +41,8 @@ class CasekeepWiring:
 class ButtonWiring:
     pins: dict[str, int]
     bounce_time: float = 0.05
+    # How long a line must stay pressed to be a press: shorter is a glitch (hw/buttons.py).
+    settle_time: float = 0.02
 
 
 @dataclass(frozen=True)
@@ -98,7 +100,7 @@ def _board_from_text(text: str) -> Board:
 _KNOWN_KEYS = {
     "": {"name", "pin_factory", "casekeep", "buttons", "shoe_sensor", "microcontroller"},
     "casekeep": {"spi_port", "spi_device", "registers", "mode"},
-    "buttons": {"bounce_time", *BUTTON_NAMES},
+    "buttons": {"bounce_time", "settle_time", *BUTTON_NAMES},
     "shoe_sensor": {"pin", "active_low"},
     "microcontroller": {"url"},
 }
@@ -144,6 +146,7 @@ def _board_from(data: dict[str, Any]) -> Board:
     buttons = ButtonWiring(
         pins={name: _int(buttons_data, "buttons", name) for name in BUTTON_NAMES},
         bounce_time=_seconds(buttons_data, "buttons", "bounce_time", 0.05),
+        settle_time=_seconds(buttons_data, "buttons", "settle_time", 0.02),
     )
     sensor_data = _table(data, "shoe_sensor")
     shoe_sensor = ShoeSensorWiring(

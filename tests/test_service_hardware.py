@@ -20,7 +20,7 @@ from wire_fixtures import mock_pins
 from display.frames import layout_frame
 from display.hardware import ALARM, LINK_UP, OFF, READER_LOST, layout_pixels
 from firmware_bridge.clock import SystemClock
-from hw.board import DEFAULT_BOARD
+from hw.board import DEFAULT_BOARD, load_board
 from hw.casekeep import STARTING_RANKS
 from hw.errors import HardwareError
 from hw.firmware import dealfw
@@ -68,7 +68,7 @@ def rig(
     with mock_pins() as factory:
         chain = ShiftRegisterChain(7, pin_factory=factory)
         assert config.hardware is not None
-        hardware = TableHardware(config.hardware, pin_factory=factory)
+        hardware = TableHardware(config.hardware, pin_factory=factory, clock=AheadClock())
         journal = Journal(config.table.journal, "t1")
         service = TableService(config, journal)
         hardware.attach(service)
@@ -92,25 +92,40 @@ def test_the_abacus_and_the_layout_lamps_follow_a_whole_deal(rig: Any) -> None:
     assert wait_until(lambda: board.shown == expected, timeout=10, step=hardware.poll)
 
 
-def press(factory: Any, pin: int) -> None:
+class AheadClock(SystemClock):
+    """The real monotonic clock, which a test may move ahead (a button held, with no sleep)."""
+
+    def __init__(self) -> None:
+        self.ahead = 0.0
+
+    def monotonic(self) -> float:
+        return super().monotonic() + self.ahead
+
+    def advance(self, seconds: float) -> None:
+        self.ahead += seconds
+
+
+def press(factory: Any, pin: int, clock: Any) -> None:
+    """The dealer presses a button: it stays pressed a moment longer than the settle time."""
     factory.pin(pin).drive_low()
+    clock.advance(load_board().buttons.settle_time * 2)
     factory.pin(pin).drive_high()
 
 
 def test_the_dealers_buttons_become_commands(rig: Any) -> None:
     service, hardware, factory, _chain, _board = rig
-    press(factory, BOARD_BUTTONS["new_deck"])
+    press(factory, BOARD_BUTTONS["new_deck"], hardware.clock)
     for command in hardware.poll():
         service.execute(command)
     assert service.state.phase is Phase.AWAITING_SODA
     service.execute_line("card 2C")
     service.execute_line("card 2C")  # the same card again: an alarm
     assert service.state.alarm is not None
-    press(factory, BOARD_BUTTONS["void"])
+    press(factory, BOARD_BUTTONS["void"], hardware.clock)
     for command in hardware.poll():
         service.execute(command)
     assert service.state.alarm is None
-    press(factory, BOARD_BUTTONS["lock_bets"])
+    press(factory, BOARD_BUTTONS["lock_bets"], hardware.clock)
     for command in hardware.poll():
         service.execute(command)
     assert service.state.phase is Phase.LOCKED
@@ -255,7 +270,7 @@ def test_the_confirm_button_deals_the_readers_guess_and_void_dismisses_its_quest
     # The layout's alarm lamp tells a dealer with no console that the reader asks.
     assert layout_pixels(layout_frame(service.state))[15] == ALARM
     assert wait_until(lambda: board.shown[15] == ALARM, timeout=10, step=hardware.poll)
-    press(factory, BOARD_BUTTONS["confirm"])
+    press(factory, BOARD_BUTTONS["confirm"], hardware.clock)
     assert hardware.poll() == []
     assert dealt(service) == ["5S", "QH"] and camera.filter.question is None
     # No alarm waits now; the scripted camera's frames have run out, so it is a reader lost.
@@ -266,7 +281,7 @@ def test_the_confirm_button_deals_the_readers_guess_and_void_dismisses_its_quest
     camera, questions = scripted_camera(service, readings)
     hardware.answer_questions_of(camera, lambda: 11.0)
     assert camera.filter.question is not None
-    press(factory, BOARD_BUTTONS["void"])
+    press(factory, BOARD_BUTTONS["void"], hardware.clock)
     assert hardware.poll() == []  # not the engine's void: the question goes, KD stays
     assert camera.filter.question is None
     assert dealt(service) == ["5S", "QH", "KD"]
@@ -568,10 +583,10 @@ def test_while_another_alarm_waits_the_buttons_leave_the_readers_question_alone(
         )
         hardware.attach(service)
         hardware.answer_questions_of(camera, lambda: 10.0)
-        press(factory, BOARD_BUTTONS["confirm"])
+        press(factory, BOARD_BUTTONS["confirm"], hardware.clock)
         assert hardware.poll() == []
         clock.now += 1
-        press(factory, BOARD_BUTTONS["void"])
+        press(factory, BOARD_BUTTONS["void"], hardware.clock)
         for command in hardware.poll():
             service.execute(command)  # the engine's void: the stray 9H
         camera.poll()
@@ -579,7 +594,7 @@ def test_while_another_alarm_waits_the_buttons_leave_the_readers_question_alone(
         assert alarm is not None and alarm.kind is AlarmKind.UNREAD_CARD
         assert dealt(service) == ["5S", "KD"]
         clock.now += 1
-        press(factory, BOARD_BUTTONS["confirm"])
+        press(factory, BOARD_BUTTONS["confirm"], hardware.clock)
         assert hardware.poll() == []
         assert dealt(service) == ["5S", "KD", "QH"]
         hardware.close()

@@ -50,6 +50,9 @@ class Clock:
     def monotonic(self) -> float:
         return self.now
 
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
 
 def make(
     tmp_path: Path, opener: Any = None, table: TableConfig | None = None
