@@ -33,3 +33,57 @@ class ManualClock:
 
     def ticks_ms(self) -> int:
         return int(self._now * 1000)
+
+
+# The board counts milliseconds since its boot as MicroPython's time.ticks_ms() does: modulo
+# 2**30 (about 12 days), so its readings wrap.
+DEVICE_TICKS_PERIOD_MS = 1 << 30
+# How far two crystals may drift apart, in seconds per second: a ceramic resonator's 0.5 %
+# is beyond it, a Pico's crystal (30 ppm) and a Pi's well within.
+DEVICE_DRIFT = 1e-4
+
+
+class DeviceClock:
+    """One boot of the board's clock, read on the host's monotonic clock.
+
+    A reading taken on the board at ``device_ms`` can only have arrived after it was taken:
+    each reading's arrival time less its board time bounds the offset between the two
+    clocks from above, and the least of those bounds (allowed to age by
+    :data:`DEVICE_DRIFT`) is the offset. A reading that sat in the board's queue or in the
+    port while the service was held up is then placed when it was taken, not when it was
+    heard, as soon as one reading of this boot came through promptly; the first reading of
+    a boot is placed when it arrived.
+    """
+
+    def __init__(self, period_ms: int = DEVICE_TICKS_PERIOD_MS, drift: float = DEVICE_DRIFT):
+        self.period_ms = period_ms
+        self.drift = drift
+        self._last_ms: int | None = None
+        self._device_s = 0.0  # the board's time since its first reading, unwrapped
+        self._offset: float | None = None  # host time less board time, the least bound
+        self._offset_at = 0.0  # when that bound was found
+
+    def forget(self) -> None:
+        """The board restarted: its clock starts again from zero."""
+        self._last_ms = None
+        self._device_s = 0.0
+        self._offset = None
+
+    def host_time(self, device_ms: int, received_at: float) -> float:
+        """When a reading taken at ``device_ms`` on the board happened, on the host's clock,
+        given that it arrived at ``received_at``; never later than that."""
+        if self._last_ms is not None:
+            step = (device_ms - self._last_ms) % self.period_ms
+            if step >= self.period_ms // 2:
+                step -= self.period_ms  # an earlier reading than the last
+            self._device_s += step / 1000
+        self._last_ms = device_ms
+        bound = received_at - self._device_s
+        if self._offset is None:
+            self._offset, self._offset_at = bound, received_at
+            return received_at
+        aged = self._offset + self.drift * (received_at - self._offset_at)
+        if bound <= aged:
+            self._offset, self._offset_at = bound, received_at
+            return received_at
+        return self._device_s + aged

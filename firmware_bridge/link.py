@@ -27,12 +27,12 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 import serial  # type: ignore[import-untyped]
 
-from firmware_bridge.clock import Clock
+from firmware_bridge.clock import Clock, DeviceClock
 from firmware_bridge.errors import FrameError, LinkClosedError
 from firmware_bridge.protocol import (
     MAX_PIXELS,
@@ -166,6 +166,8 @@ class SensorChanged:
     sensor: Sensor
     active: bool
     device_ms: int
+    # When the board saw it, on the link's clock (converted from device_ms by DeviceClock).
+    at: float = field(default=0.0, compare=False)
 
 
 @dataclass(frozen=True)
@@ -300,6 +302,7 @@ class SerialLink:
         self._in_flight: deque[_InFlight] = deque()
         self._queue: deque[_Outgoing] = deque()
         self._peer_boot_id: int | None = None
+        self.device_clock = DeviceClock()  # the board's clock, for the times of its readings
         self._expected_rx: int | None = None
         self._nak_sent_for: int | None = None
         self._last_rx_at = 0.0
@@ -605,6 +608,7 @@ class SerialLink:
         if hello.boot_id != self._peer_boot_id:
             restarted = self._peer_boot_id is not None
             self._peer_boot_id = hello.boot_id
+            self.device_clock.forget()
             self._expected_rx = hello.next_seq
             self._nak_sent_for = None
             if restarted:
@@ -683,6 +687,8 @@ class SerialLink:
         self._nak_sent_for = None
         self._write(now, ack_frame(frame.seq))
         event = _event_for(frame)
+        if isinstance(event, SensorChanged):
+            event = replace(event, at=self.device_clock.host_time(event.device_ms, now))
         if event is not None:
             self._events.append(event)
 

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from firmware_bridge.clock import ManualClock, SystemClock
+from firmware_bridge.clock import (
+    DEVICE_TICKS_PERIOD_MS,
+    DeviceClock,
+    ManualClock,
+    SystemClock,
+)
 
 
 def test_a_manual_clock_stands_still_until_advanced() -> None:
@@ -21,3 +26,32 @@ def test_the_system_clock_never_goes_backwards() -> None:
     clock = SystemClock()
     readings = [clock.monotonic() for _ in range(1000)]
     assert readings == sorted(readings)
+
+
+def test_a_board_reading_heard_late_is_placed_when_the_board_took_it() -> None:
+    board = DeviceClock()
+    assert board.host_time(1_000, received_at=50.004) == 50.004  # the first: as it arrived
+    assert board.host_time(1_500, received_at=50.502) == pytest.approx(50.502)  # more prompt
+    # Sat in the port 0.8 s while the service was held up: placed when it was taken.
+    assert board.host_time(2_000, received_at=51.8) == pytest.approx(51.002, abs=1e-3)
+
+
+def test_the_boards_ticks_wrap_and_restart() -> None:
+    board = DeviceClock()
+    last = DEVICE_TICKS_PERIOD_MS - 100
+    board.host_time(last, received_at=10.0)
+    assert board.host_time(400, received_at=12.0) == pytest.approx(10.5, abs=1e-3)  # wrapped
+    board.forget()  # a new boot counts from zero again
+    assert board.host_time(5, received_at=20.0) == 20.0
+
+
+def test_a_board_clock_slower_than_the_hosts_is_followed() -> None:
+    """A crystal 50 ppm slow: an hour on, the board's clock is 0.18 s behind the offset first
+    found; within the drift allowed, a prompt reading is placed when it arrived, not 0.18 s
+    early."""
+    board = DeviceClock()
+    board.host_time(0, received_at=0.001)
+    hour = 3600.0
+    slow_ms = round(hour * (1 - 50e-6) * 1000)
+    placed = board.host_time(slow_ms, received_at=hour + 0.001)
+    assert placed == pytest.approx(hour + 0.001)

@@ -19,7 +19,7 @@ from wire_fixtures import mock_pins
 
 from display.frames import layout_frame
 from display.hardware import ALARM, LINK_UP, OFF, READER_LOST, layout_pixels
-from firmware_bridge.clock import SystemClock
+from firmware_bridge.clock import ManualClock, SystemClock
 from hw.board import DEFAULT_BOARD, load_board
 from hw.casekeep import STARTING_RANKS
 from hw.errors import HardwareError
@@ -393,7 +393,9 @@ def board_scanner_reader(
 
     def slide_heard(at: float | None) -> None:
         slides.append(now[0])
-        reader.card_slid(at)
+        # The board's time comes on the hardware's clock: as long ago on the stepped one.
+        ago = 0.0 if at is None else hardware.clock.monotonic() - at
+        reader.card_slid(now[0] - ago)
 
     hardware.slide_heard = slide_heard
     return reader, now, slides
@@ -650,3 +652,67 @@ def test_the_casekeep_says_starting_while_the_journal_is_read_then_shows_the_tab
             journal.close()
         finally:
             hardware.close()
+
+
+def test_a_slide_the_boards_barrier_saw_is_paired_by_the_boards_time_though_heard_late(
+    tmp_path: Path,
+) -> None:
+    """The layout board's light barrier beside a USB scanner: the scanner's code is read at
+    once, but the board's report of the slide is heard only 0.7 s later (the loop held up, a
+    frame sent again). Paired by the time the board saw the card, it is one card dealt; by
+    the time it was heard, it would be a code with no slide and a slide with no code, a
+    question for the dealer."""
+    clock = ManualClock(100.0)
+    board = SimulatedMicrocontroller(tmp_path, clock)
+    config = Config(
+        table=TableConfig(id="t1", journal=str(tmp_path / "j.sqlite")),
+        reader=ReaderConfig(kind="serial-scanner", url="loop://"),
+    )
+    hardware = TableHardware(
+        HardwareConfig(microcontroller_url=board.url, abacus=False, buttons=False), clock=clock
+    )
+    service = TableService(config, Journal(config.table.journal, "t1"))
+    service.execute_line("shuffle")
+    reader = BarcodeShoeReader("loop://", service, clock.monotonic, monotonic=clock.monotonic)
+    hardware.slide_heard = reader.card_slid
+    hardware.attach(service)
+
+    def board_alone(seconds: float) -> None:
+        for _ in range(round(seconds / 0.002)):
+            board.step()
+            board.wait(0.0002)
+            clock.advance(0.002)
+
+    def both(seconds: float) -> None:
+        for _ in range(round(seconds / 0.002)):
+            board.step()
+            hardware.poll()
+            reader.poll()
+            board.wait(0.0002)
+            clock.advance(0.002)
+
+    def slide(code: str, heard_after: float) -> None:
+        assert reader.scanner is not None
+        reader.scanner.port.write(code.encode() + b"\r\n")  # type: ignore[attr-defined]
+        reader.poll()
+        board.block_card_sensor(True)
+        board_alone(0.02)
+        board.block_card_sensor(False)
+        board_alone(0.02)
+        clock.advance(heard_after)
+        both(1.0)
+
+    try:
+        both(0.5)
+        assert hardware.link is not None and hardware.link.is_up
+        slide(encode_payload(Card.parse("5S"), 1), 0.0)  # heard at once: the board's time known
+        slide(encode_payload(Card.parse("KD"), 1), 0.7)
+        assert service.state.alarm is None
+        assert dealt(service) == ["5S", "KD"]
+    finally:
+        if hardware.link is not None:
+            hardware.link.close()  # no dark layout to wait for: the clock stands still
+        hardware.close()
+        reader.close()
+        service.journal.close()
+        board.close()

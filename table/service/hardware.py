@@ -135,8 +135,8 @@ class TableHardware:
         self._noise_logged_at: float | None = None
         # The board's scanner and light barrier, once a barcode shoe reader reads them.
         self.scanner: BoardScanner | None = None
-        # Told of each card past a light barrier, with the time it passed when known (on the
-        # monotonic clock).
+        # Told of each card past a light barrier, with the time it passed (on the monotonic
+        # clock: the Pi's own barrier's edge, or the board's reading converted to it).
         self.slide_heard: Callable[[float | None], None] | None = None
         try:
             if config.abacus:
@@ -268,7 +268,9 @@ class TableHardware:
                     if event.sensor is Sensor.BOX_EMPTY:
                         commands.append(EmptyCmd())
                     elif event.sensor is Sensor.CARD_SLID and self.slide_heard is not None:
-                        self.slide_heard(None)
+                        # When the beam broke on the board: heard late if the frame waited (a
+                        # loop held up, a frame sent again), it still pairs with its code.
+                        self.slide_heard(event.at)
                 elif isinstance(event, BarcodeRead):
                     if self.scanner is not None:
                         self.scanner.forwarded(event.text)
