@@ -171,8 +171,38 @@ class SensorChanged:
 
 
 @dataclass(frozen=True)
+class FrameId:
+    """Which frame of which boot of the board: what makes a frame sent again recognisable."""
+
+    boot_id: int
+    seq: int
+
+    def __str__(self) -> str:
+        return f"{self.boot_id}/{self.seq}"
+
+    @classmethod
+    def parse(cls, text: str) -> FrameId | None:
+        """The frame ``str()`` wrote, or None for text that is not one."""
+        boot, _, seq = text.partition("/")
+        if not (boot.isdigit() and seq.isdigit()):
+            return None
+        frame = cls(int(boot), int(seq))
+        return frame if frame.boot_id <= 0xFFFF and frame.seq <= 0xFF else None
+
+
+@dataclass(frozen=True)
 class BarcodeRead:
     text: str
+    frame: FrameId | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class ResentFrameDropped:
+    """A frame the board sent again that an earlier run of the service had taken (its
+    acknowledgement lost as the service stopped): acknowledged, and not acted on again."""
+
+    frame: FrameId
+    frame_type: FrameType
 
 
 @dataclass(frozen=True)
@@ -196,6 +226,7 @@ class FramesRefused:
 
 LinkEvent = (
     LinkUp
+    | ResentFrameDropped
     | LinkDown
     | FirmwareRestarted
     | SensorChanged
@@ -304,6 +335,10 @@ class SerialLink:
         self._peer_boot_id: int | None = None
         self.device_clock = DeviceClock()  # the board's clock, for the times of its readings
         self._expected_rx: int | None = None
+        # The last frame of the board that an earlier run took (resume_after), and the frames
+        # of it the board holds still, to be acknowledged and dropped when they come again.
+        self._taken_before: FrameId | None = None
+        self._resent: tuple[int, int] | None = None  # first and last seq, of _peer_boot_id
         self._nak_sent_for: int | None = None
         self._last_rx_at = 0.0
         self._last_hello_at = 0.0
@@ -371,6 +406,13 @@ class SerialLink:
             happened += self.poll()
         self._events = happened + self._events
         return self.idle
+
+    def resume_after(self, taken: FrameId | None) -> None:
+        """``taken`` is the last frame of the board an earlier run of the service acted on:
+        if the same boot of the board sends it again (the acknowledgement was lost as that
+        run stopped), it and the frames before it are acknowledged and dropped, never acted
+        on twice. Call it before the link is up."""
+        self._taken_before = taken
 
     def request_reset(self) -> None:
         """Ask the firmware to restart; the display is sent again when it is back."""
@@ -611,6 +653,19 @@ class SerialLink:
             self.device_clock.forget()
             self._expected_rx = hello.next_seq
             self._nak_sent_for = None
+            self._resent = None
+            taken = self._taken_before
+            self._taken_before = None
+            # The board holds at most a window of frames unacknowledged: one it still holds
+            # from the frame taken before lies within a window behind it.
+            if (
+                not restarted
+                and taken is not None
+                and taken.boot_id == hello.boot_id
+                and (taken.seq - hello.next_seq) % 256 < self.config.window
+            ):
+                self._resent = (hello.next_seq, taken.seq)
+                self._expected_rx = (taken.seq + 1) % 256
             if restarted:
                 self.stats.firmware_restarts += 1
                 self._events.append(FirmwareRestarted(hello.boot_id))
@@ -664,6 +719,19 @@ class SerialLink:
             if acked.seq == seq:
                 return
 
+    def _drop_resent(self, frame: Frame) -> None:
+        """Tell of a frame sent again that an earlier run of the service took, once."""
+        resent = self._resent
+        if resent is None or self._peer_boot_id is None:
+            return
+        first, last = resent
+        if (frame.seq - first) % 256 > (last - first) % 256:
+            return
+        # The board sends its frames again in order: those before this one will not come.
+        self._resent = None if frame.seq == last else ((frame.seq + 1) % 256, last)
+        frame_id = FrameId(self._peer_boot_id, frame.seq)
+        self._events.append(ResentFrameDropped(frame_id, frame.type))
+
     def _on_reliable(self, now: float, frame: Frame) -> None:
         expected = self._expected_rx
         if expected is None or self.state is not LinkState.UP:
@@ -677,6 +745,7 @@ class SerialLink:
             if seq_before(frame.seq, expected):
                 self.stats.duplicates += 1
                 self._write(now, ack_frame((expected - 1) % 256))
+                self._drop_resent(frame)
             else:
                 self.stats.out_of_order += 1
                 if self._nak_sent_for != expected:
@@ -687,6 +756,8 @@ class SerialLink:
         self._nak_sent_for = None
         self._write(now, ack_frame(frame.seq))
         event = _event_for(frame)
+        if isinstance(event, BarcodeRead) and self._peer_boot_id is not None:
+            event = replace(event, frame=FrameId(self._peer_boot_id, frame.seq))
         if isinstance(event, SensorChanged):
             event = replace(event, at=self.device_clock.host_time(event.device_ms, now))
         if event is not None:
@@ -727,6 +798,7 @@ __all__ = [
     "ButtonChanged",
     "DeviceReported",
     "FirmwareRestarted",
+    "FrameId",
     "FramesRefused",
     "LinkConfig",
     "LinkDown",
@@ -734,6 +806,7 @@ __all__ = [
     "LinkState",
     "LinkStats",
     "LinkUp",
+    "ResentFrameDropped",
     "SensorChanged",
     "SerialLink",
     "SerialPort",

@@ -716,3 +716,89 @@ def test_a_slide_the_boards_barrier_saw_is_paired_by_the_boards_time_though_hear
         reader.close()
         service.journal.close()
         board.close()
+
+
+def test_a_card_the_board_sends_again_after_a_service_restart_is_not_dealt_twice(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The service took a card from the board's scanner and stopped before its acknowledgement
+    left. The same boot of the board sends the frame again to the restarted service: it is
+    acknowledged and dropped with a line in the log, no card seen twice. The same sticker
+    scanned again later is still a card seen twice."""
+    caplog.set_level(logging.INFO, "dealtable.hardware")
+    clock = ManualClock(100.0)
+    board = SimulatedMicrocontroller(tmp_path, clock)
+    config = Config(
+        table=TableConfig(id="t1", journal=str(tmp_path / "j.sqlite")),
+        reader=ReaderConfig(kind="board-scanner"),
+        hardware=HardwareConfig(microcontroller_url=board.url, abacus=False, buttons=False),
+    )
+    assert config.hardware is not None
+    five_of_spades = encode_payload(Card.parse("5S"), 1)
+
+    def start() -> tuple[TableService, TableHardware, BarcodeShoeReader]:
+        assert config.hardware is not None
+        hardware = TableHardware(config.hardware, clock=clock)
+        service = TableService(config, Journal(config.table.journal, "t1"), clock.monotonic)
+        hardware.attach(service)
+        scanner = hardware.board_scanner()
+        reader = BarcodeShoeReader(
+            "the layout board",
+            service,
+            clock.monotonic,
+            opener=lambda _: scanner,
+            monotonic=clock.monotonic,
+        )
+        return service, hardware, reader
+
+    def run(hardware: TableHardware, reader: BarcodeShoeReader, seconds: float) -> None:
+        for _ in range(round(seconds / 0.002)):
+            board.step()
+            hardware.poll()
+            reader.poll()
+            board.wait(0.0002)
+            clock.advance(0.002)
+
+    def stop(service: TableService, hardware: TableHardware, reader: BarcodeShoeReader) -> None:
+        assert hardware.link is not None
+        hardware.link.close()  # stopped at once: no dark layout sent, nothing more heard
+        hardware.close()
+        reader.close()
+        service.journal.close()
+
+    service, hardware, reader = start()
+    try:
+        service.execute_line("shuffle")
+        run(hardware, reader, 0.5)
+        board.scan(five_of_spades)
+        for _ in range(200):
+            board.step()  # the board sends the code's frame
+            hardware.poll()  # the service takes it and acknowledges it
+            reader.poll()
+            board.wait(0.0002)
+            if dealt(service) == ["5S"]:
+                break
+        assert dealt(service) == ["5S"]
+        board.lose_what_the_host_sent()
+    finally:
+        stop(service, hardware, reader)
+    assert board.firmware.unacked, "the board still holds the frame"
+
+    service, hardware, reader = start()
+    try:
+        run(hardware, reader, 0.5)
+        assert dealt(service) == ["5S"]
+        assert service.state.alarm is None
+        notices = [e for e in service.journal.events() if e.type_name == "reader_notice"]
+        assert notices == []
+        assert not board.firmware.unacked
+        said = [r.getMessage() for r in caplog.records if "sent again" in r.getMessage()]
+        assert len(said) == 1 and "not dealt again" in said[0]
+        board.scan(five_of_spades)  # the same sticker really read again: a card seen twice
+        run(hardware, reader, 0.5)
+        notices = [e for e in service.journal.events() if e.type_name == "reader_notice"]
+        assert [notice.notice.value for notice in notices] == ["seen_before"]
+        assert dealt(service) == ["5S"]
+    finally:
+        stop(service, hardware, reader)
+        board.close()

@@ -261,6 +261,14 @@ class SimulatedMicrocontroller:
         with self._lock:
             self.firmware = self._boot()
 
+    def lose_what_the_host_sent(self) -> None:
+        """The bytes on their way from the host are lost: a service that stopped with its last
+        acknowledgement still in a buffer (a TCP serial adapter's, a pty's)."""
+        with self._lock:
+            if self._master is not None:
+                self._read_master(self._master)
+            self.to_device.clear()
+
     def block_card_sensor(self, blocked: bool = True) -> None:
         self.card_pin.drive(0 if blocked else 1)
 

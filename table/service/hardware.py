@@ -25,9 +25,11 @@ from firmware_bridge.link import (
     BarcodeRead,
     DeviceReported,
     FirmwareRestarted,
+    FrameId,
     FramesRefused,
     LinkDown,
     LinkUp,
+    ResentFrameDropped,
     SensorChanged,
     SerialLink,
 )
@@ -64,6 +66,9 @@ class AskingReader(Protocol):
 
 # How long a stopping service waits for the board to take the dark layout (seconds).
 LAYOUT_DARK_WITHIN = 0.5
+# A card dealt from a code the board forwarded is journaled with this request id and the
+# frame's name (FrameId): after a restart the board's frame sent again is known by it.
+BOARD_FRAME_REQUEST = "board-frame:"
 # Damaged frames on the line are logged at most this often (seconds): a noisy cable would
 # otherwise fill the log with a line per read.
 NOISE_LOGGED_EVERY = 60.0
@@ -96,18 +101,27 @@ class BoardScanner:
     it is then gone, as an unplugged serial scanner is, and its reader is lost."""
 
     def __init__(self, trouble: Callable[[], str] = lambda: "") -> None:
-        self._codes: deque[str] = deque()
+        self._codes: deque[tuple[str, FrameId | None]] = deque()
         self._trouble = trouble
+        self._last_frame: FrameId | None = None
 
-    def forwarded(self, text: str) -> None:
-        self._codes.append(text)
+    def forwarded(self, text: str, frame: FrameId | None = None) -> None:
+        self._codes.append((text, frame))
 
     def read(self) -> BarcodeReading | None:
+        self._last_frame = None
         if self._codes:
-            return barcode_reading(self._codes.popleft())
+            text, self._last_frame = self._codes.popleft()
+            return barcode_reading(text)
         if trouble := self._trouble():
             raise ScannerError(f"the layout board that reads the scanner is not reached: {trouble}")
         return None
+
+    def request_of_last_read(self) -> str | None:
+        """The frame that brought the code read last, as the request id its card is
+        journaled with."""
+        frame = self._last_frame
+        return None if frame is None else f"{BOARD_FRAME_REQUEST}{frame}"
 
     def close(self) -> None:
         self._codes.clear()
@@ -186,12 +200,29 @@ class TableHardware:
     def attach(self, service: TableService) -> None:
         """Show the table as it is now, and after every change from here on."""
         self.service = service
+        if self.link is not None:
+            self.link.resume_after(self._last_frame_taken(service))
         self.show()
         service.listeners.append(self._changed)
         service.trouble_listeners.append(self.show)
 
     def _changed(self, events: Sequence[Event]) -> None:
         self.show()
+
+    @staticmethod
+    def _last_frame_taken(service: TableService) -> FrameId | None:
+        """The board's frame the last card in the journal was dealt from, if it was: the
+        board sends it again if its acknowledgement was lost as the service stopped. A card
+        dealt since from elsewhere (the console, a camera) leaves nothing to recognise."""
+        journal = service.journal
+        newest = journal.last_request_starting(BOARD_FRAME_REQUEST)
+        if newest is None:
+            return None
+        request_id, seq = newest
+        last_card = journal.last_events_of("card_dealt", 1)
+        if last_card and last_card[-1].seq > seq:
+            return None
+        return FrameId.parse(request_id.removeprefix(BOARD_FRAME_REQUEST))
 
     def _question_waits(self) -> bool:
         """The reader's question is what the table waits on: the buttons answer it. While
@@ -273,7 +304,7 @@ class TableHardware:
                         self.slide_heard(event.at)
                 elif isinstance(event, BarcodeRead):
                     if self.scanner is not None:
-                        self.scanner.forwarded(event.text)
+                        self.scanner.forwarded(event.text, event.frame)
                     else:
                         log.info(
                             "the board's scanner read %r; no reader takes its codes "
@@ -293,6 +324,13 @@ class TableHardware:
                         "button, a crash): a card slid, a code scanned or the box-empty switch "
                         "in its last moments may have gone unheard; check the box",
                         event.firmware_boot_id,
+                    )
+                elif isinstance(event, ResentFrameDropped):
+                    log.info(
+                        "the layout board sent again its frame %s (%s), which the table took "
+                        "before the service restarted: acknowledged, not dealt again",
+                        event.frame,
+                        event.frame_type.name,
                     )
                 elif isinstance(event, DeviceReported):
                     self._device_reported(event)

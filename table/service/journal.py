@@ -727,6 +727,16 @@ class Journal:
         ).fetchone()
         return None if row is None else int(row[0])
 
+    def last_request_starting(self, prefix: str) -> tuple[str, int] | None:
+        """The newest request id that begins with ``prefix``, and the last record of its
+        command; None if there is none (a journal written before requests were kept)."""
+        rows = self._optional_rows(
+            "SELECT request_id, seq FROM requests WHERE substr(request_id, 1, ?) = ? "
+            "ORDER BY seq DESC LIMIT 1",
+            (len(prefix), prefix),
+        )
+        return (str(rows[0][0]), int(rows[0][1])) if rows else None
+
     def seqs_of_request(self, last: int) -> list[int]:
         """The records a command's append wrote, given the last (its request's seq): from the
         append before it on; ``[last]`` alone where the journal no longer tells (archived, or

@@ -19,7 +19,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from table.baccarat.engine import card_key
 from table.cards import Card
@@ -316,7 +316,14 @@ class _TableReader:
             self.filter.follow(table_dealt_cards(self.service), in_box)
         self._keep_decks()
 
-    def _route(self, outputs: Sequence[object], news: ReaderNews) -> None:
+    def _route(
+        self,
+        outputs: Sequence[object],
+        news: ReaderNews,
+        named: tuple[BarcodeReading, str | None] | None = None,
+    ) -> None:
+        """Carry the filter's ``outputs`` out; ``named`` is the reading they came of and the
+        request id its scanner named it by, journaled with its card."""
         held_again = 0
         for output in outputs:
             if isinstance(output, CardAccepted):
@@ -329,8 +336,13 @@ class _TableReader:
                     held_again += 1
                     continue
                 self._sending = output  # its sticker's deck number, for the filter to keep
+                request_id = None
+                if named is not None and named[0].code is not None:
+                    code = named[0].code
+                    if (code.card, code.deck_number) == (output.card, output.deck):
+                        request_id = named[1]
                 try:
-                    self.service.card(output.card)
+                    self.service.card(output.card, request_id)
                 except JournalError as unwritten:
                     # Out of the box all the same: it waits, and the cards after it behind it.
                     self.filter.hold(output, held_again)
@@ -822,6 +834,15 @@ class Scanner(Protocol):
     def close(self) -> None: ...
 
 
+@runtime_checkable
+class ScannerThatNamesItsCodes(Scanner, Protocol):
+    """A scanner that can tell one code it read from another alike (the board names the
+    frame that brought it): the card dealt from it is journaled with that name, as a
+    command's request id is, so that the code sent again after a restart is known."""
+
+    def request_of_last_read(self) -> str | None: ...
+
+
 class BarcodeShoeReader(_TableReader):
     """A serial barcode scanner in the shoe: one line per card as it slides out.
 
@@ -954,6 +975,7 @@ class BarcodeShoeReader(_TableReader):
         # Every code waiting is read before any slide is judged: after a loop held up a moment,
         # the slides and the codes of the cards dealt meanwhile are paired in their order.
         readings: list[BarcodeReading] = []
+        requests: list[str | None] = []
         drained = False
         try:
             for _ in range(limit):
@@ -961,6 +983,11 @@ class BarcodeShoeReader(_TableReader):
                     drained = True
                     break
                 readings.append(reading)
+                scanner = self.scanner
+                if isinstance(scanner, ScannerThatNamesItsCodes):
+                    requests.append(scanner.request_of_last_read())
+                else:
+                    requests.append(None)
         except ScannerError as error:
             self.scanner = None
             if self.monotonic() - self._opened_at >= self.steady_after:
@@ -978,7 +1005,7 @@ class BarcodeShoeReader(_TableReader):
                 continue
             # Each card to the engine before the next line is judged: the filter knows a
             # card is dealt once the engine took it.
-            self._route(self.filter.barcode(reading, now), news)
+            self._route(self.filter.barcode(reading, now), news, (reading, requests[index]))
         if drained:
             self._unread_slides(read_at, news)
             self._drained_at = read_at

@@ -316,8 +316,8 @@ class TableService:
         command = parse_line(line)
         return [] if command is None else self.execute(command)
 
-    def card(self, card: Card) -> list[Event]:
-        return self.execute(CardCmd(card))
+    def card(self, card: Card, request_id: str | None = None) -> list[Event]:
+        return self.execute(CardCmd(card), request_id)
 
     def reader_notice(self, reader: str, notice: ReaderNoticeKind, message: str) -> list[Event]:
         """A card reader's news that stops no card, journaled before anyone hears of it."""
