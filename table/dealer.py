@@ -227,6 +227,10 @@ class DealerDesk:
     def _card_problem(self, card: Card) -> tuple[AlarmKind, str] | None:
         raise NotImplementedError
 
+    def _deals_face_down(self) -> bool:
+        """Whether the next card taken lies face down in a hand its players hold."""
+        return False
+
     def _take_card(self, out: list[Event], card: Card) -> None:
         raise NotImplementedError
 
@@ -384,6 +388,7 @@ class DealerDesk:
                     card=alarm.card,
                     replacement=None,
                     undone=False,
+                    face_down=self._deals_face_down(),
                 )
             self._emit(out, AlarmCleared, alarm=alarm.alarm_id, resolution="voided by the dealer")
             return out
@@ -397,6 +402,7 @@ class DealerDesk:
             card=last.card,
             replacement=None,
             undone=True,
+            face_down=last.face_down,
         )
         return out
 
@@ -428,6 +434,7 @@ class DealerDesk:
                 card=alarm.card,
                 replacement=card,
                 undone=False,
+                face_down=self._deals_face_down(),
             )
             self._emit(out, AlarmCleared, alarm=alarm.alarm_id, resolution=f"corrected to {card}")
         else:
@@ -440,6 +447,7 @@ class DealerDesk:
                 card=last.card,
                 replacement=card,
                 undone=True,
+                face_down=last.face_down,
             )
         problem = self._card_problem(card)
         if problem is not None:

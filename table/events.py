@@ -323,12 +323,15 @@ class AlarmCleared(Event):
 @dataclass(frozen=True, kw_only=True)
 class DealerCorrection(Event):
     """The dealer voided or corrected a card. ``undone`` is true when the card had been
-    taken into the deal (its effects are rolled back), false when it was only alarmed."""
+    taken into the deal (its effects are rolled back), false when it was only alarmed.
+    ``face_down``: the card, and its replacement, lie face down in a hand its players hold,
+    named on the public events topic as a dealt card is (:func:`public_record`)."""
 
     action: str
     card: Card
     replacement: Card | None
     undone: bool
+    face_down: bool = False
 
 
 @event_type
@@ -492,10 +495,12 @@ def event_to_json(event: Event) -> dict[str, Any]:
 def public_record(record: dict[str, Any]) -> dict[str, Any]:
     """An event's JSON as the table's public hears it (the MQTT events topic): a card dealt
     face down is not named, so that no device at the table reads a hand its holder has not
-    shown; ``hand_shown`` and ``coup_result`` name it once it is shown."""
-    if record.get("face_down") is True and record.get("card") is not None:
-        return {**record, "card": None}
-    return record
+    shown, nor the dealer's correction of it; ``hand_shown`` and ``coup_result`` name it once
+    it is shown."""
+    if record.get("face_down") is not True:
+        return record
+    hidden = {name: None for name in ("card", "replacement") if record.get(name) is not None}
+    return {**record, **hidden} if hidden else record
 
 
 def _encode_value(value: object) -> object:

@@ -28,6 +28,7 @@ from table.events import (
     CommissionTaken,
     CoupFinished,
     CutCardOut,
+    DealerCorrection,
     DealVoided,
     Event,
     HandShown,
@@ -39,6 +40,7 @@ from table.events import (
     ThirdCardChoice,
     event_from_json,
     event_to_json,
+    public_record,
 )
 from table.games import replay_lines
 from table.language import GameCmd
@@ -1030,6 +1032,30 @@ def test_002_the_cards_the_players_hold_are_dealt_face_down(
     dealt = [event for event in events if isinstance(event, CardDealt)]
     assert [event.face_down for event in dealt] == face_down
     assert [event.card.code for event in dealt] == cards.split()
+
+
+def test_002_a_correction_of_a_card_dealt_face_down_says_so() -> None:
+    """002: the dealer's correction of a card the players hold face down, whether the card
+    was taken or an alarm stopped it, says it lies face down, as the card itself does, so
+    that the public events topic names neither; a third card's correction does not."""
+    table = open_chemin_de_fer("chemin-de-fer", decks="1")
+    table.bet("ana", "player", 10)
+    table.lock()
+    deal(table, "2H 3C 2H")  # a one-deck shoe holds one 2♥: an alarm
+    by_the_alarm = table.correct("3D")
+    corrected = [e for e in by_the_alarm if isinstance(e, DealerCorrection)]
+    assert [(e.undone, e.replacement, e.face_down) for e in corrected] == [
+        (False, Card.parse("3D"), True)
+    ]
+    assert public_record(event_to_json(corrected[0]))["card"] is None
+    deal(table, "JC")
+    taken = [e for e in table.correct("JD") if isinstance(e, DealerCorrection)]
+    assert [(e.undone, e.face_down) for e in taken] == [(True, True)]
+    assert public_record(event_to_json(taken[0]))["replacement"] is None
+    deal(table, "stand 5S")  # player 5 stands; banker 3 draws, face up
+    third = [e for e in table.correct("6S") if isinstance(e, DealerCorrection)]
+    assert [(e.undone, e.face_down) for e in third] == [(True, False)]
+    assert public_record(event_to_json(third[0]))["replacement"] == "6S"
 
 
 def test_002_banque_a_player_hands_natural_is_shown_while_the_coup_goes_on() -> None:

@@ -656,6 +656,7 @@ def test_a_chemin_de_fer_coup_is_dealt_with_its_choices_given_over_mqtt(
             assert reply["ok"] is True, (verb, reply)
         for card in ("2H", "3C", "3D", "JC"):  # player 5: the choice is the punter's
             service.execute_line(f"card {card}")
+        service.execute_line("correct JD")  # a misread: neither names the banker's card
 
         def hands() -> list[list[str | None]]:
             states = watcher.on("/state")
@@ -672,8 +673,12 @@ def test_a_chemin_de_fer_coup_is_dealt_with_its_choices_given_over_mqtt(
 
         assert wait_until(results, step=link.pump)
         assert results()[0]["winner"] == "banker"
-        assert results()[0]["hands"] == {"player": ["2H", "3D"], "banker": ["3C", "JC", "5S"]}
-        assert wait_until(lambda: hands() == [["2H", "3D"], ["3C", "JC", "5S"]], step=link.pump)
+        assert results()[0]["hands"] == {"player": ["2H", "3D"], "banker": ["3C", "JD", "5S"]}
+        assert wait_until(lambda: hands() == [["2H", "3D"], ["3C", "JD", "5S"]], step=link.pump)
+        corrections = [e for e in watcher.events() if e["type"] == "dealer_correction"]
+        assert [(e["card"], e["replacement"], e["face_down"]) for e in corrections] == [
+            (None, None, True)
+        ]
         published = [
             (e["role"], e["card"], e.get("face_down", False))
             for e in watcher.events()
@@ -684,12 +689,15 @@ def test_a_chemin_de_fer_coup_is_dealt_with_its_choices_given_over_mqtt(
             ("banker", None, True),
             ("player", None, True),
             ("banker", None, True),
+            ("banker", None, True),
             ("banker", "5S", False),
         ]
         journaled = [
             (e.card.code, e.face_down) for e in journal.events() if isinstance(e, CardDealt)
         ]
-        assert journaled == [("2H", True), ("3C", True), ("3D", True), ("JC", True), ("5S", False)]
+        assert journaled == [
+            ("2H", True), ("3C", True), ("3D", True), ("JC", True), ("JD", True), ("5S", False)
+        ]  # fmt: skip
     finally:
         link.stop()
         journal.close()

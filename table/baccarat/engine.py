@@ -1353,12 +1353,9 @@ class BaccaratTable(DealerDesk):
             self._emit(out, CardDealt, card=card, role=CardRole.BURN, turn=0)
         else:
             pending = state.pending
+            face_down = self._deals_face_down()
             if state.verdict.draw is Draw.MAY:
                 self._choose(out, draws=True)
-            # 002: where the players hold the cards, a hand's first two come face down.
-            face_down = (
-                state.rules.family is not Family.PUNTO_BANCO and len(state.hands[pending]) < 2
-            )
             self._emit(
                 out,
                 CardDealt,
@@ -1371,6 +1368,16 @@ class BaccaratTable(DealerDesk):
                 self._show_naturals(out)
         if state.pending < 0 or state.cut_out or state.cards_out >= state.rules.cut_at:
             self._after_card(out)
+
+    def _deals_face_down(self) -> bool:
+        # 002: where the players hold the cards, a hand's first two come face down.
+        state = self.state
+        return (
+            state.phase is Phase.DEALING
+            and state.pending >= 0
+            and state.rules.family is not Family.PUNTO_BANCO
+            and len(state.hands[state.pending]) < 2
+        )
 
     def _show_naturals(self, out: list[Event]) -> None:
         """The first cards are out and the coup goes on: a natural is turned over now (at
