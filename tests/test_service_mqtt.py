@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import socket
 import threading
 import uuid
 from collections.abc import Iterator
@@ -1191,3 +1192,67 @@ def test_what_the_broker_acknowledged_as_the_link_stops_is_kept(
         link.stop()
     assert journal.cursor(OUTBOX_CURSOR) == link.acked_seq == journal.last_seq
     journal.close()
+
+
+def test_a_stop_while_the_brokers_name_lookup_hangs_ends_in_time_and_loses_nothing(
+    tmp_path: Path,
+    broker: Broker,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The network is down and the lookup of the broker's name hangs in paho's thread: the
+    stop waits for it no longer than the link allows (systemd would kill a stop that hangs),
+    says the link was abandoned, and the events the broker never had go out from the journal
+    at the next start."""
+    caplog.set_level(logging.INFO, logger="dealtable.mqtt")
+    looking_up, network_back = threading.Event(), threading.Event()
+    lookup = socket.getaddrinfo
+
+    def hanging_lookup(host: Any, *args: Any, **kwargs: Any) -> Any:
+        if host == "broker.lookup-hangs.test":
+            looking_up.set()
+            network_back.wait(30)
+            raise socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")
+        return lookup(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", hanging_lookup)
+    config = Config(
+        table=TableConfig(id="t1", journal=str(tmp_path / "journal.sqlite")),
+        reader=ReaderConfig(kind="simulated", seed=3, cards_per_second=0),
+    )
+    journal = Journal(config.table.journal, "t1")
+    service = TableService(config, journal)
+    mqtt_config = MqttConfig(host="broker.lookup-hangs.test", port=broker.port, client_id="t1")
+    link = MqttLink(mqtt_config, "t1", service, journal)
+    link.stop_wait_seconds = 0.2
+    link.start()
+    simulated = SimulatedTable(service, seed=3)
+    for _ in range(5):
+        simulated.step()
+    assert looking_up.wait(5)
+    stopping = threading.Thread(target=link.stop)
+    stopping.start()
+    stopping.join(5)
+    try:
+        assert not stopping.is_alive(), "the stop waits for the hung lookup"
+    finally:
+        network_back.set()
+    errors = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
+    assert errors == [
+        f"the link to the broker at broker.lookup-hangs.test:{broker.port} did not end within "
+        "0.2 s (its network thread is stuck, in a name lookup or a connection with the network "
+        "down): it is abandoned; the journal holds every event, and those the broker has not "
+        "acknowledged go out from its outbox at the next start"
+    ]
+    last = journal.last_seq
+    journal.close()
+
+    watcher = Watcher(broker.port, "dealtable/t1/events")
+    assert watcher.connected.wait(5)
+    service, link, journal = service_on_broker(config, broker.port)
+    link.start()
+    assert link.flush(timeout=10)
+    assert wait_until(lambda: {e["seq"] for e in watcher.events()} >= set(range(1, last + 1)))
+    link.stop()
+    journal.close()
+    watcher.close()

@@ -23,6 +23,7 @@ import logging
 import queue
 import socket
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -80,6 +81,10 @@ COMMANDS_PER_PUMP = 20
 # connected is found without a reconnect, and a list left wrong is not hammered.
 REFUSED_RETRY_SECONDS = 30.0
 REFUSED_RETRY_LONGEST = 600.0
+# How long a stop waits for paho's network thread to end. paho's own loop_stop waits with no
+# limit, and a thread stuck in a name lookup with the network down would hold the stop past
+# systemd's TimeoutStopSec (20 s in hw/systemd), when systemd kills the service.
+STOP_WAIT_SECONDS = 3.0
 
 
 class CommandError(TableError):
@@ -394,6 +399,7 @@ class MqttLink:
     ) -> None:
         self.config = config
         self.prefix = f"{config.prefix}/{table_id}"
+        self.stop_wait_seconds = STOP_WAIT_SECONDS
         self.service = service
         self.journal = journal
         self.clock = clock
@@ -500,7 +506,7 @@ class MqttLink:
             log.info("could not say offline to the broker: %s", error)
         finally:
             self.client.disconnect()
-            self.client.loop_stop()
+            self._end_network_thread()
         self._take_late_acknowledgements()
         if self._place_moved or self._cursor_unwritten:
             self._keep_place()  # else what the broker took goes out again at the next start
@@ -516,6 +522,24 @@ class MqttLink:
                 self.journal.last_seq,
                 "it stays" if waiting == 1 else "they stay",
                 "goes" if waiting == 1 else "go",
+            )
+
+    def _end_network_thread(self) -> None:
+        """paho's network thread ended, waited for at most :attr:`stop_wait_seconds`: one
+        stuck (a name lookup with the network down) is left behind, a daemon thread that
+        dies with the process. Nothing waits in it: the journal holds every event, and the
+        outbox's place moves only on the broker's acknowledgement."""
+        stopping = threading.Thread(target=self.client.loop_stop, name="mqtt-stop", daemon=True)
+        stopping.start()
+        stopping.join(self.stop_wait_seconds)
+        if stopping.is_alive():
+            log.error(
+                "the link to the broker at %s did not end within %g s (its network thread "
+                "is stuck, in a name lookup or a connection with the network down): it is "
+                "abandoned; the journal holds every event, and those the broker has not "
+                "acknowledged go out from its outbox at the next start",
+                self._address,
+                self.stop_wait_seconds,
             )
 
     def _take_late_acknowledgements(self) -> None:
