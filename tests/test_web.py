@@ -1281,3 +1281,59 @@ def test_a_banque_page_is_told_how_each_of_the_two_hands_fared(tmp_path: Path) -
         assert result is not None and result.winners == {"right": "player", "left": "banker"}
         shown = json.loads(view.current()[1])["last_result"]
     assert shown["winners"] == {"right": "player", "left": "banker"}
+
+
+def test_event_streams_leave_room_for_pages_and_one_too_many_is_told_why(
+    tmp_path: Path,
+) -> None:
+    """One client opens stream after stream (a tablet's tabs, a script gone wrong): past the
+    streams the server serves at once the next is refused with 503 and a message saying why,
+    and the pages and their views are still served; a stream closed frees its place once
+    the server finds it gone."""
+    config = Config(
+        table=TableConfig(id="web", journal=str(tmp_path / "j.sqlite")),
+        reader=ReaderConfig(kind="simulated", seed=6, cards_per_second=0),
+    )
+    with Journal(config.table.journal, "web") as journal:
+        view = LiveView()
+        service = TableService(config, journal)
+        ServiceFeed(service, view)
+        simulated = SimulatedTable(service, seed=6)
+        server = WebServer(view, "127.0.0.1", free_port(), max_connections=6, max_streams=3)
+        server.start()
+        port = server.server_address[1]
+        streams: list[http.client.HTTPConnection] = []
+        try:
+            for _ in range(3):
+                stream = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+                stream.request("GET", "/stream")
+                assert next_event(stream.getresponse())["game"] == "faro"
+                streams.append(stream)
+            one_too_many = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            one_too_many.request("GET", "/stream")
+            refused = one_too_many.getresponse()
+            assert refused.status == 503
+            assert refused.getheader("Retry-After") == "30"
+            assert refused.read().decode() == (
+                "the table's page serves at most 3 live streams at once, and all are taken: "
+                "close a page of the table left open elsewhere, then reload\n"
+            )
+            one_too_many.close()
+            for path in ("/", "/view", "/croupier"):
+                with urllib.request.urlopen(server.url + path.lstrip("/"), timeout=5) as page:
+                    assert page.status == 200
+            streams.pop().close()
+
+            def streams_again() -> bool:
+                again = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+                again.request("GET", "/stream")
+                answer = again.getresponse()
+                streams.append(again)
+                return answer.status == 200
+
+            # Its server finds the page gone at its next write: the table deals on.
+            assert wait_until(streams_again, step=simulated.step)
+        finally:
+            for stream in streams:
+                stream.close()
+            server.stop()

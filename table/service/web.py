@@ -91,6 +91,10 @@ REQUEST_SECONDS = 10.0
 # a few screens and tablets; past this, a new one is closed at once rather than given a
 # thread (as a flood of idle clients would have it).
 MAX_CONNECTIONS = 100
+# Event streams served at once, all clients together (those behind a TLS proxy share one
+# address): below MAX_CONNECTIONS, so that however many pages one client opens, the pages
+# themselves, their views and the croupier's commands always find a place.
+MAX_STREAMS = 80
 # Broker accounts the croupier's page keeps a connection for: a table's few tablets, with
 # room to spare.
 MAX_CROUPIER_ACCOUNTS = 10
@@ -764,6 +768,28 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(HTTPStatus.NOT_FOUND, "text/plain", b"not found\n")
 
     def _stream(self) -> None:
+        streams = self.server.max_streams
+        if not self.server._streaming.acquire(blocking=False):
+            log.debug("%s: %d event streams served already; refused", self.address_string(),
+                      streams)  # fmt: skip
+            message = (
+                f"the table's page serves at most {streams} live streams at once, and all "
+                "are taken: close a page of the table left open elsewhere, then reload\n"
+            )
+            self.close_connection = True
+            self._send(
+                HTTPStatus.SERVICE_UNAVAILABLE,
+                "text/plain; charset=utf-8",
+                message.encode(),
+                {"Retry-After": "30"},
+            )
+            return
+        try:
+            self._stream_views()
+        finally:
+            self.server._streaming.release()
+
+    def _stream_views(self) -> None:
         self.send_response(HTTPStatus.OK)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
@@ -945,6 +971,7 @@ class WebServer(ThreadingHTTPServer):
         relay: CommandRelay | None = None,
         tls: ssl.SSLContext | RenewedCertificate | None = None,
         max_connections: int = MAX_CONNECTIONS,
+        max_streams: int = MAX_STREAMS,
     ):
         self.view = view
         self.language = language
@@ -955,6 +982,8 @@ class WebServer(ThreadingHTTPServer):
         self.request_seconds = REQUEST_SECONDS
         self.max_connections = max_connections
         self._serving = threading.BoundedSemaphore(max_connections)
+        self.max_streams = min(max_streams, max_connections - 1)
+        self._streaming = threading.BoundedSemaphore(self.max_streams)
         self.stopping = threading.Event()
         try:
             super().__init__((host, port), _Handler)
