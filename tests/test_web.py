@@ -377,8 +377,10 @@ def test_no_answer_of_the_pages_lets_a_browser_guess_its_type(live_table: Any) -
     _, _, server, _ = live_table
     with urllib.request.urlopen(server.url + "view", timeout=5) as view:
         assert view.headers["X-Content-Type-Options"] == "nosniff"
+        assert view.headers["Strict-Transport-Security"] is None  # served plain: never
     with urllib.request.urlopen(server.url, timeout=5) as page:
         assert page.headers["X-Content-Type-Options"] == "nosniff"
+        assert page.headers["Strict-Transport-Security"] is None
     refused = urllib.request.Request(
         server.url + "cmd/bet", data=b"{}", headers={"Content-Type": "application/json"}
     )
@@ -919,8 +921,11 @@ def test_over_tls_the_page_its_view_and_its_live_stream_are_served_encrypted(
     with urllib.request.urlopen(server.url + "croupier", timeout=5, context=trusting) as page:
         assert page.status == 200
         assert b'<html lang="en" data-lang="en"' in page.read()
+        # Browsers go straight to https:// for a week from each visit: no subdomain named.
+        assert page.getheader("Strict-Transport-Security") == "max-age=604800"
     with urllib.request.urlopen(server.url + "view", timeout=5, context=trusting) as view:
         assert json.loads(view.read())["seq"] == service.state.last_seq
+        assert view.getheader("Strict-Transport-Security") == "max-age=604800"
     with pytest.raises(urllib.error.URLError) as untrusted:
         urllib.request.urlopen(server.url + "view", timeout=5, context=ssl.create_default_context())
     assert isinstance(untrusted.value.reason, ssl.SSLCertVerificationError)
@@ -935,6 +940,7 @@ def test_over_tls_the_page_its_view_and_its_live_stream_are_served_encrypted(
         connection.request("GET", "/stream")
         stream = connection.getresponse()
         assert stream.getheader("Content-Type") == "text/event-stream"
+        assert stream.getheader("Strict-Transport-Security") == "max-age=604800"
         assert next_event(stream)["seq"] == service.state.last_seq
         for _ in range(3):
             shown = service.state.last_seq
@@ -1214,6 +1220,8 @@ def test_a_plain_broken_or_silent_client_of_the_tls_port_holds_up_no_one(
             sent_on.getheader("Location"),
             sent_on.getheader("Cache-Control"),
         ) == (307, f"https://127.0.0.1:{port}/croupier?lang=es", "no-store")
+        # Never said in plain HTTP, which browsers ignore and anyone on the way could forge.
+        assert sent_on.getheader("Strict-Transport-Security") is None
         plain.close()
         for path in ("@elsewhere.example/", "//elsewhere.example/", "http://127.0.0.1/"):
             odd = http.client.HTTPConnection("127.0.0.1", port, timeout=patience)
@@ -1237,6 +1245,7 @@ def test_a_plain_broken_or_silent_client_of_the_tls_port_holds_up_no_one(
             400,
             b"this server speaks only HTTPS: use its https:// address\n",
         )
+        assert refused.getheader("Strict-Transport-Security") is None
         plain.close()
         with socket.create_connection(("127.0.0.1", port), timeout=patience) as garbled:
             garbled.sendall(bytes([0x16]) + b"\xff" * 300)  # a handshake record of nonsense

@@ -98,6 +98,12 @@ MAX_STREAMS = 80
 # Broker accounts the croupier's page keeps a connection for: a table's few tablets, with
 # room to spare.
 MAX_CROUPIER_ACCOUNTS = 10
+# Strict-Transport-Security's max-age on every answer over TLS: a browser that had one goes
+# straight to https:// for this long (no plain request for a network's man in the middle to
+# answer), renewed at each visit. A week covers a tablet put away for a weekend; longer would
+# lock browsers out of a table served plain again (its certificate lapsed, say) for as long.
+# Never over plain HTTP, which a browser ignores and a proxy could forge.
+HSTS_MAX_AGE_SECONDS = 7 * 24 * 3600
 TLS_HANDSHAKE_RECORD = 0x16  # the first byte of every TLS client's first message
 
 
@@ -593,6 +599,11 @@ class _Handler(BaseHTTPRequestHandler):
             super().handle_one_request()
         finally:
             self._deadline.cancel()
+
+    def end_headers(self) -> None:
+        if self.server.tls is not None:
+            self.send_header("Strict-Transport-Security", f"max-age={HSTS_MAX_AGE_SECONDS}")
+        super().end_headers()
 
     def _request_in(self) -> None:
         """The request has come whole: answering it (a page's stream all evening) is not
