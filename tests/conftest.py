@@ -151,9 +151,16 @@ ACCOUNTS = {
 
 
 def make_password_file(path: Path) -> None:
-    tool = shutil.which("mosquitto_passwd") or "/usr/bin/mosquitto_passwd"
-    for user, password in ACCOUNTS.items():
-        subprocess.run([tool, "-b", str(path), user, password], check=True, capture_output=True)
+    """The accounts' password file as hw/mosquitto/make-passwords.sh makes it in an automated
+    install: the passwords piped to it, one a line, in its order of the accounts."""
+    passwords = "".join(f"{password}\n" for password in ACCOUNTS.values())
+    subprocess.run(
+        ["/bin/bash", str(HW / "make-passwords.sh"), str(path)],
+        input=passwords,
+        text=True,
+        check=True,
+        capture_output=True,
+    )
 
 
 def broker_folder(tmp_path: Path) -> tuple[Path, Path]:

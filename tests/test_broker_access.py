@@ -108,6 +108,33 @@ def table(
     journal.close()
 
 
+def test_piped_passwords_open_the_accounts_and_input_that_runs_short_changes_nothing(
+    tmp_path: Path, secured_broker: Broker
+) -> None:
+    """An automated install pipes the passwords to make-passwords.sh, one a line: the broker
+    (its file made so, as for every test here) lets each account in with its own. Input that
+    runs short is refused, naming the account it lacks, and the file stays as it was."""
+    for user in ACCOUNTS:
+        client = Client(secured_broker.port, user)
+        assert client.connected.wait(5)
+        assert not client.connack.is_failure, user
+        client.close()
+    passwords = tmp_path / "passwd"
+    passwords.write_text("kept\n")
+    short = subprocess.run(
+        ["/bin/bash", str(HW / "make-passwords.sh"), str(passwords)],
+        input="t4ble\nd3aler\n",
+        text=True,
+        capture_output=True,
+    )
+    assert short.returncode == 1
+    assert short.stderr == (
+        "make-passwords.sh: no password for terminal on line 3 of standard input: give one a "
+        f"line, for table-faro-1 dealer terminal display; {passwords} is left as it was\n"
+    )
+    assert passwords.read_text() == "kept\n"
+
+
 def test_an_anonymous_client_is_refused(table: Any, secured_broker: Broker) -> None:
     anonymous = Client(secured_broker.port, None)
     assert anonymous.connected.wait(5)
