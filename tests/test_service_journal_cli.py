@@ -931,6 +931,36 @@ def test_a_second_backup_to_the_same_copy_at_once_is_refused_and_the_first_kept(
     assert [path.name for path in tmp_path.iterdir() if path.name.startswith(".")] == []
 
 
+def test_a_second_carry_on_to_the_same_file_at_once_is_refused_and_the_first_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two carry-ons to one new journal: the second, started while the first was moving its
+    journal into place (both found nothing there), is refused, not let replace the first's
+    (a table run on it at once would have its journal swapped beneath it)."""
+    damaged, new = tmp_path / "j.sqlite", tmp_path / "new.sqlite"
+    journal_with_a_deal(damaged)[0].close()
+    damage(damaged, "edit")
+    move = os.replace
+    second: list[subprocess.CompletedProcess[str]] = []
+
+    def another_carry_on_meanwhile(source: str | Path, target: str | Path) -> None:
+        second.append(dealtable("carry-on", str(damaged), str(new)))
+        move(source, target)
+
+    monkeypatch.setattr(journal_module.os, "replace", another_carry_on_meanwhile)
+    first = carry_on(damaged, new)
+    monkeypatch.undo()
+    [refused] = second
+    assert (refused.returncode, refused.stdout) == (2, "")
+    assert refused.stderr == (
+        f"dealtable carry-on: {new}: another dealtable is writing it (carry a journal on); "
+        "let it finish, or name another file\n"
+    )
+    with Journal(new, read_only=True) as carried:
+        assert carried.verify() is None and carried.last_seq == first.sound_upto
+    assert [path.name for path in tmp_path.iterdir() if path.name.startswith(".")] == []
+
+
 def dealt_with_a_page_gone_bad(path: Path, table_id: str, config: Config) -> int:
     """A journal of 2,000 records or so, a page in the middle of its file overwritten (an SD
     card's sectors gone bad); the last record it had."""

@@ -1609,8 +1609,10 @@ def carry_on(damaged: str | Path, new: str | Path) -> Recovered:
         names = [(first, name) for first, name in old.names() if first <= sound_upto]
     given = _named_apart_after(names, sound_upto)
     name = str(given[-1][1])
-    # Written beside, then moved into place: a copy cut short leaves no journal at ``new``.
-    beside = new.with_name(f".{new.name}.{os.getpid()}.carrying")
+    # Written beside, then moved into place: a copy cut short leaves no journal at ``new``,
+    # and a second carry-on to it meanwhile is refused rather than replace this one's.
+    beside = new.with_name(f".{new.name}.carrying")
+    claim = _claim_beside(beside, new, "carry a journal on")
     try:
         with Journal(beside, table_id) as fresh:
             db = fresh._db
@@ -1640,8 +1642,9 @@ def carry_on(damaged: str | Path, new: str | Path) -> Recovered:
     except sqlite3.DatabaseError as error:
         raise JournalError(f"journal {new}: cannot write: {error}") from None
     finally:
-        for leftover in (beside, lock_path(beside), *_sqlite_files(beside)):
-            leftover.unlink(missing_ok=True)
+        lock_path(beside).unlink(missing_ok=True)
+        _remove_beside(beside)
+        os.close(claim)
     return Recovered(first, sound_upto, broken, left_out, whole_commands, name)
 
 
