@@ -544,6 +544,43 @@ def test_cards_read_while_the_journal_cannot_write_are_held_and_dealt_once_it_ca
     assert service.journal.verify() is None
 
 
+def test_a_long_disk_outage_holds_a_deck_at_most_and_names_each_card_refused_past_it(
+    tmp_path: Path,
+) -> None:
+    """The disk stays full while the dealer deals on: the reader holds no more than a deck's
+    cards for the journal (memory stays bounded, and the table is not run far ahead of its
+    record), then tells the dealer once to stop and refuses each card after, naming it. Once
+    the journal writes, those held are dealt, and those refused are given at the console."""
+    assert BarcodeShoeReader.held_at_most == 52  # a Faro deck, ten baccarat coups or so
+    service, reader, clock = dealing(tmp_path)
+    reader.held_at_most = 3
+    disk = FullDisk(service.journal._db)
+    service.journal._db = disk
+    said: list[str] = []
+    for code in ("5C", "7S", "9D", "QH", "2S"):
+        clock.now += 1
+        scan(reader, encode_payload(Card.parse(code), 1))
+        said += reader.poll().refused
+    assert reader.filter.held_cards == [Card.parse(code) for code in ("5C", "7S", "9D")]
+    past = [line for line in said if line.startswith(("refused,", "the journal cannot write and"))]
+    assert past == [
+        "the journal cannot write and 3 cards are held for it, the most the reader holds: stop "
+        "dealing; each card read from now on is refused and named",
+        "refused, not held: QH, read past the 3 cards held for the journal; once it writes and "
+        "those are dealt, give it with 'card QH', in this order",
+        "refused, not held: 2S, read past the 3 cards held for the journal; once it writes and "
+        "those are dealt, give it with 'card 2S', in this order",
+    ]
+    disk.full = False
+    clock.now += reader.journal_retry_seconds
+    reader.poll()
+    assert dealt(service) == ["5C", "7S", "9D"]
+    for code in ("QH", "2S"):
+        service.execute_line(f"card {code}")
+    assert dealt(service) == ["5C", "7S", "9D", "QH", "2S"]
+    assert service.journal.verify() is None
+
+
 def test_cards_held_for_the_journal_go_in_as_soon_as_it_writes_again(tmp_path: Path) -> None:
     """The disk clears and a line at the console is journaled: the journal works, and the
     cards held for it go in at the next reading, before any card the dealer gives (the

@@ -103,6 +103,10 @@ class _TableReader:
     # Once the journal could not keep a card (a disk full or failing), how long the cards
     # held wait before they are offered again: each offer reads the table back.
     journal_retry_seconds = 2.0
+    # The most cards (and questions) held while the journal cannot write: a whole deck, ten
+    # baccarat coups or so. A long outage must not pile them up in memory without bound,
+    # nor deal the table on unrecorded: past this, each card read is refused, and named.
+    held_at_most = 52
 
     def __init__(self, service: TableService) -> None:
         self.service = service
@@ -115,6 +119,7 @@ class _TableReader:
         self._journal_retry_at = 0.0
         self._note_unwritten = False  # the held cards' note could not be kept, told once
         self._named_unwritten: set[Card] = set()  # the cards held so, each named once
+        self._bound_told = False  # held_at_most reached this outage, and said
         self.filter = self._new_filter()
         # Resumed mid-deal: the cards dealt before the restart are out, the last one perhaps
         # still lying in the box.
@@ -364,6 +369,7 @@ class _TableReader:
                 news.questions.append(output)
         self._ask_the_table(news)
         if self._unwritten:
+            self._refuse_past_the_bound(news)
             for card in self.filter.held_cards:
                 self._held_unwritten(card, news)
         self._keep_held()
@@ -415,6 +421,38 @@ class _TableReader:
             "order it came, and dealt once the journal can; check the disk"
         )
 
+    def _refuse_past_the_bound(self, news: ReaderNews) -> None:
+        """Past :attr:`held_at_most` cards held for the journal, each card read is refused:
+        the dealer is told, once an outage, to stop dealing, and each card refused is named
+        (kept nowhere, it is the dealer's to give once the journal writes)."""
+        refused = self.filter.let_go_past(self.held_at_most)
+        if not refused:
+            return
+        if not self._bound_told:
+            self._bound_told = True
+            message = (
+                f"the journal cannot write and {self.held_at_most} cards are held for it, the "
+                "most the reader holds: stop dealing; each card read from now on is refused "
+                "and named"
+            )
+            log.error(message)
+            news.refused.append(message)
+        for item in refused:
+            if isinstance(item, CardAccepted):
+                message = (
+                    f"refused, not held: {item.card}, read past the {self.held_at_most} cards "
+                    "held for the journal; once it writes and those are dealt, give it with "
+                    f"'card {item.card}', in this order"
+                )
+            else:
+                message = (
+                    f"refused, not asked: {item.message}, past the {self.held_at_most} cards "
+                    "held for the journal; once it writes and those are dealt, give that card "
+                    "with 'card CARD', in this order"
+                )
+            log.error(message)
+            news.refused.append(message)
+
     def _held_unwritten(self, card: Card, news: ReaderNews) -> None:
         """Each card held while the journal cannot write is named, once: kept nowhere else,
         a restart meanwhile would forget it, and the dealer gives it at the console then."""
@@ -432,6 +470,7 @@ class _TableReader:
         if self._unwritten:
             self._unwritten = ""
             self._named_unwritten.clear()
+            self._bound_told = False
             log.info("the journal keeps the cards again; those held are dealt in their order")
 
     def _end_the_tables_alarm(self) -> None:

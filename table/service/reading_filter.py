@@ -727,6 +727,12 @@ class ReadingFilter:
         """The deal (or coup) the held cards came in is voided: they are not dealt."""
         self._held = []
 
+    def let_go_past(self, count: int) -> list[CardAccepted | ConfirmRequest]:
+        """The cards and questions held past the first ``count``, no longer held: each is
+        the caller's to name, as it is neither dealt nor kept."""
+        past, self._held = self._held[count:], self._held[:count]
+        return [item if isinstance(item, CardAccepted) else item.question for item in past]
+
     def hold(self, accepted: CardAccepted, position: int) -> None:
         """A card the table could not take yet (an alarm waits): it waits, at ``position``
         in the line of held cards, until the alarm is resolved. A question asked about a
