@@ -26,7 +26,7 @@ from table.events import DeckStarted
 from table.service.config import Config, ConfigError, MqttConfig, archive_folder, parse_config
 from table.service.journal import Journal, JournalError, carry_on
 from table.service.mqtt import OUTBOX_CURSOR, MqttLink
-from table.service.run import SimulatedTable
+from table.service.run import SimulatedTable, open_table
 from table.service.table_service import TableService
 from table.service.web import JournalFollower, LiveView
 from tests.conftest import punto_banco_config
@@ -795,3 +795,61 @@ def test_a_read_that_fails_as_records_are_archived_moves_nothing_and_the_table_d
     journal.close()
     archived = archives_beside(path)
     assert records_of(*archived, path)[: len(records_of(whole))] == records_of(whole)
+
+
+def test_the_table_deals_on_while_its_archive_is_written_aside(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At a new deck the archive is written on a thread of its own (held up here, as a slow
+    SD card would hold it): the table deals cards and takes commands meanwhile, each
+    journaled at once; once written, the records leave the journal, and the archive and the
+    journal hold every record once."""
+    path, whole = tmp_path / "faro.sqlite", tmp_path / "whole.sqlite"
+    dealt(whole, 500, every=0)
+    write = Journal._write_archive
+    writing, disk_slow = threading.Event(), threading.Event()
+    writers: list[threading.Thread] = []
+
+    def slow_disk(self: Journal, target: Path, first: int, upto: int) -> None:
+        writers.append(threading.current_thread())
+        writing.set()
+        disk_slow.wait(10)
+        write(self, target, first, upto)
+
+    monkeypatch.setattr(Journal, "_write_archive", slow_disk)
+    journal = open_journal(path)
+    config = archiving(faro_config(path), 300)
+    service = TableService(config, journal, clock=lambda: 1.8e9, archive_aside=True)
+    simulated = SimulatedTable(service, seed=3)
+    while not writing.is_set():
+        simulated.step()
+    assert writers == [writers[0]] and writers[0] is not threading.current_thread()
+    assert service.archiving
+    during = journal.last_seq
+    for _ in range(30):
+        simulated.step()  # cards and the simulated punters' bets, served at once
+        service.archive_some()  # the service's loop: nothing to do until the archive is in
+    dealt_alike = journal.last_seq
+    service.execute_line("punter zed 10")
+    assert journal.last_seq > dealt_alike > during + 30
+    assert journal.first_seq == 1 and archives_beside(path) == []
+    disk_slow.set()
+    while service.archiving:
+        service.archive_some()
+    journal.close()
+    [archive] = archives_beside(path)
+    with Journal(path, read_only=True) as kept:
+        assert kept.first_seq == records_of(archive)[-1][0] + 1
+    every_record = records_of(archive, path)
+    assert [record[0] for record in every_record] == list(range(1, len(every_record) + 1))
+    assert every_record[:dealt_alike] == records_of(whole)[:dealt_alike]
+    checked = dealtable("verify", str(archive), str(path))
+    assert checked.returncode == 0, checked.stdout
+
+
+def test_dealtable_run_writes_its_archives_aside(tmp_path: Path) -> None:
+    """The service `dealtable run` opens writes an archive on a thread of its own, for its
+    loop to drop the records once it is in place."""
+    journal, service = open_table(archiving(faro_config(tmp_path / "faro.sqlite"), 300))
+    assert service.archive_aside
+    journal.close()

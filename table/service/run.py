@@ -400,6 +400,7 @@ def run(
                 break
             notifier.healthy()
             service.try_the_journal(monotonic())
+            service.archive_some()
             if link is not None:
                 link.pump()
             if hardware is not None:
@@ -505,6 +506,7 @@ def run(
             shoe_reader.close()
         if web is not None:
             web.stop()
+        service.stop_archiving()
         journal.close()
     return status
 
@@ -549,7 +551,7 @@ def open_table(
     except JournalDamagedError as damaged:
         raise damaged.advised(DAMAGED_JOURNAL_ADVICE) from None
     try:
-        return journal, TableService(config, journal, clock)
+        return journal, TableService(config, journal, clock, archive_aside=True)
     except JournalDamagedError as damaged:  # a record that holds no event
         journal.close()
         raise damaged.advised(DAMAGED_JOURNAL_ADVICE) from None

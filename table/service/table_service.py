@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import math
+import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -29,7 +30,7 @@ from table.faro.rules import FaroRules, find_rules
 from table.language import CardCmd, Command, RulesCmd, ShuffleCmd, parse_line
 from table.odds.advisor import advice_for
 from table.service.config import Config, ConfigError, archive_folder
-from table.service.journal import Journal, JournalError, archives_of
+from table.service.journal import ArchiveAside, Archived, Journal, JournalError, archives_of
 
 Listener = Callable[[Sequence[Event]], None]
 # How long the service waits before it tries a journal that could not write again.
@@ -37,11 +38,43 @@ JOURNAL_RETRY_SECONDS = 2.0
 log = logging.getLogger("dealtable")
 
 
+class _Archiving:
+    """An archive being written on a thread of its own, for the service's loop to drop its
+    records from the journal once it is in place."""
+
+    def __init__(self, aside: ArchiveAside) -> None:
+        self.aside = aside
+        self.started = time.monotonic()
+        self.archived: Archived | None = None
+        self.failed: JournalError | None = None
+        self.thread = threading.Thread(target=self._write, name="archiving", daemon=True)
+        self.thread.start()
+
+    def _write(self) -> None:
+        try:
+            self.archived = self.aside.run()
+        except JournalError as error:
+            self.failed = error
+        except Exception as error:  # a thread's own: said on the loop, never lost
+            log.exception("the archiving failed")
+            self.failed = JournalError(f"journal {self.aside.journal.path}: {error}")
+
+
 class TableService:
     def __init__(
-        self, config: Config, journal: Journal, clock: Callable[[], float] = time.time
+        self,
+        config: Config,
+        journal: Journal,
+        clock: Callable[[], float] = time.time,
+        archive_aside: bool = False,
     ) -> None:
+        """``archive_aside``: an archiving's archive is written on a thread of its own
+        while the table deals on, and its records leave the journal at the next
+        :meth:`archive_some` after (the service's loop calls it); else all at the new deck,
+        as a tool that deals on its own wants it."""
         self.config = config
+        self.archive_aside = archive_aside
+        self._archiving: _Archiving | None = None
         self.journal = journal
         self.clock = clock
         self.listeners: list[Listener] = []
@@ -136,7 +169,7 @@ class TableService:
         checkpoint."""
         every = self.config.table.archive_every
         journal = self.journal
-        if not every:
+        if not every or self._archiving is not None:
             return
         try:
             upto = journal.before_spare_checkpoint()
@@ -162,23 +195,70 @@ class TableService:
             self._archiving_waits = True
             return
         self._archiving_waits = False
+        if self.archive_aside:
+            try:
+                aside = journal.archive_aside(archive_folder(self.config.table), upto)
+            except JournalError as error:
+                log.warning("%s; the records stay in the journal until the next deck", error)
+                return
+            self._archiving = _Archiving(aside)
+            return
         started = time.monotonic()
         try:
             archived = journal.archive(archive_folder(self.config.table))
         except JournalError as error:
             log.warning("%s; the records stay in the journal until the next deck", error)
             return
-        if archived is None:
-            return
+        if archived is not None:
+            self._archived(archived, started)
+
+    def _archived(self, archived: Archived, started: float) -> None:
         log.info(
             "journal %s: records %d to %d moved to the archive %s in %.1f s",
-            journal.path,
+            self.journal.path,
             archived.first_seq,
             archived.last_seq,
             archived.path,
             time.monotonic() - started,
         )
         self._drop_old_archives(archived.path.parent)
+
+    @property
+    def archiving(self) -> bool:
+        """An archiving is under way (``archive_aside``): its archive being written, or its
+        records leaving the journal."""
+        return self._archiving is not None
+
+    def archive_some(self) -> None:
+        """The service's loop's turn of an archiving under way: once its archive is
+        written and in place, its records leave the journal (in one transaction: half a
+        second for 100,000 records on a laptop, where writing the archive took a second).
+        Stopped before, the start finishes it."""
+        work = self._archiving
+        if work is None or work.thread.is_alive():
+            return
+        archived = work.archived
+        if work.failed is not None or archived is None:
+            self._archiving = None
+            if work.failed is not None:
+                log.warning("%s; the records stay in the journal until the next deck", work.failed)
+            return
+        self._archiving = None
+        try:
+            self.journal.drop_archived(archived)
+        except JournalError as error:
+            # The archive stays in place: the next deck's archiving takes it as written.
+            log.warning("%s; the records stay in the journal until the next deck", error)
+            return
+        self._archived(archived, work.started)
+
+    def stop_archiving(self) -> None:
+        """The service stops: an archive being written is given up (what it left beside is
+        cleared by the next archiving), one written stays in place for the start to finish."""
+        work, self._archiving = self._archiving, None
+        if work is not None:
+            work.aside.cancel()
+            work.thread.join(timeout=2.0)
 
     def _finish_archiving(self) -> None:
         """An archiving the service was stopped in the middle of (a power cut) is finished as
