@@ -86,7 +86,7 @@ def baccarat_view(state: BaccaratState, results: Sequence[CoupResult]) -> dict[s
             }
             for name in state.seats
         ],
-        "alarm": state.alarm.message if state.alarm else None,
+        "alarm": state.alarm.public_message if state.alarm else None,
         "readers_lost": dict(state.readers_lost),
         "roads": {
             "bead_plate": _road(board.bead_plate),

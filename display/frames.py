@@ -157,7 +157,7 @@ def layout_frame(state: FaroState) -> LayoutFrame:
         standing=tuple(standing),
         calls=tuple(calls),
         bets_locked=state.phase in (Phase.LOCKED, Phase.IN_TURN, Phase.AWAITING_HOC),
-        alarm=state.alarm.message if state.alarm else None,
+        alarm=state.alarm.public_message if state.alarm else None,
         readers_lost=tuple(state.readers_lost.items()),
     )
 

@@ -17,6 +17,7 @@ from typing import Any, ClassVar, Self
 from table.cards import Card
 from table.errors import BetRefusedError, CardRefusedError, IllegalCommandError
 from table.events import (
+    FACE_DOWN_MESSAGE,
     AlarmCleared,
     AlarmKind,
     AlarmRaised,
@@ -33,6 +34,8 @@ from table.events import (
 
 # The reader notices that end a reader's loss.
 NO_LONGER_LOST = (ReaderNoticeKind.READER_BACK, ReaderNoticeKind.READER_REMOVED)
+# The reader notices about the reader itself, which name no card.
+READER_PRESENCE = (ReaderNoticeKind.READER_LOST, *NO_LONGER_LOST)
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +46,13 @@ class Alarm:
     kind: AlarmKind
     message: str
     card: Card | None
+    # The card was read for a place dealt face down: the public hears ``public_message``.
+    face_down: bool = False
+
+    @property
+    def public_message(self) -> str:
+        """The alarm as the room may hear it (the state topic, the pages)."""
+        return FACE_DOWN_MESSAGE if self.face_down else self.message
 
 
 class TableFolds:
@@ -115,7 +125,7 @@ class TableFolds:
         self.seats.remove(event.punter)
 
     def _fold_alarm(self, event: AlarmRaised) -> None:
-        self.alarm = Alarm(event.alarm, event.kind, event.message, event.card)
+        self.alarm = Alarm(event.alarm, event.kind, event.message, event.card, event.face_down)
         self.next_alarm_id = event.alarm + 1
 
     def _fold_alarm_cleared(self, event: AlarmCleared) -> None:
@@ -316,7 +326,13 @@ class DealerDesk:
         self, out: list[Event], kind: AlarmKind, message: str, card: Card | None
     ) -> None:
         self._emit(
-            out, AlarmRaised, alarm=self.state.next_alarm_id, kind=kind, message=message, card=card
+            out,
+            AlarmRaised,
+            alarm=self.state.next_alarm_id,
+            kind=kind,
+            message=message,
+            card=card,
+            face_down=card is not None and self._deals_face_down(),
         )
 
     def deal(self, card: Card | str, *, at: float | None = None) -> list[Event]:
@@ -371,7 +387,11 @@ class DealerDesk:
                 f"(lost: {', '.join(self.state.readers_lost) or 'none'})"
             )
         out = self._begin(at)
-        self._emit(out, ReaderNotice, reader=reader, notice=notice, message=message)
+        # A reader's word on a card may name one read for a place dealt face down.
+        face_down = notice not in READER_PRESENCE and self._deals_face_down()
+        self._emit(
+            out, ReaderNotice, reader=reader, notice=notice, message=message, face_down=face_down
+        )
         return out
 
     def void_card(self, *, at: float | None = None) -> list[Event]:

@@ -306,10 +306,14 @@ class BetSettled(Event):
 @event_type
 @dataclass(frozen=True, kw_only=True)
 class AlarmRaised(Event):
+    """``face_down``: the card was read for a place dealt face down (Chemin de Fer, Banque,
+    Macao): the public events topic names neither it nor the message (:func:`public_record`)."""
+
     alarm: int
     kind: AlarmKind
     message: str
     card: Card | None = None
+    face_down: bool = False
 
 
 @event_type
@@ -344,6 +348,8 @@ class ReaderNotice(Event):
     reader: str
     notice: ReaderNoticeKind
     message: str
+    # A notice about a card read for a place dealt face down: its message is not public.
+    face_down: bool = False
 
 
 # --- baccarat: Punto Banco, Chemin de Fer, Banque, Macao ------------------------------------
@@ -492,14 +498,22 @@ def event_to_json(event: Event) -> dict[str, Any]:
     return data
 
 
+# What the public hears instead of an alarm's or a reader's words on a face-down card.
+FACE_DOWN_MESSAGE = "about a card dealt face down: told to the dealer only"
+
+
 def public_record(record: dict[str, Any]) -> dict[str, Any]:
     """An event's JSON as the table's public hears it (the MQTT events topic): a card dealt
     face down is not named, so that no device at the table reads a hand its holder has not
-    shown, nor the dealer's correction of it; ``hand_shown`` and ``coup_result`` name it once
-    it is shown."""
+    shown, nor in the dealer's correction of it, an alarm or a reader's notice;
+    ``hand_shown`` and ``coup_result`` name it once it is shown."""
     if record.get("face_down") is not True:
         return record
-    hidden = {name: None for name in ("card", "replacement") if record.get(name) is not None}
+    hidden: dict[str, Any] = {
+        name: None for name in ("card", "replacement") if record.get(name) is not None
+    }
+    if "message" in record:
+        hidden["message"] = FACE_DOWN_MESSAGE
     return {**record, **hidden} if hidden else record
 
 

@@ -1037,11 +1037,21 @@ def test_002_the_cards_the_players_hold_are_dealt_face_down(
 def test_002_a_correction_of_a_card_dealt_face_down_says_so() -> None:
     """002: the dealer's correction of a card the players hold face down, whether the card
     was taken or an alarm stopped it, says it lies face down, as the card itself does, so
-    that the public events topic names neither; a third card's correction does not."""
+    that the public events topic names neither; so do the alarm the card raised and a
+    reader's word on it, whose words are the dealer's only. A third card's correction, and
+    a reader lost, are public."""
     table = open_chemin_de_fer("chemin-de-fer", decks="1")
     table.bet("ana", "player", 10)
     table.lock()
     deal(table, "2H 3C 2H")  # a one-deck shoe holds one 2♥: an alarm
+    (alarm,) = [e for e in table.state.since_checkpoint if isinstance(e, AlarmRaised)]
+    assert alarm.face_down
+    assert alarm.message == "card 2H has come out once already in a 1-deck shoe"
+    assert public_record(event_to_json(alarm))["card"] is None
+    assert "2H" not in public_record(event_to_json(alarm))["message"]
+    assert table.state.alarm is not None and "2H" not in table.state.alarm.public_message
+    notice = table.reader_notice("camera", ReaderNoticeKind.TWO_CARDS, "2H and 3D together")
+    assert "3D" not in public_record(event_to_json(notice[0]))["message"]
     by_the_alarm = table.correct("3D")
     corrected = [e for e in by_the_alarm if isinstance(e, DealerCorrection)]
     assert [(e.undone, e.replacement, e.face_down) for e in corrected] == [
@@ -1056,6 +1066,8 @@ def test_002_a_correction_of_a_card_dealt_face_down_says_so() -> None:
     third = [e for e in table.correct("6S") if isinstance(e, DealerCorrection)]
     assert [(e.undone, e.face_down) for e in third] == [(True, False)]
     assert public_record(event_to_json(third[0]))["replacement"] == "6S"
+    lost = table.reader_notice("camera", ReaderNoticeKind.READER_LOST, "no picture for 5 s")
+    assert public_record(event_to_json(lost[0]))["message"] == "no picture for 5 s"
 
 
 def test_002_banque_a_player_hands_natural_is_shown_while_the_coup_goes_on() -> None:

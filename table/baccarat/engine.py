@@ -1302,8 +1302,9 @@ class BaccaratTable(DealerDesk):
                 f"card {card}: {state.no_shoe()}; void it and shuffle a new shoe",
             )
         if state.seen.get(card_key(card), 0) >= rules.decks:
+            times = "once" if rules.decks == 1 else f"{rules.decks} times"
             return AlarmKind.DUPLICATE_CARD, (
-                f"card {card} has come out {rules.decks} times already in a {rules.decks}-deck shoe"
+                f"card {card} has come out {times} already in a {rules.decks}-deck shoe"
             )
         if state.cards_out >= rules.shoe_size:
             return AlarmKind.EXTRA_CARD, f"card {card}: all {rules.shoe_size} cards are out"

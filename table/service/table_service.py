@@ -530,7 +530,7 @@ def alarm_json(alarm: Alarm | None) -> dict[str, Any] | None:
     """The alarm waiting for the dealer, as the ``state`` topic carries it."""
     if alarm is None:
         return None
-    return {"alarm": alarm.alarm_id, "kind": alarm.kind.value, "message": alarm.message}
+    return {"alarm": alarm.alarm_id, "kind": alarm.kind.value, "message": alarm.public_message}
 
 
 def baccarat_snapshot(state: BaccaratState) -> dict[str, Any]:
