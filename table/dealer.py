@@ -332,7 +332,8 @@ class DealerDesk:
             kind=kind,
             message=message,
             card=card,
-            face_down=card is not None and self._deals_face_down(),
+            # A reader's account of a card it could not name may name what it thought it saw.
+            face_down=self._deals_face_down(),
         )
 
     def deal(self, card: Card | str, *, at: float | None = None) -> list[Event]:

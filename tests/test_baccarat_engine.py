@@ -1058,6 +1058,8 @@ def test_002_a_correction_of_a_card_dealt_face_down_says_so() -> None:
         (False, Card.parse("3D"), True)
     ]
     assert public_record(event_to_json(corrected[0]))["card"] is None
+    unread = table.unread("the camera saw JC or JS, and no barcode")
+    assert "JC" not in public_record(event_to_json(unread[0]))["message"]
     deal(table, "JC")
     taken = [e for e in table.correct("JD") if isinstance(e, DealerCorrection)]
     assert [(e.undone, e.face_down) for e in taken] == [(True, True)]
