@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from gpiozero import Button  # type: ignore[import-untyped]
-from wire_fixtures import mock_pins
+from wire_fixtures import mock_pins, run_board
 
 from display.frames import layout_frame
 from display.hardware import ALARM, LINK_UP, OFF, READER_LOST, layout_pixels
@@ -677,28 +677,17 @@ def test_a_slide_the_boards_barrier_saw_is_paired_by_the_boards_time_though_hear
     hardware.slide_heard = reader.card_slid
     hardware.attach(service)
 
-    def board_alone(seconds: float) -> None:
-        for _ in range(round(seconds / 0.002)):
-            board.step()
-            board.wait(0.0002)
-            clock.advance(0.002)
-
     def both(seconds: float) -> None:
-        for _ in range(round(seconds / 0.002)):
-            board.step()
-            hardware.poll()
-            reader.poll()
-            board.wait(0.0002)
-            clock.advance(0.002)
+        run_board(board, clock, seconds, hardware.poll, reader.poll)
 
     def slide(code: str, heard_after: float) -> None:
         assert reader.scanner is not None
         reader.scanner.port.write(code.encode() + b"\r\n")  # type: ignore[attr-defined]
         reader.poll()
         board.block_card_sensor(True)
-        board_alone(0.02)
+        run_board(board, clock, 0.02)
         board.block_card_sensor(False)
-        board_alone(0.02)
+        run_board(board, clock, 0.02)
         clock.advance(heard_after)
         both(1.0)
 
@@ -752,12 +741,7 @@ def test_a_card_the_board_sends_again_after_a_service_restart_is_not_dealt_twice
         return service, hardware, reader
 
     def run(hardware: TableHardware, reader: BarcodeShoeReader, seconds: float) -> None:
-        for _ in range(round(seconds / 0.002)):
-            board.step()
-            hardware.poll()
-            reader.poll()
-            board.wait(0.0002)
-            clock.advance(0.002)
+        run_board(board, clock, seconds, hardware.poll, reader.poll)
 
     def stop(service: TableService, hardware: TableHardware, reader: BarcodeShoeReader) -> None:
         assert hardware.link is not None

@@ -26,6 +26,19 @@ STEP = 0.002
 REAL_DEADLINE = 10.0
 
 
+def run_board(
+    board: SimulatedMicrocontroller, clock: ManualClock, seconds: float, *polls: Callable[[], Any]
+) -> None:
+    """The board for ``seconds`` of the manual clock, step by step, with ``polls`` (the
+    service's side of the wire) polled at each step."""
+    for _ in range(round(seconds / STEP)):
+        board.step()
+        for poll in polls:
+            poll()
+        board.wait(0.0002)
+        clock.advance(STEP)
+
+
 @dataclass
 class Bench:
     clock: ManualClock
