@@ -901,63 +901,43 @@ def test_a_backup_writes_over_nothing_and_copies_a_damaged_journal_as_it_is(
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
 
 
-def test_a_second_backup_to_the_same_copy_at_once_is_refused_and_the_first_kept(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("verb", "doing"), [("backup", "back a journal up"), ("carry-on", "carry a journal on")]
+)
+def test_a_second_copy_to_the_same_file_at_once_is_refused_and_the_first_kept(
+    verb: str, doing: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Two backups to one copy: the second, started while the first was moving its copy into
-    place (both found nothing there), is refused, and the first's copy is not replaced."""
+    """Two backups to one copy, or two carry-ons to one new journal: the second, started
+    while the first was moving its file into place (both found nothing there), is refused,
+    and the first's file is not replaced (a table run on a carried-on journal at once would
+    have it swapped beneath it)."""
     from table.service.journal import back_up
 
-    journal, copy = tmp_path / "j.sqlite", tmp_path / "copy.sqlite"
+    journal, target = tmp_path / "j.sqlite", tmp_path / "new.sqlite"
     journal_with_a_deal(journal)[0].close()
+    if verb == "carry-on":
+        damage(journal, "edit")
     move = os.replace
     second: list[subprocess.CompletedProcess[str]] = []
 
-    def another_backup_meanwhile(source: str | Path, target: str | Path) -> None:
-        second.append(dealtable("backup", str(journal), str(copy)))
-        move(source, target)
+    def another_one_meanwhile(source: str | Path, target_path: str | Path) -> None:
+        second.append(dealtable(verb, str(journal), str(target)))
+        move(source, target_path)
 
-    monkeypatch.setattr(journal_module.os, "replace", another_backup_meanwhile)
-    first = back_up(journal, copy)
+    monkeypatch.setattr(journal_module.os, "replace", another_one_meanwhile)
+    if verb == "backup":
+        last_seq = back_up(journal, target).last_seq
+    else:
+        last_seq = carry_on(journal, target).sound_upto
     monkeypatch.undo()
     [refused] = second
     assert (refused.returncode, refused.stdout) == (2, "")
     assert refused.stderr == (
-        f"dealtable backup: {copy}: another dealtable is writing it (back a journal up); "
+        f"dealtable {verb}: {target}: another dealtable is writing it ({doing}); "
         "let it finish, or name another file\n"
     )
-    with Journal(copy, read_only=True) as copied:
-        assert copied.verify() is None and copied.last_seq == first.last_seq
-    assert [path.name for path in tmp_path.iterdir() if path.name.startswith(".")] == []
-
-
-def test_a_second_carry_on_to_the_same_file_at_once_is_refused_and_the_first_kept(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Two carry-ons to one new journal: the second, started while the first was moving its
-    journal into place (both found nothing there), is refused, not let replace the first's
-    (a table run on it at once would have its journal swapped beneath it)."""
-    damaged, new = tmp_path / "j.sqlite", tmp_path / "new.sqlite"
-    journal_with_a_deal(damaged)[0].close()
-    damage(damaged, "edit")
-    move = os.replace
-    second: list[subprocess.CompletedProcess[str]] = []
-
-    def another_carry_on_meanwhile(source: str | Path, target: str | Path) -> None:
-        second.append(dealtable("carry-on", str(damaged), str(new)))
-        move(source, target)
-
-    monkeypatch.setattr(journal_module.os, "replace", another_carry_on_meanwhile)
-    first = carry_on(damaged, new)
-    monkeypatch.undo()
-    [refused] = second
-    assert (refused.returncode, refused.stdout) == (2, "")
-    assert refused.stderr == (
-        f"dealtable carry-on: {new}: another dealtable is writing it (carry a journal on); "
-        "let it finish, or name another file\n"
-    )
-    with Journal(new, read_only=True) as carried:
-        assert carried.verify() is None and carried.last_seq == first.sound_upto
+    with Journal(target, read_only=True) as written:
+        assert written.verify() is None and written.last_seq == last_seq
     assert [path.name for path in tmp_path.iterdir() if path.name.startswith(".")] == []
 
 
