@@ -1256,3 +1256,72 @@ def test_a_stop_while_the_brokers_name_lookup_hangs_ends_in_time_and_loses_nothi
     link.stop()
     journal.close()
     watcher.close()
+
+
+def test_a_link_abandoned_in_a_hung_lookup_never_connects_when_the_lookup_comes_back(
+    tmp_path: Path,
+    broker: Broker,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A reload (SIGHUP) stops the link while paho's thread hangs in the broker's name
+    lookup: the link is abandoned, and the new one connects under the same client id. When
+    the old lookup comes back with the broker's address, the abandoned client does not
+    connect: the new link keeps its session, and the table's status stays online."""
+    caplog.set_level(logging.INFO, logger="dealtable.mqtt")
+    looking_up, network_back = threading.Event(), threading.Event()
+    lookup = socket.getaddrinfo
+
+    def hanging_lookup(host: Any, *args: Any, **kwargs: Any) -> Any:
+        if host == "broker.lookup-hangs.test":
+            looking_up.set()
+            network_back.wait(30)
+            return lookup("127.0.0.1", *args, **kwargs)  # the network is back
+        return lookup(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", hanging_lookup)
+    config = Config(
+        table=TableConfig(id="t1", journal=str(tmp_path / "journal.sqlite")),
+        reader=ReaderConfig(kind="simulated", seed=3, cards_per_second=0),
+    )
+    journal = Journal(config.table.journal, "t1")
+    service = TableService(config, journal)
+    hung = MqttLink(
+        MqttConfig(host="broker.lookup-hangs.test", port=broker.port, client_id="t1"),
+        "t1",
+        service,
+        journal,
+    )
+    hung.stop_wait_seconds = 0.2
+    hung.start()
+    SimulatedTable(service, seed=3).step()
+    assert looking_up.wait(5)
+    abandoned = hung.client._thread
+    assert abandoned is not None
+    try:
+        hung.stop()
+        assert abandoned.is_alive() and "it is abandoned" in caplog.text
+        status = Watcher(broker.port, "dealtable/t1/status")
+        assert status.connected.wait(5)
+        link = MqttLink(
+            MqttConfig(host="127.0.0.1", port=broker.port, client_id="t1"), "t1", service, journal
+        )
+        link.start()
+        assert wait_until(lambda: link.connected, step=link.pump)
+        assert wait_until(lambda: status.on("/status")[-1:] == [b"online"])
+    finally:
+        network_back.set()
+    abandoned.join(5)
+    assert not abandoned.is_alive()
+    # A round trip through the broker, after anything the abandoned client could have sent.
+    probe = Watcher(broker.port, "probe/#")
+    assert probe.connected.wait(5)
+    probe.publish("probe/after", "after")
+    assert wait_until(lambda: probe.on("probe/after") != [], step=link.pump)
+    link.pump()
+    assert link.connected and "lost the broker" not in caplog.text
+    assert status.on("/status")[-1:] == [b"online"]
+    link.stop()
+    journal.close()
+    for watching in (status, probe):
+        watching.close()

@@ -437,6 +437,10 @@ class MqttLink:
         client.on_publish = self._on_publish
         client.on_message = self._on_message
         client.on_subscribe = self._on_subscribe
+        client.on_socket_open = self._on_socket_open
+        # Set as the link stops: a connection paho's thread opens after (its name lookup
+        # stuck until then) is closed before it says a word to the broker.
+        self._stopping = threading.Event()
         # A command is acknowledged to the broker once it has been journaled or refused, so
         # one the service had not yet carried out when it stopped is delivered again.
         client.manual_ack_set(True)
@@ -478,6 +482,16 @@ class MqttLink:
         if refused:
             self._queue.put(_SubscriptionRefused(", ".join(refused)))
 
+    def _on_socket_open(self, client: mqtt.Client, userdata: Any, sock: Any) -> None:
+        """A connection to the broker is open, before paho sends its CONNECT: one opened once
+        the link is stopping (a lookup left hanging that came back after a reload, the new
+        link already connected under the same client id) is closed unused, so that it
+        neither takes the new link's session from it nor publishes the old one's events.
+        The OSError ends the attempt; paho's thread, told to end, retries no more."""
+        if self._stopping.is_set():
+            sock.close()
+            raise ConnectionAbortedError("the link to the broker was stopped")
+
     def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
         self._queue.put(_Incoming(message.topic, bytes(message.payload), message.mid, message.qos))
 
@@ -496,6 +510,7 @@ class MqttLink:
         self.client.loop_start()
 
     def stop(self) -> None:
+        self._stopping.set()
         try:
             if self.connected:
                 self.client.publish(
