@@ -7,6 +7,7 @@ import http.client
 import io
 import json
 import logging
+import re
 import signal
 import socket
 import ssl
@@ -1345,4 +1346,53 @@ def test_event_streams_leave_room_for_pages_and_one_too_many_is_told_why(
         finally:
             for stream in streams:
                 stream.close()
+            server.stop()
+
+
+def retrying_in(said: str) -> int:
+    """The seconds a page says it waits to try its live stream again; 0 if it does not."""
+    found = re.fullmatch(r"the table is busy, trying again in (\d+) s…", said)
+    return int(found[1]) if found else 0
+
+
+@pytest.mark.parametrize("page", ["", "croupier"])
+def test_a_page_refused_a_live_stream_tries_again_by_itself_and_says_so(
+    browser: webdriver.Chrome, tmp_path: Path, page: str
+) -> None:
+    """Every live stream the server may serve is taken: it answers the page's 503, which a
+    browser's EventSource never retries. The page says it tries again, counting down, and
+    does, waiting longer each time; once a stream is free it is live and shows the table."""
+    config = Config(
+        table=TableConfig(id="web", journal=str(tmp_path / "j.sqlite")),
+        reader=ReaderConfig(kind="simulated", seed=6, cards_per_second=0),
+    )
+    with Journal(config.table.journal, "web") as journal:
+        view = LiveView()
+        service = TableService(config, journal)
+        ServiceFeed(service, view)
+        simulated = SimulatedTable(service, seed=6)
+        server = WebServer(view, "127.0.0.1", free_port(), max_streams=1)
+        server.start()
+        taken = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=5)
+        try:
+            taken.request("GET", "/stream")
+            assert next_event(taken.getresponse())["game"] == "faro"
+            browser.get(server.url + page)
+            connection = browser.find_element(By.ID, "connection")
+            assert wait_until(lambda: connection.get_attribute("data-state") == "retrying")
+            said = connection.text
+            assert 1 <= retrying_in(said) <= 2, said  # a second, give or take a fifth
+            # Refused again after each wait, it waits longer.
+            assert wait_until(lambda: retrying_in(connection.text) >= 3, timeout=6)
+            taken.close()  # its server finds it gone at its next write: the table deals on
+            assert wait_until(
+                lambda: connection.get_attribute("data-state") == "live",
+                timeout=15,
+                step=simulated.step,
+            )
+            assert connection.text == "live"
+            if not page:
+                assert shows(browser, service)
+        finally:
+            taken.close()
             server.stop()

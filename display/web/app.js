@@ -6,7 +6,7 @@ const WORDS = {
         splits: "splits", lastTurn: "Last turn", casekeep: "Casekeep", bankrolls: "Bankrolls", history: "History",
         loses: "loses", wins: "wins", split: "split", bank: "bank", house: "house", commissionBox: "commission", locked: "bets locked", over: "deal over, hoc",
         noDeck: "waiting for a new deck", awaitingSoda: "waiting for the soda", connecting: "connecting…",
-        live: "live", lost: "connection lost, reconnecting…", unknownLanguage: "Language not known here: English.",
+        live: "live", lost: "connection lost, reconnecting…", retrying: "the table is busy, trying again in {seconds} s…", unknownLanguage: "Language not known here: English.",
         coppered: "coppered", calls: "calls", alarm: "ALARM", readerLost: "READER LOST", journalTrouble: "THE JOURNAL CANNOT WRITE, THE TABLE WAITS", cardsLeft: "left", edge: "edge",
         evenStake: "edges per chip of an even stake: an odd stake loses its odd chip on a split", notAlone: "only beside a rank that can split",
         shoe: "shoe", coup: "coup", player: "player", banker: "banker", right: "right", left: "left",
@@ -17,7 +17,7 @@ const WORDS = {
         splits: "splits", lastTurn: "Último turno", casekeep: "Casekeep", bankrolls: "Fichas", history: "Historial",
         loses: "pierde", wins: "gana", split: "split", bank: "banca", house: "casa", commissionBox: "comisión", locked: "apuestas cerradas", over: "mano terminada, hoc",
         noDeck: "esperando un mazo nuevo", awaitingSoda: "esperando la soda", connecting: "conectando…",
-        live: "en directo", lost: "conexión perdida, reconectando…", unknownLanguage: "",
+        live: "en directo", lost: "conexión perdida, reconectando…", retrying: "la mesa está ocupada, reintentando en {seconds} s…", unknownLanguage: "",
         coppered: "con copper", calls: "declara", alarm: "ALARMA", readerLost: "LECTOR PERDIDO", journalTrouble: "EL REGISTRO NO PUEDE ESCRIBIR, LA MESA ESPERA", cardsLeft: "quedan", edge: "ventaja",
         evenStake: "ventaja por ficha de una apuesta par: una apuesta impar pierde su ficha impar en un split", notAlone: "solo junto a un rango que pueda hacer split",
         shoe: "zapato", coup: "mano", player: "punto", banker: "banca", right: "derecha", left: "izquierda",
@@ -28,7 +28,7 @@ const WORDS = {
         splits: "плие", lastTurn: "Последний абцуг", casekeep: "Кейскипер", bankrolls: "Фишки", history: "История",
         loses: "проигрывает", wins: "выигрывает", split: "плие", bank: "банк", house: "заведение", commissionBox: "комиссия", locked: "ставки закрыты", over: "талия окончена, гок",
         noDeck: "ждём новую колоду", awaitingSoda: "ждём соду", connecting: "подключение…",
-        live: "в эфире", lost: "связь потеряна, переподключение…", unknownLanguage: "",
+        live: "в эфире", lost: "связь потеряна, переподключение…", retrying: "стол занят, новая попытка через {seconds} с…", unknownLanguage: "",
         coppered: "копперированная", calls: "объявляет", alarm: "ТРЕВОГА", readerLost: "СЧИТЫВАТЕЛЬ ПОТЕРЯН", journalTrouble: "ЖУРНАЛ НЕ ЗАПИСЫВАЕТСЯ, СТОЛ ЖДЁТ", cardsLeft: "осталось",
         edge: "преимущество банка", evenStake: "преимущество на фишку чётной ставки: нечётная ставка при плие теряет лишнюю фишку",
         notAlone: "только вместе с рангом, который может дать плие", shoe: "шуз", coup: "кон", player: "игрок", banker: "банкир",
@@ -278,21 +278,17 @@ function render(view) {
 let lastView = null;
 window.addEventListener("resize", () => { if (lastView) render(lastView); });
 
-let source = null;
+let stream = null;
 
 function connect() {
-  const status = document.getElementById("connection");
-  status.textContent = t.connecting;
-  source = new EventSource("/stream");
-  source.onopen = () => { status.textContent = t.live; status.dataset.state = "live"; };
-  source.onmessage = (message) => { lastView = JSON.parse(message.data); render(lastView); };
-  source.onerror = () => { status.textContent = t.lost; status.dataset.state = "lost"; };
+  stream = openLiveStream(
+    (message) => { lastView = JSON.parse(message.data); render(lastView); }, showConnection(t));
 }
 
 // A page kept in the browser's back-forward cache would keep its stream open, and a browser
 // opens only six at a time to one server: a tablet flipping between the table's page and
 // the croupier's would wait a minute for the seventh.
-window.addEventListener("pagehide", () => { if (source) source.close(); });
+window.addEventListener("pagehide", () => { if (stream) stream.close(); });
 window.addEventListener("pageshow", (shown) => { if (shown.persisted) connect(); });
 
 buildLayout();

@@ -78,3 +78,46 @@ function renderReadersLost(view, lostWord) {
   line.hidden = lost.length === 0;
   line.textContent = lost.map(([reader, message]) => `${lostWord} (${reader}): ${message}`).join(" · ");
 }
+
+// The live stream of the table's view, opened again by itself. A browser's EventSource
+// retries a connection that drops, but not one the server answers with an error status
+// (503 when it serves all the live streams it may): the page would say "lost" until
+// reloaded. Refused, it is opened again after a delay, doubled at each refusal up to the 30 s
+// the server's Retry-After asks (EventSource cannot read it), each with a jitter so that
+// pages refused together do not all come back at once. `shown(state, seconds)` hears
+// "connecting", "live", "lost" (the browser retrying) and "retrying" (in `seconds`, counted
+// down). Returns what closes it.
+const STREAM_RETRY_FIRST_SECONDS = 1;
+const STREAM_RETRY_MOST_SECONDS = 30;
+function openLiveStream(onMessage, shown) {
+  let source = null, timer = null, countdown = null, delay = STREAM_RETRY_FIRST_SECONDS;
+  const stopWaiting = () => { clearTimeout(timer); clearInterval(countdown); };
+  function open() {
+    stopWaiting();
+    shown("connecting");
+    source = new EventSource("/stream");
+    source.onopen = () => { delay = STREAM_RETRY_FIRST_SECONDS; shown("live"); };
+    source.onmessage = onMessage;
+    source.onerror = () => {
+      if (source.readyState !== EventSource.CLOSED) { shown("lost"); return; }
+      source.close();
+      const wait = delay * (0.8 + 0.4 * Math.random());
+      delay = Math.min(delay * 2, STREAM_RETRY_MOST_SECONDS);
+      let left = Math.ceil(wait);
+      shown("retrying", left);
+      countdown = setInterval(() => { left = Math.max(left - 1, 1); shown("retrying", left); }, 1000);
+      timer = setTimeout(open, wait * 1000);
+    };
+  }
+  open();
+  return { close() { stopWaiting(); source.close(); } };
+}
+
+// What the connection's line says in each state (see openLiveStream).
+function showConnection(words) {
+  const status = document.getElementById("connection");
+  return (state, seconds) => {
+    status.dataset.state = state;
+    status.textContent = state === "retrying" ? words.retrying.replace("{seconds}", seconds) : words[state];
+  };
+}

@@ -7,19 +7,22 @@ const WORDS = {
         inBox: ["card in the box", "cards in the box"], bankrolls: "Bankrolls", chooseRank: "Tap one rank, or two to four that touch",
         placed: "Done", bank: "bank", red: "red", black: "black",
         logIn: "Log in", username: "Account", password: "Password", logOut: "Log out", loggedInAs: "Logged in as", readerLost: "READER LOST",
-        journalTrouble: "THE JOURNAL CANNOT WRITE, THE TABLE WAITS" },
+        journalTrouble: "THE JOURNAL CANNOT WRITE, THE TABLE WAITS", connecting: "connecting…", live: "live",
+        lost: "connection lost, reconnecting…", retrying: "the table is busy, trying again in {seconds} s…" },
   es: { title: "Faro", punter: "Jugador", amount: "Cantidad", copper: "copper", bet: "Apostar", withdraw: "Retirar", clear: "Borrar",
         call: "Declarar", callTitle: "Declarar el turno", locked: "Apuestas cerradas: se reparte un turno", turn: "turno",
         inBox: ["carta en la caja", "cartas en la caja"], bankrolls: "Fichas", chooseRank: "Toque un valor, o de dos a cuatro contiguos",
         placed: "Hecho", bank: "banca", red: "rojo", black: "negro",
         logIn: "Entrar", username: "Cuenta", password: "Contraseña", logOut: "Salir", loggedInAs: "Dentro como", readerLost: "LECTOR PERDIDO",
-        journalTrouble: "EL REGISTRO NO PUEDE ESCRIBIR, LA MESA ESPERA" },
+        journalTrouble: "EL REGISTRO NO PUEDE ESCRIBIR, LA MESA ESPERA", connecting: "conectando…", live: "en directo",
+        lost: "conexión perdida, reconectando…", retrying: "la mesa está ocupada, reintentando en {seconds} s…" },
   ru: { title: "Фаро", punter: "Понтёр", amount: "Ставка", copper: "коппер", bet: "Поставить", withdraw: "Снять", clear: "Сбросить",
         call: "Объявить", callTitle: "Объявить абцуг", locked: "Ставки закрыты: мечется абцуг", turn: "абцуг",
         inBox: ["карта в ящике", "карты в ящике", "карт в ящике"], bankrolls: "Фишки", chooseRank: "Коснитесь достоинства или двух–четырёх соседних",
         placed: "Готово", bank: "банк", red: "красная", black: "чёрная",
         logIn: "Войти", username: "Учётная запись", password: "Пароль", logOut: "Выйти", loggedInAs: "Вход выполнен:" , readerLost: "СЧИТЫВАТЕЛЬ ПОТЕРЯН",
-        journalTrouble: "ЖУРНАЛ НЕ ЗАПИСЫВАЕТСЯ, СТОЛ ЖДЁТ" },
+        journalTrouble: "ЖУРНАЛ НЕ ЗАПИСЫВАЕТСЯ, СТОЛ ЖДЁТ", connecting: "подключение…", live: "в эфире",
+        lost: "связь потеряна, переподключение…", retrying: "стол занят, новая попытка через {seconds} с…" },
 };
 const asked = new URLSearchParams(location.search).get("lang") || document.documentElement.dataset.lang || "en";
 // Only a language of our own: ?lang=constructor would otherwise find Object's.
@@ -203,19 +206,18 @@ function refresh() {
 }
 
 build();
-let source = null;
+let stream = null;
 function connect() {
-  source = new EventSource("/stream");
-  source.onmessage = (message) => {
+  stream = openLiveStream((message) => {
     view = JSON.parse(message.data);
     // The journal `dealtable web` follows gave way to a baccarat table's: this page lays
     // bets on a Faro layout, and the server, asked again, says which game the table deals.
-    if (view.game && view.game !== "faro") { source.close(); location.reload(); return; }
+    if (view.game && view.game !== "faro") { stream.close(); location.reload(); return; }
     refresh();
-  };
+  }, showConnection(t));
 }
 // As on the table's page: a cached page lets its stream go, and takes it up again when shown.
-window.addEventListener("pagehide", () => { if (source) source.close(); });
+window.addEventListener("pagehide", () => { if (stream) stream.close(); });
 window.addEventListener("pageshow", (shown) => { if (shown.persisted) connect(); });
 connect();
 window.addEventListener("resize", refresh);
