@@ -24,7 +24,7 @@ from table.baccarat.engine import Phase as BaccaratPhase
 from table.cards import Card, Rank, Suit
 from table.events import DeckStarted
 from table.service.config import Config, ConfigError, MqttConfig, archive_folder, parse_config
-from table.service.journal import Journal, JournalError, carry_on
+from table.service.journal import Archived, Journal, JournalError, carry_on
 from table.service.mqtt import OUTBOX_CURSOR, MqttLink
 from table.service.run import SimulatedTable, open_table
 from table.service.table_service import TableService
@@ -291,7 +291,7 @@ def test_an_archiving_cut_short_before_the_records_leave_is_taken_up_by_the_next
     dealt(whole, 330, every=0)
     drop = Journal._begin_after
 
-    def cut_short(self: Journal, upto: int) -> None:
+    def cut_short(self: Journal, upto: int, archived: Archived) -> None:
         raise JournalError(f"journal {self.path}: cannot drop the archived records: disk full")
 
     monkeypatch.setattr(Journal, "_begin_after", cut_short)
@@ -319,7 +319,7 @@ def test_an_archiving_cut_short_by_a_power_cut_is_finished_as_the_table_starts_a
     path, whole = tmp_path / "faro.sqlite", tmp_path / "whole.sqlite"
     dealt(whole, 330, every=0)
 
-    def power_cut(self: Journal, upto: int) -> None:
+    def power_cut(self: Journal, upto: int, archived: Archived) -> None:
         raise JournalError(f"journal {self.path}: the power went")
 
     with monkeypatch.context() as cut:
@@ -336,26 +336,26 @@ def test_an_archiving_cut_short_by_a_power_cut_is_finished_as_the_table_starts_a
     assert checked.returncode == 0, checked.stdout
 
 
-def test_an_archiving_cut_short_decks_ago_is_written_again_where_a_checkpoint_is(
+def test_an_archiving_cut_short_a_deck_ago_is_taken_up_where_its_checkpoint_is_kept(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """By the next deck the checkpoint the archive was cut at is no longer kept: the journal
-    must not begin there (nothing could rebuild its table), so the archive, a copy of records
-    the journal still holds, is written again up to where a checkpoint is."""
+    """By the next deck the checkpoint the archive was cut at is still kept (where records
+    are archived, every deck's is), so the next archiving takes the archive as written and
+    the journal begins there; no record is in two files."""
     path, whole = tmp_path / "faro.sqlite", tmp_path / "whole.sqlite"
     dealt(whole, 700, every=0)
     drop = Journal._begin_after
     tries: list[int] = []
 
-    def cut_short_once(self: Journal, upto: int) -> None:
+    def cut_short_once(self: Journal, upto: int, archived: Archived) -> None:
         tries.append(upto)
         if len(tries) == 1:
             raise JournalError(f"journal {self.path}: cannot drop the archived records")
-        drop(self, upto)
+        drop(self, upto, archived)
 
     monkeypatch.setattr(Journal, "_begin_after", cut_short_once)
     dealt(path, 700, every=300)
-    assert len(tries) > 1 and tries[1] > tries[0]
+    assert len(tries) > 2 and tries[1] == tries[0] < tries[2]
     archives = archives_beside(path)
     assert records_of(*archives, path) == records_of(whole)
     checked = dealtable("verify", *map(str, archives), str(path))
@@ -853,3 +853,99 @@ def test_dealtable_run_writes_its_archives_aside(tmp_path: Path) -> None:
     journal, service = open_table(archiving(faro_config(tmp_path / "faro.sqlite"), 300))
     assert service.archive_aside
     journal.close()
+
+
+def sound_checkpoints(path: Path) -> list[int]:
+    with Journal(path, read_only=True) as journal:
+        return [seq for seq, _, sound in journal.checkpoints() if sound]
+
+
+def test_the_archived_records_leave_the_journal_a_deck_at_a_time_and_a_stop_between_loses_none(
+    tmp_path: Path,
+) -> None:
+    """`dealtable run`'s loop drops the records of an archive in place a deck at a time, one
+    transaction at each turn, so that the table waits for no more than a deck's between two
+    cards; the journal begins at a checkpoint after each. Stopped between two, the archive
+    and the journal both hold the records not yet dropped: verify says so and passes,
+    history, export and backup read the journal as it stands, and the start finishes."""
+    path, whole = tmp_path / "faro.sqlite", tmp_path / "whole.sqlite"
+    dealt(whole, 1200, every=0)
+    config = archiving(faro_config(path), 900)
+    journal = open_journal(path)
+    service = TableService(config, journal, clock=lambda: 1.8e9, archive_aside=True)
+    simulated = SimulatedTable(service, seed=3)
+    while not service.archiving:
+        simulated.step()
+    while journal.first_seq == 1:
+        service.archive_some()  # the archive written aside, then the first deck dropped
+    [archive] = archives_beside(path)
+    with Journal(archive, read_only=True) as archived:
+        archived_upto = archived.last_seq
+    begins = [journal.first_seq]
+    assert journal.first_seq in sound_checkpoints(path)
+    service.archive_some()
+    begins.append(journal.first_seq)
+    assert journal.first_seq in sound_checkpoints(path)
+    assert 1 < begins[0] < begins[1] <= archived_upto, begins
+    assert begins[1] - begins[0] < 250  # a deck: Faro's are under 200 records here
+    journal.close()
+    service.stop_archiving()  # the service stops between two decks
+
+    checked = dealtable("verify", str(archive), str(path))
+    assert checked.returncode == 0, checked.stdout
+    assert f"records {begins[1]} to {archived_upto} are in {archive} too" in checked.stdout
+    alone = dealtable("verify", str(path))
+    assert alone.returncode == 0, alone.stdout
+    exported = dealtable("export", str(path)).stdout.splitlines()
+    assert len(exported) == len(records_of(path)) and f'"seq":{begins[1]},' in exported[0]
+    listed = dealtable("history", str(path))
+    assert listed.returncode == 0 and listed.stdout, listed.stderr
+    copy = tmp_path / "copy.sqlite"
+    copied = dealtable("backup", str(path), str(copy))
+    assert copied.returncode == 0, copied.stderr
+    assert records_of(copy) == records_of(path)
+    with_copy = dealtable("verify", str(archive), str(copy))
+    assert with_copy.returncode == 0, with_copy.stdout
+
+    journal, service = open_table(config)  # dealtable run starts again
+    assert service.archiving and journal.first_seq == begins[1]
+    while service.archiving:
+        service.archive_some()
+        assert journal.first_seq in sound_checkpoints(path)
+    assert journal.first_seq == archived_upto + 1
+    journal.close()
+    assert records_of(archive, path) == records_of(whole)[: len(records_of(archive, path))]
+    checked = dealtable("verify", str(archive), str(path))
+    assert checked.returncode == 0 and "too" not in checked.stdout, checked.stdout
+
+
+def test_the_next_archiving_finishes_dropping_an_archive_stopped_between_two_decks(
+    tmp_path: Path,
+) -> None:
+    """`dealtable archive` (and a table's next archiving) takes an archive whose records
+    partly left the journal as written: it drops the rest, never writing them to a second
+    archive."""
+    path = tmp_path / "faro.sqlite"
+    journal = open_journal(path)
+    service = TableService(
+        archiving(faro_config(path), 900), journal, clock=lambda: 1.8e9, archive_aside=True
+    )
+    simulated = SimulatedTable(service, seed=3)
+    while not service.archiving:
+        simulated.step()
+    while journal.first_seq == 1:
+        service.archive_some()
+    service.stop_archiving()
+    for _ in range(700):  # decks on, with no archiving due yet
+        simulated.step()
+    before = records_of(path)
+    journal.close()
+    [archive] = archives_beside(path)
+    moved = dealtable("archive", str(path))
+    assert moved.returncode == 0, moved.stderr
+    assert archives_beside(path)[0] == archive
+    assert records_of(*archives_beside(path), path) == records_of(archive) + [
+        record for record in before if record[0] > records_of(archive)[-1][0]
+    ]
+    checked = dealtable("verify", *map(str, archives_beside(path)), str(path))
+    assert checked.returncode == 0 and "too" not in checked.stdout, checked.stdout

@@ -207,7 +207,8 @@ def test_an_edited_checkpoint_is_not_read_and_the_journal_is_replayed_instead(
     path = tmp_path / "faro.sqlite"
     live = deal_faro(path, 130).state
     with Journal(path, read_only=True) as journal:
-        assert len(journal.checkpoints()) == CHECKPOINTS_KEPT
+        # Every deck's, the records to be archived (by default) leaving a deck at a time.
+        assert len(journal.checkpoints()) > CHECKPOINTS_KEPT
 
     def raise_a_bankroll(data: dict[str, object]) -> None:
         bankrolls = data["bankrolls"]
@@ -223,11 +224,11 @@ def test_an_edited_checkpoint_is_not_read_and_the_journal_is_replayed_instead(
     assert service.state.total_chips() == live.total_chips()
     assert "does not match that record; it is not read" in caplog.text
     verified = verify(path)
-    older, newest = kept
+    *older, newest = kept
     assert verified.returncode == 0, verified.stderr  # the records, the truth, are intact
     assert verified.stdout.splitlines()[1:] == [
         f"  checkpoint after record {newest}: does not match that record; not read",
-        f"  checkpoint after record {older}: sound",
+        *(f"  checkpoint after record {seq}: sound" for seq in reversed(older)),
     ]
 
 

@@ -183,7 +183,8 @@ def _verify(args: argparse.Namespace) -> int:
 
     status = 0
     before: tuple[str, int, str | None] | None = None  # a file, its last record and its hash
-    for path in args.journals:
+    held_before: dict[int, str | None] = {}  # the file before's hash of where this begins
+    for index, path in enumerate(args.journals):
         try:
             journal = _open_journal(path, check_chain=False)
         except JournalDamagedError as unreadable:  # where it begins cannot be read
@@ -193,21 +194,55 @@ def _verify(args: argparse.Namespace) -> int:
         with journal:
             status = max(status, _verify_one(path, journal))
             if before is not None:
-                gap = _gap_between(before, journal)
-                if gap:
+                gap = _gap_between(before, journal, held_before)
+                if gap.startswith("records "):
+                    print(f"{path}: {gap}")
+                elif gap:
                     print(f"{path}: BROKEN: it does not follow {before[0]}: {gap}")
                     status = 1
             before = (path, journal.last_seq, journal.hash_of(journal.last_seq))
+            held_before = _hashes_where_next_may_begin(journal, args.journals[index + 1 :])
     return status
 
 
-def _gap_between(before: tuple[str, int, str | None], journal: Journal) -> str:
+def _hashes_where_next_may_begin(journal: Journal, following: list[str]) -> dict[int, str | None]:
+    """The hash ``journal`` holds of the record the next file given begins after, where
+    that is inside it: an archive whose records are leaving the journal a step at a time."""
+    from table.service.journal import Journal
+
+    if not following:
+        return {}
+    try:
+        with Journal(following[0], read_only=True) as after:
+            opening = after.opening
+    except TableError:
+        return {}  # said when that file is verified
+    if opening is None or not journal.first_seq <= opening.after_seq < journal.last_seq:
+        return {}
+    return {opening.after_seq: journal.hash_of(opening.after_seq)}
+
+
+def _gap_between(
+    before: tuple[str, int, str | None], journal: Journal, held_before: dict[int, str | None]
+) -> str:
     """Why ``journal`` does not take up the chain where the file ``before`` ends ("" if it
-    does)."""
-    _, last_seq, last_hash = before
+    does); "records ..." where it takes it up inside that file, the records after held by
+    both (an archiving stopped while its records were leaving the journal, which the
+    service's next start finishes)."""
+    path_before, last_seq, last_hash = before
     opening = journal.opening
     if opening is None:
         return "it begins at record 1"
+    if opening.after_seq < last_seq and opening.after_seq in held_before:
+        if held_before[opening.after_seq] != opening.after_hash:
+            return f"its first record names another record {opening.after_seq} than that file holds"
+        if journal.hash_of(last_seq) != last_hash:
+            return f"it holds another record {last_seq} than that file"
+        return (
+            f"records {opening.after_seq + 1} to {last_seq} are in {path_before} too, an "
+            "archiving having stopped while they left the journal: the service's next start "
+            "finishes it"
+        )
     if opening.after_seq != last_seq:
         return f"it begins after record {opening.after_seq}, and that file ends at {last_seq}"
     if opening.after_hash != last_hash:

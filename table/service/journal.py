@@ -92,6 +92,13 @@ _ALL_TABLES = frozenset({"meta", "events", "cursors", "requests", "checkpoints",
 NAME_DIGITS = 16
 # Checkpoints kept: the newest resumes the table, one more in case it is found damaged.
 CHECKPOINTS_KEPT = 2
+# Where records are to be archived, the older checkpoints stay too, at least this many
+# records apart (every deck's or shoe's; a continuous shuffler's coups are thinned): the
+# archived records leave the journal one step at a time, from one checkpoint to the next.
+DROP_STEP_RECORDS = 100
+# The record after the last of an archive whose records are leaving the journal a step at a
+# time: the checkpoint there is kept until they have all left.
+_DROPPING_TO = "dropping_to"
 _ENVELOPE = frozenset({"type", "seq", "table", "at", "deal"})
 
 
@@ -814,26 +821,46 @@ class Journal:
 
     # --- checkpoints -----------------------------------------------------------------------
 
-    def save_checkpoint(self, seq: int, body: str) -> None:
+    def save_checkpoint(self, seq: int, body: str, *, archiving: bool = False) -> None:
         """Keep the table's state after record ``seq`` (see :mod:`table.checkpoints`). It is
         chained to that record's hash, so a checkpoint edited or set beside another record is
         not read; older checkpoints than the last :data:`CHECKPOINTS_KEPT` are dropped, but
         for the one after a journal's first record where its earlier records were archived:
-        the table is rebuilt from there, its records before being gone."""
+        the table is rebuilt from there, its records before being gone; and for the one an
+        archived range's records leave the journal up to. Where its records are
+        ``archiving`` (``[table] archive_every``), the older stay too, at least
+        :data:`DROP_STEP_RECORDS` apart, for the records to leave a step at a time."""
         try:
             record = self.hash_of(seq)
             if record is None:
                 raise JournalError(f"journal {self.path}: no record {seq} to keep a checkpoint of")
+            dropping_to = int(self._meta(_DROPPING_TO) or 0)
             self._db.execute("BEGIN IMMEDIATE")
             self._db.execute(
                 "INSERT OR REPLACE INTO checkpoints (seq, body, hash) VALUES (?, ?, ?)",
                 (seq, body, record_hash(record, body)),
             )
-            self._db.execute(
-                "DELETE FROM checkpoints WHERE seq NOT IN "
-                "(SELECT seq FROM checkpoints ORDER BY seq DESC LIMIT ?) AND seq != ?",
-                (CHECKPOINTS_KEPT, self.first_seq),
-            )
+            if archiving:
+                # The one the newest pushed out of the kept goes if it follows the one
+                # before too closely.
+                self._db.execute(
+                    "DELETE FROM checkpoints WHERE seq = (SELECT seq FROM checkpoints "
+                    "ORDER BY seq DESC LIMIT 1 OFFSET ?) AND seq - (SELECT seq FROM checkpoints "
+                    "ORDER BY seq DESC LIMIT 1 OFFSET ?) < ? AND seq NOT IN (?, ?)",
+                    (
+                        CHECKPOINTS_KEPT,
+                        CHECKPOINTS_KEPT + 1,
+                        DROP_STEP_RECORDS,
+                        self.first_seq,
+                        dropping_to,
+                    ),
+                )
+            else:
+                self._db.execute(
+                    "DELETE FROM checkpoints WHERE seq NOT IN "
+                    "(SELECT seq FROM checkpoints ORDER BY seq DESC LIMIT ?) AND seq NOT IN (?, ?)",
+                    (CHECKPOINTS_KEPT, self.first_seq, dropping_to),
+                )
             self._db.execute("COMMIT")
         except sqlite3.DatabaseError as error:
             if self._db.in_transaction:
@@ -901,7 +928,8 @@ class Journal:
         read by every tool that reads a journal: it is written beside, its chain checked, and
         moved into place, synced, before a record leaves this journal, so that a failure or a
         power cut at any step loses none. An archive of the same records found in place
-        (the journal was not trimmed after it) is taken as written. This journal keeps what
+        (the journal was not trimmed after it, or only partly) is taken as written. This
+        journal keeps what
         the records took with them (:class:`Opening`), and its file stays the size it was,
         its free pages filled again by the records that follow."""
         if self.read_only:
@@ -925,8 +953,17 @@ class Journal:
 
     def _write_archive_of(self, folder: Path, upto: int) -> Archived | None:
         """The archive of the records from the first to ``upto`` in ``folder``, written or
-        found in place; None if there are none."""
+        found in place; None if there are none. One whose records have partly left the
+        journal already is always the one taken: the rest of them leave after."""
         first = self.first_seq
+        try:
+            partly = self._archive_partly_dropped(folder)
+        except OSError as error:
+            raise JournalError(
+                f"journal {self.path}: cannot read the archives in {folder}: {error}"
+            ) from None
+        if partly is not None:
+            return partly
         if upto < first:
             return None
         try:
@@ -960,39 +997,93 @@ class Journal:
         return Archived(target, first, upto)
 
     def drop_archived(self, archived: Archived) -> None:
-        """The records an archive written and in place holds leave the journal, in one
-        transaction (half a second for 100,000 records on a laptop): stopped before, the
-        start finishes it (:meth:`finish_archiving`)."""
-        if archived.first_seq != self.first_seq:
-            raise JournalError(
-                f"journal {self.path}: the archive {archived.path} begins at record "
-                f"{archived.first_seq}, the journal at {self.first_seq}: nothing dropped"
-            )
+        """The records an archive written and in place holds leave the journal (those still
+        here), in one transaction (half a second for 100,000 records on a laptop): stopped
+        before, the start finishes it (:meth:`finish_archiving`). A table dealing on drops
+        them a step at a time instead (:meth:`drop_archived_step`)."""
+        self._check_drop(archived)
+        if self.first_seq <= archived.last_seq:
+            with self._reading("the records to archive"):
+                self._begin_after(archived.last_seq, archived)
+
+    def drop_archived_step(self, archived: Archived) -> bool:
+        """One step of the records an archive written and in place holds leave the journal,
+        in one transaction: from its first record up to, not including, the next that
+        carries a sound checkpoint (a deck's or shoe's, see :meth:`save_checkpoint`), so
+        that after each the journal begins at a checkpoint, as a start, ``verify`` and
+        :func:`carry_on` want it. True once the last has left. Stopped between two, the
+        journal begins inside the archive: the next archiving, or the start, finishes."""
+        self._check_drop(archived)
+        end = archived.last_seq + 1
+        if self.first_seq >= end:
+            return True
         with self._reading("the records to archive"):
-            self._begin_after(archived.last_seq)
+            step_to, after = None, self.first_seq
+            while step_to is None:
+                # One at a time, each query done with: a statement left open would hold the
+                # -wal file from being reset, and it would grow by each step's deletions.
+                row = self._db.execute(
+                    "SELECT checkpoints.seq, checkpoints.body, checkpoints.hash, events.hash "
+                    "FROM checkpoints JOIN events ON events.seq = checkpoints.seq "
+                    "WHERE checkpoints.seq > ? AND checkpoints.seq <= ? "
+                    "ORDER BY checkpoints.seq LIMIT 1",
+                    (after, end),
+                ).fetchone()
+                if row is None:
+                    break
+                after = int(row[0])
+                if record_hash(str(row[3]), str(row[1])) == row[2]:
+                    step_to = after  # else not sound: not one to begin at
+            if step_to is None:
+                raise JournalError(
+                    f"journal {self.path}: no sound checkpoint after record {archived.last_seq}, "
+                    f"where the archive {archived.path} ends: its records stay in the journal"
+                )
+            self._begin_after(step_to - 1, archived)
+        return step_to == end
+
+    def _check_drop(self, archived: Archived) -> None:
+        if not archived.first_seq <= self.first_seq <= archived.last_seq + 1:
+            raise JournalError(
+                f"journal {self.path}: the archive {archived.path} holds records "
+                f"{archived.first_seq} to {archived.last_seq}, and the journal begins at "
+                f"{self.first_seq}: nothing dropped"
+            )
 
     def finish_archiving(self, folder: str | Path) -> Archived | None:
         """Begin after the records an archive in ``folder`` holds, when an archiving was cut
-        short (a power cut) once the archive was in place and before the records left: the
+        short (a power cut) once the archive was in place and before all its records left: the
         archives and the journal then chain from file to file again, with no record in two
         files, from the start on rather than from the next deck. None if there is no such
         archive, or it does not end where the journal keeps a sound checkpoint (the next
         archiving writes it again)."""
+        archived = self.archiving_to_finish(folder)
+        if archived is not None:
+            self.drop_archived(archived)
+        return archived
+
+    def archiving_to_finish(self, folder: str | Path) -> Archived | None:
+        """The archive in ``folder`` whose records are still in this journal, all or some,
+        when an archiving was cut short once the archive was in place (see
+        :meth:`finish_archiving`); nothing leaves the journal here."""
         if self.read_only:
             raise JournalError(f"journal {self.path} is open read-only: nothing is archived")
+        folder = Path(folder)
         try:
-            found, last = self._archive_in_place(Path(folder))
+            partly = self._archive_partly_dropped(folder)
+            found, last = (None, 0) if partly is not None else self._archive_in_place(folder)
         except OSError as error:
             raise JournalError(
                 f"journal {self.path}: cannot read the archives in {folder}: {error}"
             ) from None
+        if partly is not None:
+            return partly
         first = self.first_seq
         with self._reading("the records to archive"):
             if found is None or last + 1 not in self._sound_checkpoints():
                 return None
             if last > self.archivable_upto():
                 return None
-            self._begin_after(last)
         return Archived(found, first, last)
 
     def _archive_in_place(self, folder: Path) -> tuple[Path | None, int]:
@@ -1004,14 +1095,36 @@ class Journal:
             return None, 0
         return found[0], self._archived_already(found[0], first)
 
+    def _archive_partly_dropped(self, folder: Path) -> Archived | None:
+        """The archive in ``folder`` whose first records have left this journal and its
+        last not yet (stopped between two steps of :meth:`drop_archived_step`), if any."""
+        first = self.first_seq
+        if self.opening is None or not folder.is_dir():
+            return None
+        name = re.compile(rf"{re.escape(self.path.stem)}-(\d{{10}})-(\d{{10}})\.sqlite")
+        for candidate in sorted(folder.iterdir()):
+            matched = name.fullmatch(candidate.name)
+            if matched and int(matched[1]) < first <= int(matched[2]):
+                last = self._archived_already(candidate, first)
+                return Archived(candidate, int(matched[1]), last)
+        return None
+
     def _archived_already(self, found: Path, first: int) -> int:
         """The last record of an archive in place that holds this journal's records from
-        ``first``, as this journal holds them; refused if it is another's."""
+        ``first`` (or from before, those having left the journal), as this journal holds
+        them; refused if it is another's."""
         try:
             with Journal(found, read_only=True) as archived:
                 archived.check_chain()
                 last = archived.last_seq
-                same = archived.first_seq == first and archived.hash_of(last) == self.hash_of(last)
+                same = archived.hash_of(last) == self.hash_of(last) and (
+                    archived.first_seq == first
+                    or (
+                        archived.first_seq < first
+                        and self.opening is not None
+                        and archived.hash_of(first - 1) == self.opening.after_hash
+                    )
+                )
         except JournalError as error:
             raise JournalError(
                 f"{found} is in the way of the archive of journal {self.path}: {error}"
@@ -1119,9 +1232,9 @@ class Journal:
         results = () if self.opening is None else self.opening.results
         return [event_from_json(json.loads(body)) for body in results]
 
-    def _begin_after(self, upto: int) -> None:
-        """Drop the records to ``upto``, archived, in one transaction with the note of what
-        they took with them."""
+    def _begin_after(self, upto: int, archived: Archived) -> None:
+        """Drop the records to ``upto``, of those ``archived`` holds, in one transaction with
+        the note of what they took with them."""
         rules = self._db.execute(
             "SELECT body FROM events WHERE type = 'rules_chosen' AND seq <= ? "
             "ORDER BY seq DESC LIMIT 1",
@@ -1131,7 +1244,8 @@ class Journal:
             after_seq=upto,
             after_hash=str(self.hash_of(upto)),
             first_hash=str(self.first_hash()),
-            game=self.game(),
+            # Said by the journal's first rules, a search of every record once archived.
+            game=self.game() if self.opening is None else self.opening.game,
             rules=str(rules[0][0]) if rules else (self.opening.rules if self.opening else ""),
             results=self._shoe_results_upto(upto),
         )
@@ -1142,12 +1256,19 @@ class Journal:
                 "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
                 _begins_later(opening).items(),
             )
+            if upto < archived.last_seq:
+                db.execute(
+                    "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                    (_DROPPING_TO, str(archived.last_seq + 1)),
+                )
+            else:
+                db.execute("DELETE FROM meta WHERE key = ?", (_DROPPING_TO,))
             for table in ("events", "commits", "checkpoints"):
                 db.execute(f"DELETE FROM {table} WHERE seq <= ?", (upto,))
             # A request id stays an archiving longer than its records (the archive has it
             # too): a command sent again, days later, is still refused, and the ids kept are
             # two archivings' worth at most.
-            db.execute("DELETE FROM requests WHERE seq < ?", (self.first_seq,))
+            db.execute("DELETE FROM requests WHERE seq < ?", (archived.first_seq,))
             db.execute("COMMIT")
         except sqlite3.DatabaseError as error:
             if db.in_transaction:
@@ -1158,6 +1279,8 @@ class Journal:
             ) from None
         self.opening = opening
         self._names = None
+        if upto < archived.last_seq:
+            return
         # The deletions filled the -wal file: emptied now if no reader holds it (waiting for
         # one would hold the table up), else cut back at its next reset.
         db.execute("PRAGMA busy_timeout=0")

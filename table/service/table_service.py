@@ -75,6 +75,9 @@ class TableService:
         self.config = config
         self.archive_aside = archive_aside
         self._archiving: _Archiving | None = None
+        # An archive in place whose records leave the journal a step at a time, and when
+        # its archiving began.
+        self._dropping: tuple[Archived, float] | None = None
         self.journal = journal
         self.clock = clock
         self.listeners: list[Listener] = []
@@ -156,7 +159,7 @@ class TableService:
             log.debug("no checkpoint of the table after record %d", seq)
             return
         try:
-            self.journal.save_checkpoint(seq, body)
+            self.journal.save_checkpoint(seq, body, archiving=bool(self.config.table.archive_every))
         except JournalError as error:
             log.warning("%s; the next start replays from the checkpoint before", error)
             return
@@ -169,7 +172,7 @@ class TableService:
         checkpoint."""
         every = self.config.table.archive_every
         journal = self.journal
-        if not every or self._archiving is not None:
+        if not every or self.archiving:
             return
         try:
             upto = journal.before_spare_checkpoint()
@@ -227,47 +230,63 @@ class TableService:
     def archiving(self) -> bool:
         """An archiving is under way (``archive_aside``): its archive being written, or its
         records leaving the journal."""
-        return self._archiving is not None
+        return self._archiving is not None or self._dropping is not None
 
     def archive_some(self) -> None:
         """The service's loop's turn of an archiving under way: once its archive is
-        written and in place, its records leave the journal (in one transaction: half a
-        second for 100,000 records on a laptop, where writing the archive took a second).
-        Stopped before, the start finishes it."""
+        written and in place, its records leave the journal, a deck (baccarat: a shoe) in
+        one transaction at each turn, a few milliseconds, so that the table waits for no
+        more between two cards or commands; the journal begins at a checkpoint after each.
+        Stopped before they have all left, the start or the next archiving finishes."""
         work = self._archiving
-        if work is None or work.thread.is_alive():
-            return
-        archived = work.archived
-        if work.failed is not None or archived is None:
+        if work is not None:
+            if work.thread.is_alive():
+                return
             self._archiving = None
             if work.failed is not None:
                 log.warning("%s; the records stay in the journal until the next deck", work.failed)
+            if work.archived is not None:
+                self._dropping = (work.archived, work.started)
             return
-        self._archiving = None
+        if self._dropping is None:
+            return
+        archived, started = self._dropping
         try:
-            self.journal.drop_archived(archived)
+            done = self.journal.drop_archived_step(archived)
         except JournalError as error:
             # The archive stays in place: the next deck's archiving takes it as written.
+            self._dropping = None
             log.warning("%s; the records stay in the journal until the next deck", error)
             return
-        self._archived(archived, work.started)
+        if done:
+            self._dropping = None
+            self._archived(archived, started)
 
     def stop_archiving(self) -> None:
         """The service stops: an archive being written is given up (what it left beside is
-        cleared by the next archiving), one written stays in place for the start to finish."""
-        work, self._archiving = self._archiving, None
+        cleared by the next archiving), one written stays in place, its records still in
+        the journal left for the start to finish."""
+        work, self._archiving, self._dropping = self._archiving, None, None
         if work is not None:
             work.aside.cancel()
             work.thread.join(timeout=2.0)
 
     def _finish_archiving(self) -> None:
         """An archiving the service was stopped in the middle of (a power cut) is finished as
-        it starts: until then its archive and the journal hold the same records, and
-        ``dealtable verify`` of the archives and the journal finds the chain broken."""
+        it starts: until then its archive and the journal both hold some records (``dealtable
+        verify`` of the archives and the journal says which), and the next archiving would
+        only finish it. Under ``dealtable run`` its loop drops them a step at a time."""
         if not self.config.table.archive_every:
             return
+        folder = archive_folder(self.config.table)
         try:
-            archived = self.journal.finish_archiving(archive_folder(self.config.table))
+            if self.archive_aside:
+                # Left to the loop, a step at a time, as the table deals on.
+                archived = self.journal.archiving_to_finish(folder)
+                if archived is not None:
+                    self._dropping = (archived, time.monotonic())
+                return
+            archived = self.journal.finish_archiving(folder)
         except JournalError as error:
             log.warning("%s; the records stay in the journal until the next deck", error)
             return
