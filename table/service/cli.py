@@ -419,8 +419,9 @@ def _checkpoint_report(journal: Journal) -> tuple[list[str], list[int]]:
     records. One a start does not read only costs time (it replays from the one before, or
     the first event). One whose hash was recomputed after an edit is read, and found here
     only: each checkpoint is held against the table the records fold to at its record."""
+    from display.text import count
     from table.checkpoints import CheckpointError, table_from_checkpoint
-    from table.service.journal import folded_at
+    from table.service.journal import CHECKPOINTS_KEPT, folded_at
 
     said: dict[int, str] = {}
     readable: dict[int, object] = {}
@@ -439,7 +440,17 @@ def _checkpoint_report(journal: Journal) -> tuple[list[str], list[int]]:
     ]
     for seq in contradicted:
         said[seq] = "contradicts the records; a start would read it"
-    lines = [f"checkpoint after record {seq}: {what}" for seq, what in said.items()]
+    # A journal archived a deck at a time keeps every deck's: the newest sound are named,
+    # the older sound counted, each that is not sound named.
+    counted = [seq for seq, what in said.items() if what == "sound"][CHECKPOINTS_KEPT:]
+    lines = [
+        f"checkpoint after record {seq}: {what}" for seq, what in said.items() if seq not in counted
+    ]
+    if counted:
+        lines.append(
+            f"{count(len(counted), 'older checkpoint')} sound, after records {counted[-1]} to "
+            f"{counted[0]} (kept while archived records leave the journal a deck at a time)"
+        )
     return lines, contradicted
 
 
