@@ -199,13 +199,32 @@ def edit_checkpoint(path: Path, change: Callable[[dict[str, object]], None]) -> 
     db.close()
 
 
+def test_the_spare_checkpoint_is_the_older_of_the_two_newest_sound_however_many_are_not(
+    tmp_path: Path,
+) -> None:
+    """Archiving moves the records before the older of the two newest sound checkpoints: with
+    the newest three spoiled (a page gone bad), those two are the fourth and fifth newest,
+    found however far back they lie among every deck's checkpoints."""
+    path = tmp_path / "faro.sqlite"
+    deal_faro(path, 300)
+    with contextlib.closing(sqlite3.connect(path)) as db, db:
+        kept = [seq for (seq,) in db.execute("SELECT seq FROM checkpoints ORDER BY seq DESC")]
+        assert len(kept) >= 5
+        db.executemany(
+            "UPDATE checkpoints SET body = body || ' ' WHERE seq = ?", [(seq,) for seq in kept[:3]]
+        )
+    with Journal(path, read_only=True) as journal:
+        assert [sound for _, _, sound in journal.checkpoints()][:5] == [False] * 3 + [True] * 2
+        assert journal.before_spare_checkpoint() == kept[4] - 1
+
+
 def test_an_edited_checkpoint_is_not_read_and_the_journal_is_replayed_instead(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """A checkpoint is chained to its record: one edited (a bankroll raised) is named in the
     log and set aside; the chips come from the events, which the chain vouches for."""
     path = tmp_path / "faro.sqlite"
-    live = deal_faro(path, 130).state
+    live = deal_faro(path, 300).state
     with Journal(path, read_only=True) as journal:
         # Every deck's, the records to be archived (by default) leaving a deck at a time.
         assert len(journal.checkpoints()) > CHECKPOINTS_KEPT
@@ -224,11 +243,14 @@ def test_an_edited_checkpoint_is_not_read_and_the_journal_is_replayed_instead(
     assert service.state.total_chips() == live.total_chips()
     assert "does not match that record; it is not read" in caplog.text
     verified = verify(path)
-    *older, newest = kept
+    *older, next_older, newer, newest = kept
     assert verified.returncode == 0, verified.stderr  # the records, the truth, are intact
     assert verified.stdout.splitlines()[1:] == [
         f"  checkpoint after record {newest}: does not match that record; not read",
-        *(f"  checkpoint after record {seq}: sound" for seq in reversed(older)),
+        f"  checkpoint after record {newer}: sound",
+        f"  checkpoint after record {next_older}: sound",
+        f"  {len(older)} older checkpoints sound, after records {older[0]} to {older[-1]} "
+        "(kept while archived records leave the journal a deck at a time)",
     ]
 
 

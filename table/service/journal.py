@@ -867,20 +867,20 @@ class Journal:
                 self._db.execute("ROLLBACK")
             raise JournalError(f"journal {self.path}: cannot keep a checkpoint: {error}") from None
 
-    def checkpoints(self) -> list[tuple[int, str, bool]]:
+    def checkpoints(self, *, skip: int = 0, most: int = -1) -> list[tuple[int, str, bool]]:
         """The checkpoints kept, newest first: ``(seq, body, sound)``, sound when the body is
-        as it was written after the record ``seq`` the chain holds now."""
+        as it was written after the record ``seq`` the chain holds now; past the newest
+        ``skip``, ``most`` of them (all by default)."""
         with self._reading("its checkpoints"):
             rows = self._optional_rows(
                 "SELECT checkpoints.seq, checkpoints.body, checkpoints.hash, events.hash "
                 "FROM checkpoints LEFT JOIN events ON events.seq = checkpoints.seq "
-                "ORDER BY checkpoints.seq DESC",
-                (),
+                "WHERE checkpoints.seq <= ? ORDER BY checkpoints.seq DESC LIMIT ? OFFSET ?",
+                (self.last_seq, most, skip),
             )
         return [
             (int(seq), str(body), record_hash(str(event_hash), str(body)) == stored)
             for seq, body, stored, event_hash in rows
-            if seq <= self.last_seq
         ]
 
     # --- archiving ---------------------------------------------------------------------
@@ -896,14 +896,26 @@ class Journal:
             return begins
         return upto
 
-    def _sound_checkpoints(self) -> list[int]:
-        """The records the checkpoints kept follow, newest first, of those still sound."""
-        return [seq for seq, _, is_sound in self.checkpoints() if is_sound]
+    def _sound_checkpoints(self, most: int | None = None) -> list[int]:
+        """The records the checkpoints kept follow, newest first, of those still sound: the
+        newest ``most`` only, if given, read no further back than they lie (a journal
+        archived a deck at a time keeps every deck's)."""
+        if most is None:
+            return [seq for seq, _, is_sound in self.checkpoints() if is_sound]
+        sound: list[int] = []
+        read = 0
+        while len(sound) < most:
+            page = self.checkpoints(skip=read, most=most + 2)
+            if not page:
+                break
+            read += len(page)
+            sound += [seq for seq, _, is_sound in page if is_sound]
+        return sound[:most]
 
     def before_spare_checkpoint(self) -> int:
         """The last record before the older of the two newest sound checkpoints (0 if the
         journal has not two)."""
-        sound = self._sound_checkpoints()
+        sound = self._sound_checkpoints(CHECKPOINTS_KEPT)
         return sound[CHECKPOINTS_KEPT - 1] - 1 if len(sound) >= CHECKPOINTS_KEPT else 0
 
     def outbox_holds_back(self, upto: int | None = None) -> int | None:
