@@ -7,11 +7,13 @@ demo:
 	@tools/venv.sh
 	@$(PY) -m table.service.cli demo $(ARGS)
 
+# One worker a core: each test starts its own broker, journal and pages on free ports.
+# `make test PYTEST_ARGS="-n 0 -x"` runs them one at a time.
 test:
 	@tools/venv.sh test
 	@tools/need-mosquitto.sh
 	@tools/need-chromium.sh
-	@$(PY) -m pytest $(PYTEST_ARGS)
+	@$(PY) -m pytest -n auto $(PYTEST_ARGS)
 
 bench:
 	@tools/venv.sh
