@@ -1345,8 +1345,12 @@ class BaccaratTable(DealerDesk):
         return AlarmKind.FORBIDDEN_DRAW, f"{over}: {'; '.join(reasons)}"
 
     def _take_card(self, out: list[Event], card: Card) -> None:
-        with self._one_coup():
+        # _one_coup, written out: every card of every coup comes this way.
+        self._batch_coup = self._number()
+        try:
             self._take_one_card(out, card)
+        finally:
+            self._batch_coup = None
 
     def _take_one_card(self, out: list[Event], card: Card) -> None:
         state = self.state
@@ -1374,9 +1378,9 @@ class BaccaratTable(DealerDesk):
         # 002: where the players hold the cards, a hand's first two come face down.
         state = self.state
         return (
-            state.phase is Phase.DEALING
+            state.rules.family is not Family.PUNTO_BANCO
+            and state.phase is Phase.DEALING
             and state.pending >= 0
-            and state.rules.family is not Family.PUNTO_BANCO
             and len(state.hands[state.pending]) < 2
         )
 
