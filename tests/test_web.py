@@ -26,7 +26,7 @@ from typing import IO, Any
 import matplotlib.image
 import pytest
 from selenium import webdriver
-from selenium.common.exceptions import StaleElementReferenceException
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
 
 from display.frames import casekeep_frame
@@ -671,7 +671,8 @@ def test_a_croupiers_page_open_while_its_journal_gives_way_to_a_baccarat_ones_sa
             TableService(punto_banco_config(path), journal).execute_line("shuffle")
 
         def says_which_game() -> bool:
-            with contextlib.suppress(StaleElementReferenceException):  # the page reloading
+            # The page reloading: its body gone stale, or not there yet.
+            with contextlib.suppress(StaleElementReferenceException, NoSuchElementException):
                 return (
                     "this table deals Punto Banco" in browser.find_element(By.TAG_NAME, "body").text
                 )
