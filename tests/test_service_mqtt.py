@@ -133,14 +133,18 @@ def second_table_with_first_tables_account(tmp_path: Path, port: int) -> Config:
     return with_faro_1_account(tmp_path, port, "faro-2")
 
 
-def make_service(
-    tmp_path: Path, port: int, table_id: str = "t1", reconnect_delay: tuple[int, int] = (1, 5)
-) -> tuple[TableService, MqttLink, Journal]:
-    config = Config(
+def simulated_table(tmp_path: Path, table_id: str = "t1") -> Config:
+    """A table dealt by the simulated reader, stepped by the test, its journal in tmp_path."""
+    return Config(
         table=TableConfig(id=table_id, journal=str(tmp_path / "journal.sqlite")),
         reader=ReaderConfig(kind="simulated", seed=3, cards_per_second=0),
     )
-    return service_on_broker(config, port, reconnect_delay)
+
+
+def make_service(
+    tmp_path: Path, port: int, table_id: str = "t1", reconnect_delay: tuple[int, int] = (1, 5)
+) -> tuple[TableService, MqttLink, Journal]:
+    return service_on_broker(simulated_table(tmp_path, table_id), port, reconnect_delay)
 
 
 def service_on_broker(
@@ -1194,6 +1198,28 @@ def test_what_the_broker_acknowledged_as_the_link_stops_is_kept(
     journal.close()
 
 
+def hang_the_brokers_lookup(
+    monkeypatch: pytest.MonkeyPatch, *, answers_when_back: bool
+) -> tuple[threading.Event, threading.Event]:
+    """The lookup of broker.lookup-hangs.test hangs, the network down, until the second event
+    is set (the network back): then it fails, or answers with this machine's address. The
+    first event says a lookup has begun."""
+    looking_up, network_back = threading.Event(), threading.Event()
+    lookup = socket.getaddrinfo
+
+    def hanging_lookup(host: Any, *args: Any, **kwargs: Any) -> Any:
+        if host == "broker.lookup-hangs.test":
+            looking_up.set()
+            network_back.wait(30)
+            if answers_when_back:
+                return lookup("127.0.0.1", *args, **kwargs)
+            raise socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")
+        return lookup(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", hanging_lookup)
+    return looking_up, network_back
+
+
 def test_a_stop_while_the_brokers_name_lookup_hangs_ends_in_time_and_loses_nothing(
     tmp_path: Path,
     broker: Broker,
@@ -1205,21 +1231,8 @@ def test_a_stop_while_the_brokers_name_lookup_hangs_ends_in_time_and_loses_nothi
     says the link was abandoned, and the events the broker never had go out from the journal
     at the next start."""
     caplog.set_level(logging.INFO, logger="dealtable.mqtt")
-    looking_up, network_back = threading.Event(), threading.Event()
-    lookup = socket.getaddrinfo
-
-    def hanging_lookup(host: Any, *args: Any, **kwargs: Any) -> Any:
-        if host == "broker.lookup-hangs.test":
-            looking_up.set()
-            network_back.wait(30)
-            raise socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")
-        return lookup(host, *args, **kwargs)
-
-    monkeypatch.setattr(socket, "getaddrinfo", hanging_lookup)
-    config = Config(
-        table=TableConfig(id="t1", journal=str(tmp_path / "journal.sqlite")),
-        reader=ReaderConfig(kind="simulated", seed=3, cards_per_second=0),
-    )
+    looking_up, network_back = hang_the_brokers_lookup(monkeypatch, answers_when_back=False)
+    config = simulated_table(tmp_path)
     journal = Journal(config.table.journal, "t1")
     service = TableService(config, journal)
     mqtt_config = MqttConfig(host="broker.lookup-hangs.test", port=broker.port, client_id="t1")
@@ -1269,21 +1282,8 @@ def test_a_link_abandoned_in_a_hung_lookup_never_connects_when_the_lookup_comes_
     the old lookup comes back with the broker's address, the abandoned client does not
     connect: the new link keeps its session, and the table's status stays online."""
     caplog.set_level(logging.INFO, logger="dealtable.mqtt")
-    looking_up, network_back = threading.Event(), threading.Event()
-    lookup = socket.getaddrinfo
-
-    def hanging_lookup(host: Any, *args: Any, **kwargs: Any) -> Any:
-        if host == "broker.lookup-hangs.test":
-            looking_up.set()
-            network_back.wait(30)
-            return lookup("127.0.0.1", *args, **kwargs)  # the network is back
-        return lookup(host, *args, **kwargs)
-
-    monkeypatch.setattr(socket, "getaddrinfo", hanging_lookup)
-    config = Config(
-        table=TableConfig(id="t1", journal=str(tmp_path / "journal.sqlite")),
-        reader=ReaderConfig(kind="simulated", seed=3, cards_per_second=0),
-    )
+    looking_up, network_back = hang_the_brokers_lookup(monkeypatch, answers_when_back=True)
+    config = simulated_table(tmp_path)
     journal = Journal(config.table.journal, "t1")
     service = TableService(config, journal)
     hung = MqttLink(
