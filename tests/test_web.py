@@ -40,18 +40,21 @@ from tests.conftest import PageCertificate, players_bank_config, punto_banco_con
 from tests.mosquitto import free_port, wait_until
 
 
-def serve(service: TableService, tls: ssl.SSLContext | None = None) -> tuple[WebServer, LiveView]:
-    """The web page of ``service``'s table, served on a free port and fed as it deals."""
+def serve(
+    service: TableService, tls: ssl.SSLContext | None = None, **limits: int
+) -> tuple[WebServer, LiveView]:
+    """The web page of ``service``'s table, served on a free port and fed as it deals;
+    ``limits``: the server's ``max_connections`` or ``max_streams``."""
     view = LiveView()
     ServiceFeed(service, view)
-    server = WebServer(view, "127.0.0.1", free_port(), tls=tls)
+    server = WebServer(view, "127.0.0.1", free_port(), tls=tls, **limits)
     server.start()
     return server, view
 
 
 @contextmanager
 def dealt_table(
-    tmp_path: Path, tls: ssl.SSLContext | None = None
+    tmp_path: Path, tls: ssl.SSLContext | None = None, **limits: int
 ) -> Iterator[tuple[TableService, SimulatedTable, WebServer, LiveView]]:
     config = Config(
         table=TableConfig(id="web", journal=str(tmp_path / "j.sqlite")),
@@ -59,7 +62,7 @@ def dealt_table(
     )
     journal = Journal(config.table.journal, "web")
     service = TableService(config, journal)
-    server, view = serve(service, tls)
+    server, view = serve(service, tls, **limits)
     try:
         yield service, SimulatedTable(service, seed=6), server, view
     finally:
@@ -1301,17 +1304,7 @@ def test_event_streams_leave_room_for_pages_and_one_too_many_is_told_why(
     streams the server serves at once the next is refused with 503 and a message saying why,
     and the pages and their views are still served; a stream closed frees its place once
     the server finds it gone."""
-    config = Config(
-        table=TableConfig(id="web", journal=str(tmp_path / "j.sqlite")),
-        reader=ReaderConfig(kind="simulated", seed=6, cards_per_second=0),
-    )
-    with Journal(config.table.journal, "web") as journal:
-        view = LiveView()
-        service = TableService(config, journal)
-        ServiceFeed(service, view)
-        simulated = SimulatedTable(service, seed=6)
-        server = WebServer(view, "127.0.0.1", free_port(), max_connections=6, max_streams=3)
-        server.start()
+    with dealt_table(tmp_path, max_connections=6, max_streams=3) as (_, simulated, server, _):
         port = server.server_address[1]
         streams: list[http.client.HTTPConnection] = []
         try:
@@ -1347,7 +1340,6 @@ def test_event_streams_leave_room_for_pages_and_one_too_many_is_told_why(
         finally:
             for stream in streams:
                 stream.close()
-            server.stop()
 
 
 def retrying_in(said: str) -> int:
@@ -1363,17 +1355,7 @@ def test_a_page_refused_a_live_stream_tries_again_by_itself_and_says_so(
     """Every live stream the server may serve is taken: it answers the page's 503, which a
     browser's EventSource never retries. The page says it tries again, counting down, and
     does, waiting longer each time; once a stream is free it is live and shows the table."""
-    config = Config(
-        table=TableConfig(id="web", journal=str(tmp_path / "j.sqlite")),
-        reader=ReaderConfig(kind="simulated", seed=6, cards_per_second=0),
-    )
-    with Journal(config.table.journal, "web") as journal:
-        view = LiveView()
-        service = TableService(config, journal)
-        ServiceFeed(service, view)
-        simulated = SimulatedTable(service, seed=6)
-        server = WebServer(view, "127.0.0.1", free_port(), max_streams=1)
-        server.start()
+    with dealt_table(tmp_path, max_streams=1) as (service, simulated, server, _):
         taken = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=5)
         try:
             taken.request("GET", "/stream")
@@ -1396,4 +1378,3 @@ def test_a_page_refused_a_live_stream_tries_again_by_itself_and_says_so(
                 assert shows(browser, service)
         finally:
             taken.close()
-            server.stop()
