@@ -402,30 +402,39 @@ class DealerDesk:
         alarm = state.alarm
         if alarm is not None:
             if alarm.card is not None:
-                self._emit(
-                    out,
-                    DealerCorrection,
-                    action="void",
-                    card=alarm.card,
-                    replacement=None,
-                    undone=False,
-                    face_down=self._deals_face_down(),
-                )
+                self._correction(out, "void", alarm.card, None)
             self._emit(out, AlarmCleared, alarm=alarm.alarm_id, resolution="voided by the dealer")
             return out
-        last = self._last_card("void")
+        self._correction(out, "void", self._last_card("void"), None)
+        return out
+
+    def _correction(
+        self, out: list[Event], action: str, of: Card | CardDealt, replacement: Card | None
+    ) -> None:
+        """The dealer's ``action`` on ``of``: the card an alarm stopped, or the last card
+        taken (its ``card_dealt``), which is undone."""
+        if isinstance(of, Card):
+            self._emit(
+                out,
+                DealerCorrection,
+                action=action,
+                card=of,
+                replacement=replacement,
+                undone=False,
+                face_down=self._deals_face_down(),
+            )
+            return
         # Told with the deal or coup of the card it takes back, even once its coup is over.
         self._emit(
             out,
             DealerCorrection,
-            deal=last.deal,
-            action="void",
-            card=last.card,
-            replacement=None,
+            deal=of.deal,
+            action=action,
+            card=of.card,
+            replacement=replacement,
             undone=True,
-            face_down=last.face_down,
+            face_down=of.face_down,
         )
-        return out
 
     def correct(self, card: Card | str, *, at: float | None = None) -> list[Event]:
         """The dealer says the last card (or the alarmed one) was really ``card``."""
@@ -448,28 +457,11 @@ class DealerDesk:
         out = self._begin(at)
         alarm = self.state.alarm
         if alarm is not None:
-            self._emit(
-                out,
-                DealerCorrection,
-                action="correct",
-                card=alarm.card,
-                replacement=card,
-                undone=False,
-                face_down=self._deals_face_down(),
-            )
+            assert alarm.card is not None  # correct() refuses an alarm about no card
+            self._correction(out, "correct", alarm.card, card)
             self._emit(out, AlarmCleared, alarm=alarm.alarm_id, resolution=f"corrected to {card}")
         else:
-            last = self._last_card(f"correct {card}")
-            self._emit(
-                out,
-                DealerCorrection,
-                deal=last.deal,
-                action="correct",
-                card=last.card,
-                replacement=card,
-                undone=True,
-                face_down=last.face_down,
-            )
+            self._correction(out, "correct", self._last_card(f"correct {card}"), card)
         problem = self._card_problem(card)
         if problem is not None:
             raise CardRefusedError(f"correct {card}: {problem[1]}")
