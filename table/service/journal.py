@@ -968,12 +968,8 @@ class Journal:
         found in place; None if there are none. One whose records have partly left the
         journal already is always the one taken: the rest of them leave after."""
         first = self.first_seq
-        try:
+        with self._reading_archives(folder):
             partly = self._archive_partly_dropped(folder)
-        except OSError as error:
-            raise JournalError(
-                f"journal {self.path}: cannot read the archives in {folder}: {error}"
-            ) from None
         if partly is not None:
             return partly
         if upto < first:
@@ -1081,13 +1077,9 @@ class Journal:
         if self.read_only:
             raise JournalError(f"journal {self.path} is open read-only: nothing is archived")
         folder = Path(folder)
-        try:
+        with self._reading_archives(folder):
             partly = self._archive_partly_dropped(folder)
             found, last = (None, 0) if partly is not None else self._archive_in_place(folder)
-        except OSError as error:
-            raise JournalError(
-                f"journal {self.path}: cannot read the archives in {folder}: {error}"
-            ) from None
         if partly is not None:
             return partly
         first = self.first_seq
@@ -1097,6 +1089,16 @@ class Journal:
             if last > self.archivable_upto():
                 return None
         return Archived(found, first, last)
+
+    @contextlib.contextmanager
+    def _reading_archives(self, folder: Path) -> Iterator[None]:
+        """The folder of the archives read, a failure named as a JournalError."""
+        try:
+            yield
+        except OSError as error:
+            raise JournalError(
+                f"journal {self.path}: cannot read the archives in {folder}: {error}"
+            ) from None
 
     def _archive_in_place(self, folder: Path) -> tuple[Path | None, int]:
         """The archive in ``folder`` of this journal's records from its first on, and its
