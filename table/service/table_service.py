@@ -38,6 +38,10 @@ JOURNAL_RETRY_SECONDS = 2.0
 log = logging.getLogger("dealtable")
 
 
+def _archiving_failed(error: JournalError) -> None:
+    log.warning("%s; the records stay in the journal until the next deck", error)
+
+
 class _Archiving:
     """An archive being written on a thread of its own, for the service's loop to drop its
     records from the journal once it is in place."""
@@ -178,7 +182,7 @@ class TableService:
             upto = journal.before_spare_checkpoint()
             sent = journal.outbox_holds_back(upto)
         except JournalError as error:
-            log.warning("%s; the records stay in the journal until the next deck", error)
+            _archiving_failed(error)
             return
         if upto - journal.first_seq + 1 < every:
             return
@@ -202,7 +206,7 @@ class TableService:
             try:
                 aside = journal.archive_aside(archive_folder(self.config.table), upto)
             except JournalError as error:
-                log.warning("%s; the records stay in the journal until the next deck", error)
+                _archiving_failed(error)
                 return
             self._archiving = _Archiving(aside)
             return
@@ -210,7 +214,7 @@ class TableService:
         try:
             archived = journal.archive(archive_folder(self.config.table))
         except JournalError as error:
-            log.warning("%s; the records stay in the journal until the next deck", error)
+            _archiving_failed(error)
             return
         if archived is not None:
             self._archived(archived, started)
@@ -244,7 +248,7 @@ class TableService:
                 return
             self._archiving = None
             if work.failed is not None:
-                log.warning("%s; the records stay in the journal until the next deck", work.failed)
+                _archiving_failed(work.failed)
             if work.archived is not None:
                 self._dropping = (work.archived, work.started)
             return
@@ -256,7 +260,7 @@ class TableService:
         except JournalError as error:
             # The archive stays in place: the next deck's archiving takes it as written.
             self._dropping = None
-            log.warning("%s; the records stay in the journal until the next deck", error)
+            _archiving_failed(error)
             return
         if done:
             self._dropping = None
@@ -288,7 +292,7 @@ class TableService:
                 return
             archived = self.journal.finish_archiving(folder)
         except JournalError as error:
-            log.warning("%s; the records stay in the journal until the next deck", error)
+            _archiving_failed(error)
             return
         if archived is not None:
             log.info(
