@@ -183,7 +183,8 @@ def _verify(args: argparse.Namespace) -> int:
 
     status = 0
     before: tuple[str, int, str | None] | None = None  # a file, its last record and its hash
-    held_before: dict[int, str | None] = {}  # the file before's hash of where this begins
+    # The file before's hash of the record this one begins after, where that lies inside it.
+    held_before: tuple[int, str | None] | None = None
     for index, path in enumerate(args.journals):
         try:
             journal = _open_journal(path, check_chain=False)
@@ -194,60 +195,72 @@ def _verify(args: argparse.Namespace) -> int:
         with journal:
             status = max(status, _verify_one(path, journal))
             if before is not None:
-                gap = _gap_between(before, journal, held_before)
-                if gap.startswith("records "):
-                    print(f"{path}: {gap}")
-                elif gap:
-                    print(f"{path}: BROKEN: it does not follow {before[0]}: {gap}")
+                said, broken = _gap_between(before, journal, held_before)
+                if broken:
+                    print(f"{path}: BROKEN: it does not follow {before[0]}: {said}")
                     status = 1
+                elif said:
+                    print(f"{path}: {said}")
             before = (path, journal.last_seq, journal.hash_of(journal.last_seq))
-            held_before = _hashes_where_next_may_begin(journal, args.journals[index + 1 :])
+            held_before = _hash_where_next_may_begin(journal, args.journals[index + 1 :])
     return status
 
 
-def _hashes_where_next_may_begin(journal: Journal, following: list[str]) -> dict[int, str | None]:
-    """The hash ``journal`` holds of the record the next file given begins after, where
-    that is inside it: an archive whose records are leaving the journal a step at a time."""
+def _hash_where_next_may_begin(
+    journal: Journal, following: list[str]
+) -> tuple[int, str | None] | None:
+    """The record the next file given begins after, and the hash ``journal`` holds of it,
+    where that is inside it: an archive whose records are leaving the journal a step at a
+    time."""
     from table.service.journal import Journal
 
     if not following:
-        return {}
+        return None
     try:
         with Journal(following[0], read_only=True) as after:
             opening = after.opening
     except TableError:
-        return {}  # said when that file is verified
+        return None  # said when that file is verified
     if opening is None or not journal.first_seq <= opening.after_seq < journal.last_seq:
-        return {}
-    return {opening.after_seq: journal.hash_of(opening.after_seq)}
+        return None
+    return opening.after_seq, journal.hash_of(opening.after_seq)
 
 
 def _gap_between(
-    before: tuple[str, int, str | None], journal: Journal, held_before: dict[int, str | None]
-) -> str:
-    """Why ``journal`` does not take up the chain where the file ``before`` ends ("" if it
-    does); "records ..." where it takes it up inside that file, the records after held by
-    both (an archiving stopped while its records were leaving the journal, which the
-    service's next start finishes)."""
+    before: tuple[str, int, str | None],
+    journal: Journal,
+    held_before: tuple[int, str | None] | None,
+) -> tuple[str, bool]:
+    """Why ``journal`` does not take up the chain where the file ``before`` ends, and True
+    (``("", False)`` if it does); a note and False where it takes it up inside that file,
+    the records after held by both (an archiving stopped while its records were leaving
+    the journal, which the service's next start finishes)."""
     path_before, last_seq, last_hash = before
     opening = journal.opening
     if opening is None:
-        return "it begins at record 1"
-    if opening.after_seq < last_seq and opening.after_seq in held_before:
-        if held_before[opening.after_seq] != opening.after_hash:
-            return f"its first record names another record {opening.after_seq} than that file holds"
+        return "it begins at record 1", True
+    if held_before is not None and opening.after_seq == held_before[0] < last_seq:
+        if held_before[1] != opening.after_hash:
+            return (
+                f"its first record names another record {opening.after_seq} than that file holds",
+                True,
+            )
         if journal.hash_of(last_seq) != last_hash:
-            return f"it holds another record {last_seq} than that file"
+            return f"it holds another record {last_seq} than that file", True
         return (
             f"records {opening.after_seq + 1} to {last_seq} are in {path_before} too, an "
             "archiving having stopped while they left the journal: the service's next start "
-            "finishes it"
+            "finishes it",
+            False,
         )
     if opening.after_seq != last_seq:
-        return f"it begins after record {opening.after_seq}, and that file ends at {last_seq}"
+        return (
+            f"it begins after record {opening.after_seq}, and that file ends at {last_seq}",
+            True,
+        )
     if opening.after_hash != last_hash:
-        return f"its first record names another record {last_seq} than that file holds"
-    return ""
+        return f"its first record names another record {last_seq} than that file holds", True
+    return "", False
 
 
 def _verify_one(path: str, journal: Journal) -> int:
