@@ -46,15 +46,14 @@ class Bench:
     link: SerialLink
     events: list[LinkEvent] = field(default_factory=list)
 
-    def step(self) -> None:
-        self.board.step()
+    def _poll(self) -> None:
         self.events += self.link.poll()
-        self.board.wait(0.0002)
-        self.clock.advance(STEP)
+
+    def step(self) -> None:
+        run_board(self.board, self.clock, STEP, self._poll)
 
     def run_for(self, seconds: float) -> None:
-        for _ in range(round(seconds / STEP)):
-            self.step()
+        run_board(self.board, self.clock, seconds, self._poll)
 
     def drive(self, until: Callable[[], bool], within: float = 10.0) -> float:
         """Step until ``until()`` holds; return the clock time it took."""
