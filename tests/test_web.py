@@ -31,6 +31,7 @@ from selenium.webdriver.common.by import By
 
 from display.frames import casekeep_frame
 from display.narration import russian_plural
+from table.service import web
 from table.service.config import Config, PunterConfig, ReaderConfig, TableConfig
 from table.service.journal import Journal, carry_on
 from table.service.run import SimulatedTable
@@ -523,6 +524,44 @@ def test_dealtable_web_follows_a_journal_carried_on_into_the_damaged_ones_place(
             assert follower.following
             assert follower.table is not None
             assert follower.table.state == dealt_on.state
+
+
+def test_dealtable_web_follows_a_carried_journal_put_in_place_while_it_opens_the_old_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The carried journal can take the damaged one's place between the page's opening the
+    old file and its look at which file the path holds: the page still follows it on."""
+    path = tmp_path / "j.sqlite"
+    config = Config(table=TableConfig(id="followed", journal=str(path)))
+    with Journal(path, "followed") as journal:
+        service = TableService(config, journal)
+        SimulatedTable(service, seed=1).step()
+        shown = service.state.last_seq
+        journal._db.execute(
+            "INSERT INTO events SELECT seq + 1, deal, type, at, body, prev_hash, hash "
+            "FROM events WHERE seq = ?",
+            (shown,),
+        )
+    follower = JournalFollower(path, LiveView())
+    follower.follow_once()
+    assert follower.view.current()[0] == shown
+    carry_on(path, tmp_path / "carried.sqlite")
+
+    def opened_as_the_carried_one_moves_in(*args: Any, **kwargs: Any) -> Journal:
+        opened = Journal(*args, **kwargs)
+        (tmp_path / "carried.sqlite").replace(path)
+        monkeypatch.setattr(web, "Journal", Journal)
+        return opened
+
+    monkeypatch.setattr(web, "Journal", opened_as_the_carried_one_moves_in)
+    follower.follow_once()  # reads the old file to its damage once more
+    with Journal(path, "followed") as carried:
+        dealt_on = TableService(config, carried)
+        SimulatedTable(dealt_on, seed=1).step()
+        follower.follow_once()
+        assert follower.view.current()[0] == dealt_on.state.last_seq > shown
+        assert follower.table is not None
+        assert follower.table.state == dealt_on.state
 
 
 def test_dealtable_web_stops_following_at_a_record_out_of_the_chain(

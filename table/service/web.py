@@ -229,11 +229,16 @@ class JournalFollower:
 
     def catch_up(self) -> None:
         try:
+            # The file's identity is taken before it is opened: a file put in the journal's
+            # place between the two is then seen at the next look, whereas taken after, the
+            # new file's identity would be kept with the old file's records, and the page
+            # would stay halted at the old damage for good.
+            stat = os.stat(self.path)
             journal = Journal(self.path, read_only=True)
-        except NoJournalError:
+        except (FileNotFoundError, NoJournalError):
             return  # not there yet, or being set up: try again next time round
         with journal:
-            self._follow_the_file(journal)
+            self._follow_the_file(journal, (stat.st_dev, stat.st_ino))
             if self._halted:
                 return
             folded_upto = self._start_at_the_opening(journal)
@@ -259,13 +264,11 @@ class JournalFollower:
         self.view.publish(self.table.state, shoe_so_far(journal, self.table.state))
         return first
 
-    def _follow_the_file(self, journal: Journal) -> None:
+    def _follow_the_file(self, journal: Journal, file: tuple[int, int]) -> None:
         """Another file in the journal's place (as the advice on a damaged one says: a journal
         carried on from it, or a new one): followed on if it holds the record shown last as
         it was, else from its first record."""
-        stat = os.stat(self.path)
-        file, earlier = (stat.st_dev, stat.st_ino), self._file
-        self._file = file
+        earlier, self._file = self._file, file
         shown = self._chain.last_seq
         if shown and journal.hash_of(shown) != self._chain.last_hash:
             log.info("journal %s is a new one: following it from its first record", self.path)
