@@ -20,7 +20,7 @@ from vision_fixtures import TEST_DESIGN, taught_profile
 
 from table.cards import STANDARD_52, Card
 from table.events import AlarmKind as EngineAlarmKind
-from table.events import ReaderNotice
+from table.events import CardDealt, ReaderNotice
 from table.service.config import Config, ReaderConfig, TableConfig
 from table.service.journal import Journal, JournalError
 from table.service.readers import (
@@ -61,8 +61,8 @@ def make(
         table=table or TableConfig(id="t", journal=str(tmp_path / "j.sqlite")),
         reader=ReaderConfig(kind="serial-scanner", url="loop://"),
     )
-    service = TableService(config, Journal(config.table.journal, "t"))
     clock = Clock()
+    service = TableService(config, Journal(config.table.journal, "t"), clock)
     reader = BarcodeShoeReader("loop://", service, clock, opener=opener, monotonic=clock)
     return service, reader, clock
 
@@ -542,6 +542,55 @@ def test_cards_read_while_the_journal_cannot_write_are_held_and_dealt_once_it_ca
     reader.poll()
     assert dealt(service) == ["2H", "KD", "5C", "7S", "9D", "QH"]
     assert service.journal.verify() is None
+
+
+def card_times(service: TableService) -> dict[str, float]:
+    """When each card dealt came out, as its ``card_dealt`` says."""
+    return {
+        str(event.card): event.at
+        for event in service.journal.events()
+        if isinstance(event, CardDealt)
+    }
+
+
+def test_cards_held_for_the_journal_are_dealt_at_the_time_they_came_out(tmp_path: Path) -> None:
+    """The journal's record of a card is of when it slid out, not of when the disk let the
+    card be written: the record of a disputed turn is read beside the room's video."""
+    service, reader, clock = dealing(tmp_path)
+    disk = FullDisk(service.journal._db)
+    service.journal._db = disk
+    came_out = {}
+    for code in ("5C", "7S"):
+        clock.now += 3
+        came_out[code] = clock.now
+        scan(reader, encode_payload(Card.parse(code), 1))
+        reader.poll()
+    disk.full = False
+    clock.now += 60
+    service.execute_line("punter zed 10")
+    scan(reader, encode_payload(Card.parse("QH"), 1))
+    reader.poll()
+    assert dealt(service) == ["5C", "7S", "QH"]
+    assert card_times(service) == {**came_out, "QH": clock.now}
+
+
+def test_a_card_held_behind_a_question_over_a_restart_is_dealt_at_the_time_it_came_out(
+    tmp_path: Path,
+) -> None:
+    service, reader, clock = a_foreign_code_after_the_soda(tmp_path)  # KD held
+    kd_came_out = clock.now
+    reader.close()
+    service.journal.close()
+    config = service.config
+    clock.now += 120
+    again = TableService(config, Journal(config.table.journal, "t"), clock)
+    reader = BarcodeShoeReader("loop://", again, clock, monotonic=clock)
+    assert answer_from_console(reader, "card 9C", clock.now) == []
+    assert dealt(again) == ["5S", "9C", "KD"]
+    times = card_times(again)
+    assert times["9C"] == clock.now  # named by the dealer now
+    assert times["KD"] == kd_came_out
+    again.journal.close()
 
 
 def test_a_long_disk_outage_holds_a_deck_at_most_and_names_each_card_refused_past_it(

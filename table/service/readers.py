@@ -347,7 +347,7 @@ class _TableReader:
                     if (code.card, code.deck_number) == (output.card, output.deck):
                         request_id = named[1]
                 try:
-                    self.service.card(output.card, request_id)
+                    self.service.card(output.card, request_id, at=output.came_in)
                 except JournalError as unwritten:
                     # Out of the box all the same: it waits, and the cards after it behind it.
                     self.filter.hold(output, held_again)
@@ -645,6 +645,7 @@ class CameraReader(_TableReader):
             sources=frozenset({self.kind}),
             decks=decks_in_play(self.service),
             follows_table=True,
+            table_clock=self.service.clock,
         )
 
     def _capture(self, abandoned: threading.Event) -> None:
@@ -992,6 +993,7 @@ class BarcodeShoeReader(_TableReader):
             sources=frozenset({ReadingSource.BARCODE}),
             decks=decks_in_play(self.service),
             follows_table=True,
+            table_clock=self.service.clock,
         )
 
     def poll(self, limit: int = 5) -> ReaderNews:

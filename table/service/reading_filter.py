@@ -23,7 +23,9 @@ to put a card into the game. The filter's rules:
   new deal until the box is seen empty or another card is dealt.
 
 Outputs are small frozen dataclasses; the event vocabulary is wired to them in the loop.
-Time comes only from the timestamps passed in.
+Time comes only from the timestamps passed in, but for the table's clock (``table_clock``),
+read once for each card accepted: when it came in, its time in the journal however long it
+waits behind a question, an alarm or a journal that cannot write.
 
 Alone (a bench, a test) the filter counts the cards it accepts as dealt. Wired to the table
 (``follows_table``), it counts only the cards the table took (:meth:`ReadingFilter.placed`),
@@ -36,7 +38,7 @@ from __future__ import annotations
 
 import enum
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,6 +72,9 @@ class CardAccepted:
     timestamp: float
     confidence: float
     deck: int | None = None  # the deck number on its barcode sticker, when one was read
+    # The table's clock when the card was accepted (None without a table_clock): the
+    # card_dealt's ``at``, however long the card is held before the table takes it.
+    came_in: float | None = None
 
 
 @dataclass(frozen=True)
@@ -168,6 +173,7 @@ class ReadingFilter:
     sources: frozenset[ReadingSource] = frozenset({ReadingSource.CAMERA})
     decks: int = 1
     follows_table: bool = False
+    table_clock: Callable[[], float] | None = None
 
     def __post_init__(self) -> None:
         if self.agree_frames < 1:
@@ -600,7 +606,8 @@ class ReadingFilter:
             # (A card the dealer names is the troubling card itself, still lying there.)
             self._trouble_over()
         self._box_emptied = False  # the card lies in the box, even while it is held
-        accepted = CardAccepted(card, source, timestamp, confidence, deck)
+        came_in = None if self.table_clock is None else self.table_clock()
+        accepted = CardAccepted(card, source, timestamp, confidence, deck, came_in)
         if self._question is not None or (self.table_waits and source is not ReadingSource.DEALER):
             # The card asked about came out first: this one waits for the dealer's answer.
             self._held.append(accepted)
@@ -761,7 +768,7 @@ class ReadingFilter:
             "question": None if question is None else _question_record(question),
             "held": [
                 {"card": item.card.code, "source": item.source.value, "deck": item.deck,
-                 "at": item.timestamp}
+                 "at": item.timestamp, "came_in": item.came_in}
                 if isinstance(item, CardAccepted)
                 else {"unread": _question_record(item.question)}
                 for item in self._held
@@ -790,6 +797,7 @@ class ReadingFilter:
                         item["at"],
                         1.0,
                         item["deck"],
+                        item.get("came_in"),  # a note written before cards kept it has none
                     )
                 )
             else:

@@ -380,10 +380,13 @@ class TableService:
             raise TableError(f"this is a {self.config.table.game} table, not a Faro table")
         return state
 
-    def execute(self, command: Command, request_id: str | None = None) -> list[Event]:
+    def execute(
+        self, command: Command, request_id: str | None = None, *, at: float | None = None
+    ) -> list[Event]:
         """Carry out one command; its events are journaled before anyone hears of them, with
-        the ``request_id`` it came with (see :meth:`Journal.append`)."""
-        at = self.clock()
+        the ``request_id`` it came with (see :meth:`Journal.append`), and carry ``at``, when
+        it came in (the service's clock now if not given)."""
+        at = self.clock() if at is None else at
         if self.rules_waiting and isinstance(command, ShuffleCmd):
             # The config's rules begin with the next deck, journaled with it: both or neither.
             events = self._choose_config_rules(at)
@@ -419,8 +422,12 @@ class TableService:
         command = parse_line(line)
         return [] if command is None else self.execute(command)
 
-    def card(self, card: Card, request_id: str | None = None) -> list[Event]:
-        return self.execute(CardCmd(card), request_id)
+    def card(
+        self, card: Card, request_id: str | None = None, *, at: float | None = None
+    ) -> list[Event]:
+        """The next card, read at ``at`` on the service's clock (now if not given): a card
+        held a while (the journal could not write) is dealt at the time it came out."""
+        return self.execute(CardCmd(card), request_id, at=at)
 
     def reader_notice(self, reader: str, notice: ReaderNoticeKind, message: str) -> list[Event]:
         """A card reader's news that stops no card, journaled before anyone hears of it."""
