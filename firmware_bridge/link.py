@@ -621,7 +621,8 @@ class SerialLink:
 
     def _send_hello(self, now: float, reply_requested: bool) -> None:
         self._last_hello_at = now
-        self._write(now, Hello(self.boot_id, self._window_base(), reply_requested).to_frame())
+        hello = Hello(self.boot_id, self._window_base(), reply_requested, held=len(self._in_flight))
+        self._write(now, hello.to_frame())
 
     # -- what arrives -------------------------------------------------------------------
 
@@ -656,13 +657,14 @@ class SerialLink:
             self._resent = None
             taken = self._taken_before
             self._taken_before = None
-            # The board holds at most a window of frames unacknowledged: one it still holds
-            # from the frame taken before lies within a window behind it.
+            # The board sends again the frames it holds, and only those: the frame taken
+            # before is among them if it lies within the count its HELLO gives. Its number
+            # alone, near the board's, may be one the board's count came round to since.
             if (
                 not restarted
                 and taken is not None
                 and taken.boot_id == hello.boot_id
-                and (taken.seq - hello.next_seq) % 256 < self.config.window
+                and (taken.seq - hello.next_seq) % 256 < hello.held
             ):
                 self._resent = (hello.next_seq, taken.seq)
                 self._expected_rx = (taken.seq + 1) % 256

@@ -97,6 +97,9 @@ class DeviceErrorCode(enum.IntEnum):
 
 
 HELLO_REPLY_REQUESTED = 0x01
+# Above the reply bit, a HELLO's flags count the frames its sender holds unacknowledged.
+HELLO_HELD_SHIFT = 1
+HELLO_HELD_MAX = 0x7F
 HEARTBEAT_REPLY_REQUESTED = 0x01
 
 
@@ -375,16 +378,23 @@ class Hello:
     next_seq: int
     reply_requested: bool
     version: int = PROTOCOL_VERSION
+    # How many frames from next_seq on the sender holds unacknowledged (0 from a firmware
+    # that does not say): those it sends again, and no others.
+    held: int = 0
 
     def to_frame(self) -> Frame:
+        if not 0 <= self.held <= HELLO_HELD_MAX:
+            raise FrameError(f"a HELLO counts 0..{HELLO_HELD_MAX} frames held, not {self.held}")
         flags = HELLO_REPLY_REQUESTED if self.reply_requested else 0
+        flags |= self.held << HELLO_HELD_SHIFT
         payload = struct.pack(">BBHB", self.version, flags, self.boot_id, self.next_seq)
         return Frame(FrameType.HELLO, 0, payload)
 
     @classmethod
     def from_payload(cls, payload: bytes) -> Hello:
         version, flags, boot_id, next_seq = struct.unpack(">BBHB", payload)
-        return cls(boot_id, next_seq, bool(flags & HELLO_REPLY_REQUESTED), version)
+        reply_requested = bool(flags & HELLO_REPLY_REQUESTED)
+        return cls(boot_id, next_seq, reply_requested, version, flags >> HELLO_HELD_SHIFT)
 
 
 @dataclass(frozen=True, slots=True)

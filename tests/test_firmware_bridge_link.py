@@ -463,7 +463,7 @@ def test_acks_that_cross_a_firmware_restart_do_not_wedge_the_link() -> None:
     port.incoming += encode(Frame(FrameType.NAK, 0, bytes((seqs[0], 0))))
     link.poll()
     hellos = [Hello.from_payload(f.payload) for f in port.sent(FrameType.HELLO)]
-    assert hellos[-1] == Hello(link.boot_id, seqs[2], reply_requested=False)
+    assert hellos[-1] == Hello(link.boot_id, seqs[2], reply_requested=False, held=link.in_flight)
 
 
 def test_a_board_restarted_while_unplugged_loses_no_card_to_a_damaged_hello() -> None:

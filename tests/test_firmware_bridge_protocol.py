@@ -116,6 +116,8 @@ def test_payload_codecs_round_trip() -> None:
     assert SensorEvent.from_payload(event.to_payload()) == event
     hello = Hello(0xABCD, 17, True)
     assert Hello.from_payload(hello.to_frame().payload) == hello
+    holding = Hello(0xABCD, 17, False, held=8)
+    assert Hello.from_payload(holding.to_frame().payload) == holding
 
 
 @given(

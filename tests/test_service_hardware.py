@@ -786,3 +786,75 @@ def test_a_card_the_board_sends_again_after_a_service_restart_is_not_dealt_twice
     finally:
         stop(service, hardware, reader)
         board.close()
+
+
+def test_a_card_scanned_after_a_restart_is_dealt_though_the_boards_numbers_came_round(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The last card dealt from the board's scanner was long ago: the shoe's lid has opened
+    and shut 125 times since, and the board's frame numbers (0..255) have nearly come round
+    to that card's. Every frame was acknowledged before the service restarted, so the board
+    holds none to send again: the first cards scanned after the restart are new cards and
+    are dealt, not taken for frames sent again."""
+    caplog.set_level(logging.INFO, "dealtable.hardware")
+    clock = ManualClock(100.0)
+    board = SimulatedMicrocontroller(tmp_path, clock)
+    config = Config(
+        table=TableConfig(id="t1", journal=str(tmp_path / "j.sqlite")),
+        reader=ReaderConfig(kind="board-scanner"),
+        hardware=HardwareConfig(microcontroller_url=board.url, abacus=False, buttons=False),
+    )
+
+    def start() -> tuple[TableService, TableHardware, BarcodeShoeReader]:
+        assert config.hardware is not None
+        hardware = TableHardware(config.hardware, clock=clock)
+        service = TableService(config, Journal(config.table.journal, "t1"), clock.monotonic)
+        hardware.attach(service)
+        scanner = hardware.board_scanner()
+        reader = BarcodeShoeReader(
+            "the layout board",
+            service,
+            clock.monotonic,
+            opener=lambda _: scanner,
+            monotonic=clock.monotonic,
+        )
+        return service, hardware, reader
+
+    def run(hardware: TableHardware, reader: BarcodeShoeReader, seconds: float) -> None:
+        run_board(board, clock, seconds, hardware.poll, reader.poll)
+
+    def stop(service: TableService, hardware: TableHardware, reader: BarcodeShoeReader) -> None:
+        assert hardware.link is not None
+        hardware.link.close()
+        hardware.close()
+        reader.close()
+        service.journal.close()
+
+    service, hardware, reader = start()
+    try:
+        service.execute_line("shuffle")
+        run(hardware, reader, 0.5)
+        board.scan(encode_payload(Card.parse("5S"), 1))
+        run(hardware, reader, 0.5)
+        assert dealt(service) == ["5S"]
+        for _ in range(125):
+            board.open_lid(True)
+            run(hardware, reader, 0.03)
+            board.open_lid(False)
+            run(hardware, reader, 0.03)
+        run(hardware, reader, 0.5)
+        assert not board.firmware.unacked
+    finally:
+        stop(service, hardware, reader)
+
+    service, hardware, reader = start()
+    try:
+        run(hardware, reader, 0.5)
+        for card in ("KD", "2C"):
+            board.scan(encode_payload(Card.parse(card), 1))
+            run(hardware, reader, 0.5)
+        assert dealt(service) == ["5S", "KD", "2C"]
+        assert not [r for r in caplog.records if "sent again" in r.getMessage()]
+    finally:
+        stop(service, hardware, reader)
+        board.close()

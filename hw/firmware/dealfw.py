@@ -416,7 +416,9 @@ class Firmware:
     def _send_hello(self, now: int, reply_requested: bool) -> None:
         self.last_hello = now
         base = self.unacked[0][0] if self.unacked else self.next_seq
-        flags = 1 if reply_requested else 0
+        # Above the reply bit, how many frames from base on are held: a host that restarted
+        # knows from it which of the frames it took before can come again.
+        flags = (1 if reply_requested else 0) | (len(self.unacked) << 1)
         payload = bytes((PROTOCOL_VERSION, flags, self.boot_id >> 8, self.boot_id & 0xFF, base))
         self._send(HELLO, 0, payload)
 
