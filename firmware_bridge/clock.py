@@ -59,6 +59,7 @@ class DeviceClock:
         self.period_ms = period_ms
         self.drift = drift
         self._last_ms: int | None = None
+        self._last_received_at = 0.0
         self._device_s = 0.0  # the board's time since its first reading, unwrapped
         self._offset: float | None = None  # host time less board time, the least bound
         self._offset_at = 0.0  # when that bound was found
@@ -74,10 +75,14 @@ class DeviceClock:
         given that it arrived at ``received_at``; never later than that."""
         if self._last_ms is not None:
             step = (device_ms - self._last_ms) % self.period_ms
-            if step >= self.period_ms // 2:
-                step -= self.period_ms  # an earlier reading than the last
+            # The ticks say the time between two readings only to within whole rounds: the
+            # host's time between their arrivals says how many, be it none (an earlier
+            # reading than the last) or more than one (a table that stood still for days).
+            elapsed_ms = (received_at - self._last_received_at) * 1000
+            step += round((elapsed_ms - step) / self.period_ms) * self.period_ms
             self._device_s += step / 1000
         self._last_ms = device_ms
+        self._last_received_at = received_at
         bound = received_at - self._device_s
         if self._offset is None:
             self._offset, self._offset_at = bound, received_at

@@ -55,3 +55,15 @@ def test_a_board_clock_slower_than_the_hosts_is_followed() -> None:
     slow_ms = round(hour * (1 - 50e-6) * 1000)
     placed = board.host_time(slow_ms, received_at=hour + 0.001)
     assert placed == pytest.approx(hour + 0.001)
+
+
+def test_a_reading_after_a_week_of_quiet_is_placed_when_it_came_not_days_before() -> None:
+    """The table stood a week with the service and the board left running, and nothing
+    moved: the board's ticks went more than half their round (about six days) between two
+    readings. The first card slid after it is placed when it slid, not twelve days before."""
+    board = DeviceClock()
+    board.host_time(1_000, received_at=100.0)
+    board.host_time(1_500, received_at=100.5)
+    week = 7 * 24 * 3600.0
+    later_ms = (1_500 + round(week * 1000)) % DEVICE_TICKS_PERIOD_MS
+    assert board.host_time(later_ms, received_at=100.5 + week) == pytest.approx(100.5 + week)
