@@ -350,7 +350,8 @@ class DealerDesk:
         out: list[Event] = []
         if alarm is not None:
             # The card a reader could not name, named by the dealer: it is dealt as it came.
-            self._emit(out, AlarmCleared, alarm=alarm.alarm_id, resolution=f"the card was {card}")
+            named = "the dealer named the card" if alarm.face_down else f"the card was {card}"
+            self._emit(out, AlarmCleared, alarm=alarm.alarm_id, resolution=named)
         problem = self._card_problem(card)
         if problem is not None:
             self._raise_alarm(out, problem[0], problem[1], card)
@@ -459,7 +460,10 @@ class DealerDesk:
         if alarm is not None:
             assert alarm.card is not None  # correct() refuses an alarm about no card
             self._correction(out, "correct", alarm.card, card)
-            self._emit(out, AlarmCleared, alarm=alarm.alarm_id, resolution=f"corrected to {card}")
+            # The clearing names no card dealt face down: the public events topic carries it
+            # whole (the journal has the card in the correction and the card_dealt after).
+            corrected = "corrected by the dealer" if alarm.face_down else f"corrected to {card}"
+            self._emit(out, AlarmCleared, alarm=alarm.alarm_id, resolution=corrected)
         else:
             self._correction(out, "correct", self._last_card(f"correct {card}"), card)
         problem = self._card_problem(card)

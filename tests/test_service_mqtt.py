@@ -708,6 +708,64 @@ def test_a_chemin_de_fer_coup_is_dealt_with_its_choices_given_over_mqtt(
         journal.close()
 
 
+def _one_deck_chemin_de_fer_coup(
+    tmp_path: Path, broker: Broker, watcher: Watcher
+) -> tuple[TableService, MqttLink, Journal]:
+    """A Chemin de Fer table with a one-deck shoe on the broker, bea's bank of 100 faded by
+    ana's 40 on the player, the coup's bets locked."""
+    config = players_bank_config(tmp_path / "journal.sqlite", "t1", punters=("bea", "ana", "ben"))
+    table = dataclasses.replace(config.table, options={"burn": "none", "decks": "1"})
+    service, link, journal = service_on_broker(
+        dataclasses.replace(config, table=table), broker.port
+    )
+    link.start()
+    assert wait_until(lambda: watcher.on("/status")[-1:] == [b"online"], step=link.pump)
+    for line in ("shuffle", "bank 100", "bet ana player 40", "lock"):
+        service.execute_line(line)
+    return service, link, journal
+
+
+def _said_before_the_result(watcher: Watcher, link: MqttLink) -> str:
+    """Everything the table published on its events and reply topics until the coup's
+    result, as one text."""
+    assert wait_until(
+        lambda: any(e["type"] == "coup_result" for e in watcher.events()), step=link.pump
+    )
+    said = []
+    for topic, payload, _ in list(watcher.messages):
+        if topic.endswith("/events") and json.loads(payload)["type"] == "coup_result":
+            break
+        if topic.endswith(("/events", "/reply")):
+            said.append(payload.decode())
+    return "\n".join(said)
+
+
+def test_a_face_down_card_the_dealer_names_or_corrects_at_an_alarm_is_not_published(
+    tmp_path: Path, broker: Broker, watcher: Watcher
+) -> None:
+    """002: the dealer names a card the reader could not read, and corrects one an alarm
+    stopped, both for a hand dealt face down: the alarm's clearing goes on the events topic
+    without the card, which the coup's result shows."""
+    service, link, journal = _one_deck_chemin_de_fer_coup(tmp_path, broker, watcher)
+    try:
+        service.execute_line("card 2H")
+        service.execute_line("card 3C")
+        service.execute_line("unread")  # the reader saw the player's second card, unread
+        service.execute_line("card 4H")  # the dealer names it
+        service.execute_line("card 2H")  # a one-deck shoe holds one 2♥: an alarm
+        service.execute_line("correct KD")  # the banker's second card, read wrong
+        service.execute_line("stand")  # banker 3 stands against player 6
+        said = _said_before_the_result(watcher, link)
+        assert "4H" not in said and "KD" not in said, said
+        (shown,) = [e for e in watcher.events() if e["type"] == "coup_result"]
+        assert shown["hands"] == {"player": ["2H", "4H"], "banker": ["3C", "KD"]}
+        kept = [e.card.code for e in journal.events() if isinstance(e, CardDealt)]
+        assert kept == ["2H", "3C", "4H", "KD"]  # the journal keeps what the topic did not
+    finally:
+        link.stop()
+        journal.close()
+
+
 def test_a_retained_command_is_not_carried_out_again_at_a_reconnect(
     tmp_path: Path, broker: Broker, watcher: Watcher
 ) -> None:
