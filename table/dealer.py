@@ -310,10 +310,12 @@ class DealerDesk:
             )
 
     def _refuse_during_alarm(self, what: str) -> None:
+        # A refusal goes back to whoever sent the command, a punter's betting terminal too
+        # (over MQTT, on the reply topic every terminal reads): the alarm as the room hears it.
         alarm = self.state.alarm
         if alarm is not None:
             raise IllegalCommandError(
-                f"{what}: alarm {alarm.alarm_id} waits for the dealer ({alarm.message}); "
+                f"{what}: alarm {alarm.alarm_id} waits for the dealer ({alarm.public_message}); "
                 + self._alarm_advice(alarm)
             )
 
@@ -342,8 +344,11 @@ class DealerDesk:
         card = Card.parse(card) if isinstance(card, str) else card
         alarm = self.state.alarm
         if alarm is not None and alarm.kind is not AlarmKind.UNREAD_CARD:
+            # Refused as other commands are, in words the room may hear: a card given for a
+            # place dealt face down is not named either.
+            given = "card" if alarm.face_down else f"card {card}"
             raise CardRefusedError(
-                f"card {card}: alarm {alarm.alarm_id} waits for the dealer ({alarm.message})"
+                f"{given}: alarm {alarm.alarm_id} waits for the dealer ({alarm.public_message})"
             )
         if at is not None:
             self._at = at
@@ -443,8 +448,9 @@ class DealerDesk:
         state = self.state
         alarm = state.alarm
         if alarm is not None and alarm.card is None:
+            given = "correct" if alarm.face_down else f"correct {card}"
             raise IllegalCommandError(
-                f"correct {card}: alarm {alarm.alarm_id} is not about a card ({alarm.message})"
+                f"{given}: alarm {alarm.alarm_id} is not about a card ({alarm.public_message})"
             )
         # Tried on a twin first: a correction to a card that is no better changes nothing.
         trial_events = self._trial_copy()._correction_events(card, at)

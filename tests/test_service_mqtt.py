@@ -766,6 +766,31 @@ def test_a_face_down_card_the_dealer_names_or_corrects_at_an_alarm_is_not_publis
         journal.close()
 
 
+def test_a_punters_command_refused_at_an_alarm_on_a_face_down_card_does_not_name_it(
+    tmp_path: Path, broker: Broker, watcher: Watcher
+) -> None:
+    """002: a betting terminal's bet, refused while an alarm on a card dealt face down waits,
+    is told why on the reply topic every terminal reads, without the alarm's words, which
+    name a card the player holds face down."""
+    service, link, journal = _one_deck_chemin_de_fer_coup(tmp_path, broker, watcher)
+    try:
+        service.execute_line("card 2H")
+        service.execute_line("card 3C")
+        service.execute_line("card 2H")  # a one-deck shoe holds one 2♥: the player's first
+        payload = {"request_id": "b1", "punter": "ben", "spot": "player", "amount": 10}
+        reply = _ask(watcher, link, "bet", payload)
+        assert reply["ok"] is False
+        assert "alarm 1 waits for the dealer" in reply["error"]
+        assert "2H" not in reply["error"], reply
+        withdrawal = _ask(
+            watcher, link, "withdraw", {"request_id": "w1", "punter": "ana", "spot": "player"}
+        )
+        assert withdrawal["ok"] is False and "2H" not in withdrawal["error"], withdrawal
+    finally:
+        link.stop()
+        journal.close()
+
+
 def test_a_retained_command_is_not_carried_out_again_at_a_reconnect(
     tmp_path: Path, broker: Broker, watcher: Watcher
 ) -> None:
