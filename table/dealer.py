@@ -241,6 +241,11 @@ class DealerDesk:
         """Whether the next card taken lies face down in a hand its players hold."""
         return False
 
+    def _hides_a_card(self) -> bool:
+        """Whether a card dealt face down lies unshown, or the next card is dealt so: a
+        reader's word may name any card it has seen, the last one dealt as well as the next."""
+        return self._deals_face_down()
+
     def _take_card(self, out: list[Event], card: Card) -> None:
         raise NotImplementedError
 
@@ -395,7 +400,7 @@ class DealerDesk:
             )
         out = self._begin(at)
         # A reader's word on a card may name one read for a place dealt face down.
-        face_down = notice not in READER_PRESENCE and self._deals_face_down()
+        face_down = notice not in READER_PRESENCE and self._hides_a_card()
         self._emit(
             out, ReaderNotice, reader=reader, notice=notice, message=message, face_down=face_down
         )

@@ -21,7 +21,7 @@ from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
 from table.errors import TableError
-from table.events import CardDealt
+from table.events import CardDealt, ReaderNoticeKind
 from table.language import parse_line
 from table.service.config import Config, MqttConfig, ReaderConfig, TableConfig, TlsConfig
 from table.service.journal import Journal
@@ -786,6 +786,33 @@ def test_a_punters_command_refused_at_an_alarm_on_a_face_down_card_does_not_name
             watcher, link, "withdraw", {"request_id": "w1", "punter": "ana", "spot": "player"}
         )
         assert withdrawal["ok"] is False and "2H" not in withdrawal["error"], withdrawal
+    finally:
+        link.stop()
+        journal.close()
+
+
+def test_a_readers_word_on_the_last_card_dealt_face_down_is_not_published(
+    tmp_path: Path, broker: Broker, watcher: Watcher
+) -> None:
+    """002: the camera, seeing the banker's second card again once the first four are out,
+    says so naming it; the next card is a third card, dealt face up, but the banker's lies
+    face down: the events topic carries the notice without the reader's words."""
+    service, link, journal = _one_deck_chemin_de_fer_coup(tmp_path, broker, watcher)
+    try:
+        for card in ("2H", "3C", "3D", "KD"):  # player 5 chooses; banker 3 face down
+            service.execute_line(f"card {card}")
+        service.reader_notice(
+            "camera",
+            ReaderNoticeKind.SEEN_BEFORE,
+            "KD was already dealt as card 4 of this deal: a second sighting is not a new "
+            "card; check the box",
+        )
+        service.execute_line("stand")  # the player stands on 5
+        service.execute_line("card 5S")  # banker 3 draws
+        said = _said_before_the_result(watcher, link)
+        assert "KD" not in said, said
+        notices = [e for e in watcher.events() if e["type"] == "reader_notice"]
+        assert [e["face_down"] for e in notices] == [True]
     finally:
         link.stop()
         journal.close()

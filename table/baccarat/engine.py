@@ -1384,6 +1384,11 @@ class BaccaratTable(DealerDesk):
             and len(state.hands[state.pending]) < 2
         )
 
+    def _hides_a_card(self) -> bool:
+        return self._deals_face_down() or any(
+            card is None for hand in self.state.shown_hands for card in hand
+        )
+
     def _show_naturals(self, out: list[Event]) -> None:
         """The first cards are out and the coup goes on: a natural is turned over now (at
         Banque, a player hand's; the coup would have ended on any other)."""
