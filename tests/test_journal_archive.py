@@ -949,3 +949,64 @@ def test_the_next_archiving_finishes_dropping_an_archive_stopped_between_two_dec
     ]
     checked = dealtable("verify", *map(str, archives_beside(path)), str(path))
     assert checked.returncode == 0 and "too" not in checked.stdout, checked.stdout
+
+
+def test_a_continuous_shufflers_archive_written_aside_through_a_coup_leaves_the_journal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A continuous shuffler keeps a checkpoint at each coup's lock, and thins them to one
+    every hundred records or so. An archive that takes longer to write than a coup (a slow
+    SD card, a long journal) still ends where the journal then begins: its records all
+    leave the journal, and the table archives again as it deals on."""
+    path = tmp_path / "pb.sqlite"
+    config = archiving(punto_banco_config(path), 200)
+    config = dataclasses.replace(
+        config, table=dataclasses.replace(config.table, rules="shuffler", options={})
+    )
+    write = Journal._write_archive
+    writing, disk_slow = threading.Event(), threading.Event()
+
+    def slow_disk(self: Journal, target: Path, first: int, upto: int) -> None:
+        writing.set()
+        disk_slow.wait(10)
+        write(self, target, first, upto)
+
+    monkeypatch.setattr(Journal, "_write_archive", slow_disk)
+    chance = random.Random(5)
+    cards = [Card(rank, suit) for rank in Rank for suit in Suit]
+    journal = open_journal(path, "pb")
+    service = TableService(config, journal, clock=lambda: 1.8e9, archive_aside=True)
+    service.execute_line("punter ana 5000")
+    service.execute_line("shuffle")
+
+    def coup(number: int) -> None:
+        service.execute_line(f"bet ana {('player', 'banker')[number % 2]} 5")
+        service.execute_line("lock")
+        while service.state.phase is BaccaratPhase.DEALING:
+            service.card(chance.choice(cards))
+        service.archive_some()  # the service's loop, between two commands
+
+    number = 0
+    while not writing.is_set():
+        coup(number)
+        number += 1
+    for _ in range(2):  # coups dealt while the archive is written
+        coup(number)
+        number += 1
+    disk_slow.set()
+    while service.archiving:
+        service.archive_some()
+    [archive] = archives_beside(path)
+    assert journal.first_seq == records_of(archive)[-1][0] + 1
+    for _ in range(60):
+        coup(number)
+        number += 1
+    while service.archiving:
+        service.archive_some()
+    journal.close()
+    archives = archives_beside(path)
+    assert len(archives) > 1
+    every_record = records_of(*archives, path)
+    assert [record[0] for record in every_record] == list(range(1, len(every_record) + 1))
+    checked = dealtable("verify", *map(str, archives), str(path))
+    assert checked.returncode == 0 and "too" not in checked.stdout, checked.stdout

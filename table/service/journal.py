@@ -99,6 +99,10 @@ DROP_STEP_RECORDS = 100
 # The record after the last of an archive whose records are leaving the journal a step at a
 # time: the checkpoint there is kept until they have all left.
 _DROPPING_TO = "dropping_to"
+# The same of the archive being written aside: the journal is to begin there once it is in
+# place, and a continuous shuffler's checkpoint would else be thinned out at the next coup.
+_ARCHIVING_TO = "archiving_to"
+_KEPT_FOR = (_DROPPING_TO, _ARCHIVING_TO)
 _ENVELOPE = frozenset({"type", "seq", "table", "at", "deal"})
 
 
@@ -827,14 +831,15 @@ class Journal:
         not read; older checkpoints than the last :data:`CHECKPOINTS_KEPT` are dropped, but
         for the one after a journal's first record where its earlier records were archived:
         the table is rebuilt from there, its records before being gone; and for the one an
-        archived range's records leave the journal up to. Where its records are
+        archived range's records leave the journal up to, or an archive written aside ends
+        before. Where its records are
         ``archiving`` (``[table] archive_every``), the older stay too, at least
         :data:`DROP_STEP_RECORDS` apart, for the records to leave a step at a time."""
         try:
             record = self.hash_of(seq)
             if record is None:
                 raise JournalError(f"journal {self.path}: no record {seq} to keep a checkpoint of")
-            dropping_to = int(self._meta(_DROPPING_TO) or 0)
+            kept = (self.first_seq, *(int(self._meta(key) or 0) for key in _KEPT_FOR))
             self._db.execute("BEGIN IMMEDIATE")
             self._db.execute(
                 "INSERT OR REPLACE INTO checkpoints (seq, body, hash) VALUES (?, ?, ?)",
@@ -846,20 +851,15 @@ class Journal:
                 self._db.execute(
                     "DELETE FROM checkpoints WHERE seq = (SELECT seq FROM checkpoints "
                     "ORDER BY seq DESC LIMIT 1 OFFSET ?) AND seq - (SELECT seq FROM checkpoints "
-                    "ORDER BY seq DESC LIMIT 1 OFFSET ?) < ? AND seq NOT IN (?, ?)",
-                    (
-                        CHECKPOINTS_KEPT,
-                        CHECKPOINTS_KEPT + 1,
-                        DROP_STEP_RECORDS,
-                        self.first_seq,
-                        dropping_to,
-                    ),
+                    "ORDER BY seq DESC LIMIT 1 OFFSET ?) < ? AND seq NOT IN (?, ?, ?)",
+                    (CHECKPOINTS_KEPT, CHECKPOINTS_KEPT + 1, DROP_STEP_RECORDS, *kept),
                 )
             else:
                 self._db.execute(
                     "DELETE FROM checkpoints WHERE seq NOT IN "
-                    "(SELECT seq FROM checkpoints ORDER BY seq DESC LIMIT ?) AND seq NOT IN (?, ?)",
-                    (CHECKPOINTS_KEPT, self.first_seq, dropping_to),
+                    "(SELECT seq FROM checkpoints ORDER BY seq DESC LIMIT ?) "
+                    "AND seq NOT IN (?, ?, ?)",
+                    (CHECKPOINTS_KEPT, *kept),
                 )
             self._db.execute("COMMIT")
         except sqlite3.DatabaseError as error:
@@ -961,6 +961,7 @@ class Journal:
         (:meth:`drop_archived`)."""
         if self.read_only:
             raise JournalError(f"journal {self.path} is open read-only: nothing is archived")
+        self._set_meta(_ARCHIVING_TO, str(upto + 1))
         return ArchiveAside(self, Path(folder), upto)
 
     def _write_archive_of(self, folder: Path, upto: int) -> Archived | None:
@@ -1276,7 +1277,7 @@ class Journal:
                     (_DROPPING_TO, str(archived.last_seq + 1)),
                 )
             else:
-                db.execute("DELETE FROM meta WHERE key = ?", (_DROPPING_TO,))
+                db.executemany("DELETE FROM meta WHERE key = ?", [(key,) for key in _KEPT_FOR])
             for table in ("events", "commits", "checkpoints"):
                 db.execute(f"DELETE FROM {table} WHERE seq <= ?", (upto,))
             # A request id stays an archiving longer than its records (the archive has it
