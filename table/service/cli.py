@@ -210,20 +210,22 @@ def _hash_where_next_may_begin(
     journal: Journal, following: list[str]
 ) -> tuple[int, str | None] | None:
     """The record the next file given begins after, and the hash ``journal`` holds of it,
-    where that is inside it: an archive whose records are leaving the journal a step at a
-    time."""
+    where that is inside it or is where it begins too: an archive whose records are leaving
+    the journal a step at a time, or have not begun to."""
     from table.service.journal import Journal
 
-    if not following:
+    if not following or not journal.is_archive:
         return None
     try:
         with Journal(following[0], read_only=True) as after:
-            opening = after.opening
+            after_seq = 0 if after.opening is None else after.opening.after_seq
     except TableError:
         return None  # said when that file is verified
-    if opening is None or not journal.first_seq <= opening.after_seq < journal.last_seq:
+    if not journal.first_seq - 1 <= after_seq < journal.last_seq:
         return None
-    return opening.after_seq, journal.hash_of(opening.after_seq)
+    if after_seq == journal.first_seq - 1:
+        return after_seq, None if journal.opening is None else journal.opening.after_hash
+    return after_seq, journal.hash_of(after_seq)
 
 
 def _gap_between(
@@ -233,26 +235,29 @@ def _gap_between(
 ) -> tuple[str, bool]:
     """Why ``journal`` does not take up the chain where the file ``before`` ends, and True
     (``("", False)`` if it does); a note and False where it takes it up inside that file,
-    the records after held by both (an archiving stopped while its records were leaving
+    the records after held by both (an archiving stopped before or while its records left
     the journal, which the service's next start finishes)."""
     path_before, last_seq, last_hash = before
     opening = journal.opening
-    if opening is None:
-        return "it begins at record 1", True
-    if held_before is not None and opening.after_seq == held_before[0] < last_seq:
-        if held_before[1] != opening.after_hash:
+    after_seq, after_hash = (
+        (0, None) if opening is None else (opening.after_seq, opening.after_hash)
+    )
+    if held_before is not None and after_seq == held_before[0] < last_seq:
+        if held_before[1] != after_hash:
             return (
-                f"its first record names another record {opening.after_seq} than that file holds",
+                f"its first record names another record {after_seq} than that file holds",
                 True,
             )
         if journal.hash_of(last_seq) != last_hash:
             return f"it holds another record {last_seq} than that file", True
         return (
-            f"records {opening.after_seq + 1} to {last_seq} are in {path_before} too, an "
-            "archiving having stopped while they left the journal: the service's next start "
+            f"records {after_seq + 1} to {last_seq} are in {path_before} too, an archiving "
+            "having stopped before or while they left the journal: the service's next start "
             "finishes it",
             False,
         )
+    if opening is None:
+        return "it begins at record 1", True
     if opening.after_seq != last_seq:
         return (
             f"it begins after record {opening.after_seq}, and that file ends at {last_seq}",
