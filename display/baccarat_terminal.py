@@ -215,6 +215,8 @@ def describe(event: Event) -> str | None:
     if isinstance(event, CoupResult):
         return f"coup {event.coup}: {coup_in_words(event)}"
     if isinstance(event, ThirdCardChoice):
+        if event.forced:
+            return f"the {event.hand} must {'draw' if event.draws else 'stand'} on {event.total}"
         verb = "draws" if event.draws else "stands"
         deviation = f" (the table says {event.advised}: a deviation)" if event.deviation else ""
         return f"the {event.hand} {verb} on {event.total}{deviation}"

@@ -483,6 +483,13 @@ class DealerDesk:
         self._take_card(out, card)
         return out
 
+    def _follows_the_card(self, event: Event) -> bool:
+        """Whether ``event``, after a card, is that card's own consequence (a reader's
+        notice and the dealer's correction of it too), not play that went on after it."""
+        return isinstance(event, (*self.consequences, ReaderNotice)) or (
+            isinstance(event, DealerCorrection) and not event.undone
+        )
+
     def _last_card(self, what: str) -> CardDealt:
         """The last card taken, while only its consequences have followed it."""
         log = self._undo_log(what)
@@ -490,9 +497,7 @@ class DealerDesk:
         if index < 0:
             raise IllegalCommandError(f"{what}: no card has been dealt in this {self.state.unit}")
         for event in log[index + 1 :]:
-            if not isinstance(event, (*self.consequences, ReaderNotice)) and not (
-                isinstance(event, DealerCorrection) and not event.undone
-            ):
+            if not self._follows_the_card(event):
                 raise IllegalCommandError(
                     f"{what}: play went on after the last card "
                     f"({event.type_name.replace('_', ' ')}); it can no longer be voided"

@@ -402,14 +402,19 @@ class BankAnnounced(Event):
 @event_type
 @dataclass(frozen=True, kw_only=True)
 class ThirdCardChoice(Event):
-    """A hand chose where the tableau leaves a choice. ``advised`` is the table's word
-    (``draw``, ``stand`` or ``free``); ``deviation`` marks a banker going against it."""
+    """A hand drew a third card or stood. ``advised`` is the table's word (``draw``,
+    ``stand`` or ``free``); ``deviation`` marks a banker going against it. ``forced``: the
+    tableau left no choice. Where the hands lie face down every hand's draw or stand is told
+    (``face_down``), forced or chosen, so that the room hears only that it drew or stood, as
+    at the table: a choice told alone would say the hand's total."""
 
     hand: str
     total: int
     draws: bool
     advised: str
     deviation: bool
+    forced: bool = False
+    face_down: bool = False
 
 
 @event_type
@@ -502,15 +507,21 @@ def event_to_json(event: Event) -> dict[str, Any]:
 FACE_DOWN_MESSAGE = "about a card dealt face down: told to the dealer only"
 
 
+# What a record dealt face down keeps from the room: the cards, and a hand's total and the
+# table's word on it (which say the total too).
+_FACE_DOWN_FIELDS = ("card", "replacement", "total", "advised", "deviation", "forced")
+
+
 def public_record(record: dict[str, Any]) -> dict[str, Any]:
     """An event's JSON as the table's public hears it (the MQTT events topic): a card dealt
     face down is not named, so that no device at the table reads a hand its holder has not
-    shown, nor in the dealer's correction of it, an alarm or a reader's notice;
-    ``hand_shown`` and ``coup_result`` name it once it is shown."""
+    shown, nor in the dealer's correction of it, an alarm or a reader's notice, nor the
+    total of a hand that draws or stands; ``hand_shown`` and ``coup_result`` name it once
+    it is shown."""
     if record.get("face_down") is not True:
         return record
     hidden: dict[str, Any] = {
-        name: None for name in ("card", "replacement") if record.get(name) is not None
+        name: None for name in _FACE_DOWN_FIELDS if record.get(name) is not None
     }
     if "message" in record:
         hidden["message"] = FACE_DOWN_MESSAGE

@@ -735,6 +735,43 @@ def test_002_the_representative_chooses_at_5_known_from_the_next_card_or_stand()
     assert table.state.bank == 140
 
 
+def choices_told(events: list[Event]) -> list[tuple[str, int, bool, bool]]:
+    return [(e.hand, e.total, e.draws, e.forced) for e in events if isinstance(e, ThirdCardChoice)]
+
+
+def test_002_every_draw_and_stand_of_a_hand_held_face_down_is_told_forced_or_chosen() -> None:
+    """002: the players hold their hands face down and say only "card" or "no". A choice is
+    told, and so is every draw and stand the tableau forces, so that a choice told alone does
+    not say the hand's total (a representative chooses only at 5)."""
+    table = open_chemin_de_fer(banker_discretion="false")
+    table.bet("ana", "player", 40)
+    table.lock()
+    events = deal(table, "2H 3C 4D JC")  # player 6 stands; banker 3 draws
+    assert choices_told(events) == [("player", 6, False, True)]
+    assert isinstance(events[-1], ThirdCardChoice)  # just after the card that ended its turn
+    events = table.deal("4S")
+    assert choices_told(events) == [("banker", 3, True, True)]
+    assert isinstance(events[0], ThirdCardChoice) and isinstance(events[1], CardDealt)
+    assert table.state.choices == {} and table.state.deviations == 0  # nothing was chosen
+    assert all(e.face_down for e in table.state.since_checkpoint if isinstance(e, ThirdCardChoice))
+
+    again = open_chemin_de_fer()
+    again.bet("ana", "player", 40)
+    again.lock()
+    events = deal(again, "2H 3C 2D 5C")  # player 4, banker 8: a natural ends the coup
+    assert choices_told(events) == []  # the natural ended the coup on its first cards
+
+
+def test_002_a_forced_stand_goes_with_the_card_a_void_takes_back() -> None:
+    table = open_chemin_de_fer()
+    table.bet("ana", "player", 40)
+    table.lock()
+    deal(table, "2H 3C 4D JC")  # player 6 stands, as the tableau makes it
+    assert [e.card.code for e in table.void_card() if isinstance(e, DealerCorrection)] == ["JC"]
+    assert choices_told(deal(table, "2C")) == [("player", 6, False, True)]
+    assert table.state.next_card() == NextCard("banker", Draw.MAY, True)  # banker 5: draw
+
+
 def test_002_a_strict_table_makes_the_representative_stand_at_5() -> None:
     """002, Jugabilidad 1: 'algunas mesas estrictas obligan a plantarse en 5'."""
     table = open_chemin_de_fer(rules="strict")

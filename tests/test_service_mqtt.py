@@ -21,7 +21,7 @@ from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
 from table.errors import TableError
-from table.events import CardDealt, ReaderNoticeKind
+from table.events import CardDealt, ReaderNoticeKind, ThirdCardChoice
 from table.language import parse_line
 from table.service.config import Config, MqttConfig, ReaderConfig, TableConfig, TlsConfig
 from table.service.journal import Journal
@@ -813,6 +813,42 @@ def test_a_readers_word_on_the_last_card_dealt_face_down_is_not_published(
         assert "KD" not in said, said
         notices = [e for e in watcher.events() if e["type"] == "reader_notice"]
         assert [e["face_down"] for e in notices] == [True]
+    finally:
+        link.stop()
+        journal.close()
+
+
+def test_the_events_topic_tells_a_stand_on_5_as_it_tells_a_stand_on_6(
+    tmp_path: Path, broker: Broker, watcher: Watcher
+) -> None:
+    """002: the representative stands on 5 by choice, or on 6 as the tableau makes it, and
+    the room hears "no" either way. On the events topic the two stands are alike: a banker
+    reading it cannot tell the 5 from the 6 before deciding."""
+    service, link, journal = _one_deck_chemin_de_fer_coup(tmp_path, broker, watcher)
+    try:
+        for line in ("card 2H", "card 3C", "card 3D", "card JC", "stand", "card 4S"):
+            service.execute_line(line)  # player 5 stands by choice; banker 3 draws
+        for line in ("bet ana player 40", "lock", "card 2S", "card 3S", "card 4H", "card JD"):
+            service.execute_line(line)  # player 6 stands, as the tableau makes it
+        service.execute_line("card 5H")  # banker 3 draws
+        assert wait_until(
+            lambda: sum(e["type"] == "coup_result" for e in watcher.events()) == 2,
+            step=link.pump,
+        )
+        told = [
+            {key: value for key, value in event.items() if key not in ("seq", "at", "deal")}
+            for event in watcher.events()
+            if event["type"] == "third_card_choice"
+        ]
+        stands = [event for event in told if event["hand"] == "player"]
+        assert len(stands) == 2 and stands[0] == stands[1], told
+        assert stands[0]["draws"] is False and stands[0]["total"] is None
+        kept = [
+            (e.total, e.forced)
+            for e in journal.events()
+            if isinstance(e, ThirdCardChoice) and e.hand == "player"
+        ]
+        assert kept == [(5, False), (6, True)]  # the journal keeps what the topic did not
     finally:
         link.stop()
         journal.close()

@@ -519,6 +519,8 @@ class BaccaratState(TableFolds):
         self._find_next()
 
     def _fold_choice(self, event: ThirdCardChoice) -> None:
+        if event.forced:
+            return  # the tableau's rule, which the table follows by itself
         self.choices[event.hand] = event.draws
         self.deviations += event.deviation
         if not event.draws:
@@ -1263,24 +1265,61 @@ class BaccaratTable(DealerDesk):
             )
         out = self._begin(at)
         with self._one_coup():
+            actor = state.actor
             self._choose(out, draws=False)
+            self._tell_forced_stands(out, actor + 1)
             self._after_card(out)
         return out
 
-    def _choose(self, out: list[Event], *, draws: bool) -> None:
+    def _choose(
+        self, out: list[Event], *, draws: bool, forced: bool = False, index: int | None = None
+    ) -> None:
+        """The hand whose turn it is (or the hand ``index``) draws or stands: by its choice,
+        or ``forced`` by the tableau."""
         state = self.state
-        hand = state.geometry.hands[state.pending]
-        advice = state.verdict.advice
-        advised = "free" if advice is None else ("draw" if advice else "stand")
+        index = state.pending if index is None else index
+        if forced:
+            advised, deviation = ("draw" if draws else "stand"), False
+        else:
+            advice = state.verdict.advice
+            advised = "free" if advice is None else ("draw" if advice else "stand")
+            deviation = advice is not None and advice != draws
         self._emit(
             out,
             ThirdCardChoice,
-            hand=hand,
-            total=_two_card_total(state.hands[state.pending]),
+            hand=state.geometry.hands[index],
+            total=_two_card_total(state.hands[index]),
             draws=draws,
             advised=advised,
-            deviation=advice is not None and advice != draws,
+            deviation=deviation,
+            forced=forced,
+            face_down=self._tells_every_draw(),
         )
+
+    def _tells_every_draw(self) -> bool:
+        """002: where the players hold their hands face down, the room hears of each hand
+        only that it drew or stood; a choice told alone, at Chemin de Fer a representative's
+        at 5, would tell the hand's total. (Macao's coup ends on its first cards.)"""
+        return self.state.rules.family in (Family.CHEMIN_DE_FER, Family.BANQUE)
+
+    def _follows_the_card(self, event: Event) -> bool:
+        # A stand the tableau forced follows from the card; one the hand chose does not.
+        forced = isinstance(event, ThirdCardChoice) and event.forced
+        return forced or super()._follows_the_card(event)
+
+    def _tell_forced_stands(self, out: list[Event], actor: int) -> None:
+        """The hands from the ``actor``-th on that the table passed over, the tableau barring
+        them a third card, stand: told where every draw is (:meth:`_tells_every_draw`). A
+        natural is shown instead, and a coup that ends on naturals asks no hand."""
+        state = self.state
+        if not self._tells_every_draw() or state.dealt < len(state.geometry.plan):
+            return
+        if state._coup_ends_on_naturals():
+            return
+        for index in state.geometry.actors[actor : state.actor]:
+            cards = state.hands[index]
+            if len(cards) == 2 and _two_card_total(cards) < 8:
+                self._choose(out, draws=False, forced=True, index=index)
 
     def _card_problem(self, card: Card) -> tuple[AlarmKind, str] | None:
         state = self.state
@@ -1361,6 +1400,9 @@ class BaccaratTable(DealerDesk):
             face_down = self._deals_face_down()
             if state.verdict.draw is Draw.MAY:
                 self._choose(out, draws=True)
+            elif len(state.hands[pending]) == 2 and self._tells_every_draw():
+                self._choose(out, draws=True, forced=True)
+            actor = state.actor
             self._emit(
                 out,
                 CardDealt,
@@ -1371,6 +1413,7 @@ class BaccaratTable(DealerDesk):
             )
             if face_down and state.coup_in_play and state.dealt == len(state.geometry.plan):
                 self._show_naturals(out)
+            self._tell_forced_stands(out, actor)
         if state.pending < 0 or state.cut_out or state.cards_out >= state.rules.cut_at:
             self._after_card(out)
 
