@@ -194,6 +194,59 @@ def test_a_betting_terminal_bets_but_cannot_give_dealer_commands(
     terminal.close()
 
 
+def test_an_account_asking_for_its_own_replies_is_answered_where_no_one_else_reads(
+    table: tuple[TableService, MqttLink, Journal], secured_broker: Broker
+) -> None:
+    """A refusal may say what the room must not hear. A terminal that asks, with MQTT 5's
+    Response Topic, for its answers on its own reply topic gets them there; the displays
+    and the other terminals, reading the shared replies, never see them."""
+    _, link, _ = table
+    own = "dealtable/faro-1/reply/terminal"
+    terminal = Client(secured_broker.port, "terminal", client_id="t-1", topic=own)
+    shared = Client(secured_broker.port, "display", client_id="d-1")
+    prying = Client(secured_broker.port, "display", client_id="d-2", topic=own)
+    for client in (terminal, shared, prying):
+        assert client.subscribed.wait(5)
+    asked = Properties(PacketTypes.PUBLISH)
+    asked.ResponseTopic = own
+    bet = {"request_id": "p1", "punter": "anna", "spot": "9", "amount": 500}
+    terminal.client.publish("dealtable/faro-1/cmd/bet", json.dumps(bet), qos=1, properties=asked)
+    assert wait_until(lambda: bool(terminal.replies), step=link.pump)
+    assert terminal.replies[0]["ok"] is False
+    assert "anna has only 100 chips" in terminal.replies[0]["error"]
+    # A bet after it, on the shared replies: once it is there, the first had its chance.
+    terminal.send("bet", {"request_id": "p2", "punter": "anna", "spot": "9", "amount": 4})
+    assert wait_until(lambda: bool(shared.replies), step=link.pump)
+    assert [reply["request_id"] for reply in shared.replies] == ["p2"]
+    assert prying.replies == []
+    for client in (terminal, shared, prying):
+        client.close()
+
+
+def test_the_croupiers_page_is_answered_on_its_accounts_own_replies(
+    table: tuple[TableService, MqttLink, Journal], secured_broker: Broker
+) -> None:
+    _, link, _ = table
+    shared = Client(secured_broker.port, "display", client_id="d-1")
+    assert shared.subscribed.wait(5)
+    relay = MqttCommandRelay(link.config, "faro-1")
+    try:
+        refused = relayed(relay, link, "bet", {"punter": "anna", "spot": "9", "amount": 500})
+        assert refused["ok"] is False and "anna has only 100 chips" in refused["error"]
+        taken = relayed(relay, link, "bet", {"punter": "anna", "spot": "9", "amount": 4})
+        assert taken["ok"] is True
+        # A bet after them, on the shared replies: once it is there, they had their chance.
+        terminal = Client(secured_broker.port, "terminal", client_id="t-1")
+        assert terminal.subscribed.wait(5)
+        terminal.send("bet", {"request_id": "p3", "punter": "anna", "spot": "9", "amount": 1})
+        assert wait_until(lambda: bool(shared.replies), step=link.pump)
+        assert [reply["request_id"] for reply in shared.replies] == ["p3"]
+        terminal.close()
+    finally:
+        relay.close()
+        shared.close()
+
+
 def test_the_table_talks_tls_with_the_example_certificates(tmp_path: Path) -> None:
     certs = tmp_path / "certs"
     subprocess.run(

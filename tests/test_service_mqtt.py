@@ -411,6 +411,36 @@ def test_commands_are_judged_by_the_engine_and_bad_ones_change_nothing(
     assert [bet.stake for bet in service.state.bets.values()] == [4]
 
 
+def test_a_command_is_answered_on_its_own_reply_topic_of_the_table_and_nowhere_else(
+    table: tuple[TableService, MqttLink, Journal], watcher: Watcher
+) -> None:
+    """MQTT 5's Response Topic is honoured one level under the table's ``reply`` only: a
+    sender cannot make the table publish on another table's topics or anywhere else."""
+    service, link, _ = table
+    open_deal(service)
+    for number, asked in enumerate(
+        ("elsewhere/inbox", "dealtable/t1/reply/a/b", "dealtable/t1/reply/+",
+         "dealtable/t2/reply/ana", "dealtable/t1/reply/", "dealtable/t1/replying/ana",
+         "dealtable/t1/reply/ana"),
+    ):  # fmt: skip
+        properties = Properties(PacketTypes.PUBLISH)  # type: ignore[no-untyped-call]
+        properties.ResponseTopic = asked
+        bet = {"request_id": f"r{number}", "punter": "anna", "spot": "9", "amount": 1}
+        watcher.client.publish(
+            "dealtable/t1/cmd/bet", json.dumps(bet), qos=1, properties=properties
+        ).wait_for_publish(5)
+    assert wait_until(lambda: len(watcher.on("/reply/ana")) == 1, step=link.pump)
+    assert wait_until(lambda: len(watcher.on("/reply")) == 6, step=link.pump)
+    answered = {
+        json.loads(payload)["request_id"]: topic
+        for topic, payload, _ in list(watcher.messages)
+        if "/reply" in topic
+    }
+    assert answered == {f"r{n}": "dealtable/t1/reply" for n in range(6)} | {
+        "r6": "dealtable/t1/reply/ana"
+    }
+
+
 def test_a_broker_outage_mid_deal_loses_nothing(
     tmp_path: Path, broker: Broker, watcher: Watcher
 ) -> None:

@@ -126,6 +126,21 @@ class _Incoming:
     payload: bytes
     mid: int = 0
     qos: int = 0
+    response_topic: str | None = None  # MQTT 5's Response Topic, as the sender asked
+
+
+def private_reply_topic(prefix: str, account: str) -> str:
+    """The topic an account's commands are answered on when it asks for its own (MQTT 5's
+    Response Topic): ``dealtable/<table>/reply/<account>``, which the example access list
+    lets that account alone, and the dealer, read."""
+    return f"{prefix}/reply/{account}"
+
+
+def _is_private_reply_topic(prefix: str, topic: str) -> bool:
+    """A topic one level under the table's ``reply``, with no wildcard: the only place other
+    than ``reply`` itself that the table answers on."""
+    level = topic.removeprefix(f"{prefix}/reply/")
+    return level != topic and bool(level) and not any(c in level for c in "/+#\0")
 
 
 def _field(payload: dict[str, Any], name: str, kind: type, verb: str, default: Any = ...) -> Any:
@@ -493,7 +508,12 @@ class MqttLink:
             raise ConnectionAbortedError("the link to the broker was stopped")
 
     def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
-        self._queue.put(_Incoming(message.topic, bytes(message.payload), message.mid, message.qos))
+        response_topic = getattr(message.properties, "ResponseTopic", None)
+        self._queue.put(
+            _Incoming(
+                message.topic, bytes(message.payload), message.mid, message.qos, response_topic
+            )
+        )
 
     # --- the main loop's side ---------------------------------------------------------------
 
@@ -823,9 +843,16 @@ class MqttLink:
             self._state_seq = state.last_seq
             self._state_trouble = trouble
 
-    def _reply(self, request_id: str | None, body: dict[str, Any]) -> None:
+    def _reply(self, item: _Incoming, request_id: str | None, body: dict[str, Any]) -> None:
+        """Answer a command on the Response Topic it asked for, if that is a private reply
+        topic of this table (:func:`private_reply_topic`), else on the shared ``reply``: a
+        refusal may say what the room must not hear (a stand refused names the total of a
+        hand held face down), and every betting terminal and display reads ``reply``."""
+        topic = item.response_topic
+        if topic is None or not _is_private_reply_topic(self.prefix, topic):
+            topic = f"{self.prefix}/reply"
         body = {"request_id": request_id, **body}
-        self.client.publish(f"{self.prefix}/reply", json.dumps(body, ensure_ascii=False), qos=1)
+        self.client.publish(topic, json.dumps(body, ensure_ascii=False), qos=1)
 
     def _command(self, item: _Incoming) -> None:
         try:
@@ -840,11 +867,11 @@ class MqttLink:
             used = None if request_id is None else self.journal.request_seq(request_id)
             if used is not None:  # journaled, and a part that shows it failed after
                 seqs = self.journal.seqs_of_request(used)
-                self._reply(request_id, {"ok": True, "seqs": seqs})
+                self._reply(item, request_id, {"ok": True, "seqs": seqs})
                 return
             if self.service.state.last_seq != self.journal.last_seq:
                 self.service.back_to_journal()  # what was not written did not happen
-            self._reply(request_id, {"ok": False, "error": f"not carried out: {failed!r}"})
+            self._reply(item, request_id, {"ok": False, "error": f"not carried out: {failed!r}"})
         finally:
             # Journaled or refused: the broker may now forget it.
             self.client.ack(item.mid, item.qos)
@@ -878,6 +905,7 @@ class MqttLink:
                 # the broker's redelivery after a reconnect, or a sender that missed the
                 # reply. It gets the same answer, and nothing is done again.
                 self._reply(
+                    item,
                     request_id,
                     {"ok": True, "seqs": self.journal.seqs_of_request(used), "repeat": True},
                 )
@@ -886,6 +914,6 @@ class MqttLink:
             events = self.service.execute(command, request_id)
         except TableError as refused:
             self.last_refusal = str(refused)
-            self._reply(request_id, {"ok": False, "error": str(refused)})
+            self._reply(item, request_id, {"ok": False, "error": str(refused)})
             return
-        self._reply(request_id, {"ok": True, "seqs": [event.seq for event in events]})
+        self._reply(item, request_id, {"ok": True, "seqs": [event.seq for event in events]})

@@ -58,6 +58,7 @@ from table.service.mqtt import (
     CommandError,
     broker_client,
     command_json,
+    private_reply_topic,
 )
 from table.service.table_service import TableService, engine_for, table_from_journal
 
@@ -392,6 +393,10 @@ class _AccountLink:
         self._waiting: set[str] = set()
         self._replies: dict[str, dict[str, Any]] = {}
         self._refused_publishes: dict[int, str] = {}
+        # Where the table answers this account: its own reply topic where the broker lets it
+        # read that, else (an access list from before private replies) the shared one.
+        self._own_replies = private_reply_topic(prefix, account.username)
+        self._answered_on: str | None = None
         client = broker_client(config, client_id, (account.username, account.password))
         client.on_connect = self._on_connect
         client.on_subscribe = self._on_subscribe
@@ -408,15 +413,18 @@ class _AccountLink:
             self.refusal = f"the broker refused the account {self.account.username}: {reason}"
             self.ready.set()
         else:
-            client.subscribe(f"{self.prefix}/reply", qos=1)
+            client.subscribe([(self._own_replies, 1), (f"{self.prefix}/reply", 1)])
 
     def _on_subscribe(
         self, client: mqtt.Client, userdata: Any, mid: int, reasons: list[Any], props: Any
     ) -> None:
-        if reasons and reasons[0].is_failure:
+        own, shared = [*reasons, None, None][:2]
+        if own is not None and not own.is_failure:
+            self._answered_on = self._own_replies
+        elif shared is None or shared.is_failure:
             self.refusal = (
                 f"the broker does not let the account {self.account.username} read the "
-                f"table's replies ({reasons[0]})"
+                f"table's replies ({own or shared})"
             )
         self.ready.set()
 
@@ -451,6 +459,8 @@ class _AccountLink:
             body = json.dumps({**payload, "request_id": request_id})
             expiring = Properties(PacketTypes.PUBLISH)  # type: ignore[no-untyped-call]
             expiring.MessageExpiryInterval = expiry
+            if self._answered_on is not None:
+                expiring.ResponseTopic = self._answered_on
             sent = self.client.publish(
                 f"{self.prefix}/cmd/{verb}", body, qos=1, properties=expiring
             )
