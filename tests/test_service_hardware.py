@@ -8,7 +8,7 @@ import logging
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -707,23 +707,20 @@ def test_a_slide_the_boards_barrier_saw_is_paired_by_the_boards_time_though_hear
         board.close()
 
 
-def test_a_card_the_board_sends_again_after_a_service_restart_is_not_dealt_twice(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
-    """The service took a card from the board's scanner and stopped before its acknowledgement
-    left. The same boot of the board sends the frame again to the restarted service: it is
-    acknowledged and dropped with a line in the log, no card seen twice. The same sticker
-    scanned again later is still a card seen twice."""
-    caplog.set_level(logging.INFO, "dealtable.hardware")
-    clock = ManualClock(100.0)
-    board = SimulatedMicrocontroller(tmp_path, clock)
+def scanner_restarts(
+    tmp_path: Path, board: SimulatedMicrocontroller, clock: ManualClock
+) -> tuple[
+    Callable[[], tuple[TableService, TableHardware, BarcodeShoeReader]],
+    Callable[[TableHardware, BarcodeShoeReader, float], None],
+    Callable[[TableService, TableHardware, BarcodeShoeReader], None],
+]:
+    """A table dealing from the board's scanner, to start, run a while and stop at once (no
+    dark layout sent, nothing more heard: as a service killed), again and again."""
     config = Config(
         table=TableConfig(id="t1", journal=str(tmp_path / "j.sqlite")),
         reader=ReaderConfig(kind="board-scanner"),
         hardware=HardwareConfig(microcontroller_url=board.url, abacus=False, buttons=False),
     )
-    assert config.hardware is not None
-    five_of_spades = encode_payload(Card.parse("5S"), 1)
 
     def start() -> tuple[TableService, TableHardware, BarcodeShoeReader]:
         assert config.hardware is not None
@@ -745,10 +742,26 @@ def test_a_card_the_board_sends_again_after_a_service_restart_is_not_dealt_twice
 
     def stop(service: TableService, hardware: TableHardware, reader: BarcodeShoeReader) -> None:
         assert hardware.link is not None
-        hardware.link.close()  # stopped at once: no dark layout sent, nothing more heard
+        hardware.link.close()
         hardware.close()
         reader.close()
         service.journal.close()
+
+    return start, run, stop
+
+
+def test_a_card_the_board_sends_again_after_a_service_restart_is_not_dealt_twice(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The service took a card from the board's scanner and stopped before its acknowledgement
+    left. The same boot of the board sends the frame again to the restarted service: it is
+    acknowledged and dropped with a line in the log, no card seen twice. The same sticker
+    scanned again later is still a card seen twice."""
+    caplog.set_level(logging.INFO, "dealtable.hardware")
+    clock = ManualClock(100.0)
+    board = SimulatedMicrocontroller(tmp_path, clock)
+    five_of_spades = encode_payload(Card.parse("5S"), 1)
+    start, run, stop = scanner_restarts(tmp_path, board, clock)
 
     service, hardware, reader = start()
     try:
@@ -799,36 +812,7 @@ def test_a_card_scanned_after_a_restart_is_dealt_though_the_boards_numbers_came_
     caplog.set_level(logging.INFO, "dealtable.hardware")
     clock = ManualClock(100.0)
     board = SimulatedMicrocontroller(tmp_path, clock)
-    config = Config(
-        table=TableConfig(id="t1", journal=str(tmp_path / "j.sqlite")),
-        reader=ReaderConfig(kind="board-scanner"),
-        hardware=HardwareConfig(microcontroller_url=board.url, abacus=False, buttons=False),
-    )
-
-    def start() -> tuple[TableService, TableHardware, BarcodeShoeReader]:
-        assert config.hardware is not None
-        hardware = TableHardware(config.hardware, clock=clock)
-        service = TableService(config, Journal(config.table.journal, "t1"), clock.monotonic)
-        hardware.attach(service)
-        scanner = hardware.board_scanner()
-        reader = BarcodeShoeReader(
-            "the layout board",
-            service,
-            clock.monotonic,
-            opener=lambda _: scanner,
-            monotonic=clock.monotonic,
-        )
-        return service, hardware, reader
-
-    def run(hardware: TableHardware, reader: BarcodeShoeReader, seconds: float) -> None:
-        run_board(board, clock, seconds, hardware.poll, reader.poll)
-
-    def stop(service: TableService, hardware: TableHardware, reader: BarcodeShoeReader) -> None:
-        assert hardware.link is not None
-        hardware.link.close()
-        hardware.close()
-        reader.close()
-        service.journal.close()
+    start, run, stop = scanner_restarts(tmp_path, board, clock)
 
     service, hardware, reader = start()
     try:
