@@ -772,6 +772,26 @@ def test_002_a_forced_stand_goes_with_the_card_a_void_takes_back() -> None:
     assert table.state.next_card() == NextCard("banker", Draw.MAY, True)  # banker 5: draw
 
 
+def test_002_a_stand_refused_names_no_total_of_a_hand_held_face_down() -> None:
+    """002: the players hold their cards face down. A refusal goes back to whoever sent the
+    command, over MQTT on the reply topic every terminal reads unless the sender asked for its
+    own: a player who must draw is told so, not what he holds."""
+    table = open_chemin_de_fer()
+    table.bet("ana", "player", 40)
+    table.lock()
+    deal(table, "2H 3C 2D JC")  # player 4 must draw; banker 3
+    with pytest.raises(IllegalCommandError, match="the tableau makes the player draw") as refusal:
+        table.stand()
+    assert "4" not in str(refusal.value)
+    bound = open_chemin_de_fer(banker_discretion="false")
+    bound.bet("ana", "player", 40)
+    bound.lock()
+    deal(bound, "2H 3C 4D JC")  # player 6 stands; banker 3 must draw
+    with pytest.raises(IllegalCommandError, match="the tableau makes the banker draw") as refusal:
+        bound.stand()
+    assert "3" not in str(refusal.value)
+
+
 def test_002_a_strict_table_makes_the_representative_stand_at_5() -> None:
     """002, Jugabilidad 1: 'algunas mesas estrictas obligan a plantarse en 5'."""
     table = open_chemin_de_fer(rules="strict")

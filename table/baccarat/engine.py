@@ -1257,10 +1257,13 @@ class BaccaratTable(DealerDesk):
             raise IllegalCommandError(
                 f"stand: the first cards are still being dealt ({hand} is next)"
             )
-        two = _two_card_total(state.hands[state.pending])
         if state.verdict.draw is Draw.MUST:
+            # A refusal may be heard by the room (MQTT's shared reply topic): a hand held
+            # face down keeps its total, as the room hears only that it must draw.
+            two = _two_card_total(state.hands[state.pending])
+            on = "" if self._tells_every_draw() else f" on {two}"
             raise IllegalCommandError(
-                f"stand: the tableau makes the {hand} draw on {two} ({self.game}); "
+                f"stand: the tableau makes the {hand} draw{on} ({self.game}); "
                 "the next card is the third card"
             )
         out = self._begin(at)

@@ -846,8 +846,8 @@ class MqttLink:
     def _reply(self, item: _Incoming, request_id: str | None, body: dict[str, Any]) -> None:
         """Answer a command on the Response Topic it asked for, if that is a private reply
         topic of this table (:func:`private_reply_topic`), else on the shared ``reply``: a
-        refusal may say what the room must not hear (a stand refused names the total of a
-        hand held face down), and every betting terminal and display reads ``reply``."""
+        refusal may say what the room need not hear (a bet refused names the chips its punter
+        has in hand), and every betting terminal and display reads ``reply``."""
         topic = item.response_topic
         if topic is None or not _is_private_reply_topic(self.prefix, topic):
             topic = f"{self.prefix}/reply"
