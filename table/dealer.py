@@ -452,20 +452,39 @@ class DealerDesk:
         card = Card.parse(card) if isinstance(card, str) else card
         state = self.state
         alarm = state.alarm
+        # A refusal goes back to whoever sent the command, over MQTT perhaps on the reply
+        # topic every terminal reads: a card given for a place dealt face down is not named,
+        # as its correction on the events topic does not name it.
+        hidden = self._corrects_face_down()
+        given = "correct" if hidden else f"correct {card}"
         if alarm is not None and alarm.card is None:
-            given = "correct" if alarm.face_down else f"correct {card}"
             raise IllegalCommandError(
                 f"{given}: alarm {alarm.alarm_id} is not about a card ({alarm.public_message})"
             )
         # Tried on a twin first: a correction to a card that is no better changes nothing.
-        trial_events = self._trial_copy()._correction_events(card, at)
+        trial_events = self._trial_copy()._correction_events(card, at, given, hidden)
         out = self._begin(at)
         for event in trial_events:
             state.apply(event)
             out.append(event)
         return out
 
-    def _correction_events(self, card: Card, at: float | None) -> list[Event]:
+    def _corrects_face_down(self) -> bool:
+        """Whether a correction now is of a card dealt face down and still unshown: the card
+        an alarm stopped for such a place, or the last card taken."""
+        alarm: Alarm | None = self.state.alarm
+        if alarm is not None:
+            return alarm.face_down
+        if not self._hides_a_card():
+            return False
+        log: Sequence[Event] = self.state.since_checkpoint
+        index = last_card_index(log)
+        last = log[index] if index >= 0 else None
+        return isinstance(last, CardDealt) and last.face_down
+
+    def _correction_events(
+        self, card: Card, at: float | None, given: str, hidden: bool
+    ) -> list[Event]:
         out = self._begin(at)
         alarm = self.state.alarm
         if alarm is not None:
@@ -476,10 +495,16 @@ class DealerDesk:
             corrected = "corrected by the dealer" if alarm.face_down else f"corrected to {card}"
             self._emit(out, AlarmCleared, alarm=alarm.alarm_id, resolution=corrected)
         else:
-            self._correction(out, "correct", self._last_card(f"correct {card}"), card)
+            self._correction(out, "correct", self._last_card(given), card)
         problem = self._card_problem(card)
         if problem is not None:
-            raise CardRefusedError(f"correct {card}: {problem[1]}")
+            kind, message = problem
+            if hidden:  # the alarm's words name the card
+                message = (
+                    f"the card given cannot be taken ({kind.value.replace('_', ' ')}); "
+                    "not named, as it would lie face down"
+                )
+            raise CardRefusedError(f"{given}: {message}")
         self._take_card(out, card)
         return out
 

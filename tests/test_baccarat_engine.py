@@ -1129,6 +1129,38 @@ def test_002_a_correction_of_a_card_dealt_face_down_says_so() -> None:
     assert public_record(event_to_json(lost[0]))["message"] == "no picture for 5 s"
 
 
+def test_002_a_correction_refused_names_no_card_for_a_place_dealt_face_down() -> None:
+    """A refusal goes back to whoever sent the command, over MQTT on the reply topic every
+    terminal reads unless the sender asked for its own: the dealer's correction of a card the
+    players hold face down is refused without naming the card he gave, as its correction
+    would have been told. A third card's is named, as its correction would be."""
+    table = open_chemin_de_fer("chemin-de-fer", decks="1")
+    table.bet("ana", "player", 10)
+    table.lock()
+    deal(table, "2H 3C 3D JC")  # player 5 chooses; banker 3
+
+    def refusal(action: Callable[[], Any]) -> str:
+        with pytest.raises(TableError) as refused:
+            action()
+        return str(refused.value)
+
+    duplicate = refusal(lambda: table.correct("2H"))  # the one 2♥ is the player's
+    assert duplicate.startswith("correct:") and "2H" not in duplicate
+    table.stand()  # the player stands; the banker's cards lie face down
+    late = refusal(lambda: table.correct("7D"))
+    assert "play went on" in late and "7D" not in late
+    deal(table, "6S")  # banker 9 wins: the bank stays
+    table.bet("ana", "player", 10)
+    table.lock()
+    deal(table, "4S 4H 2H")  # the one 2♥ again: an alarm on a card dealt face down
+    stopped = refusal(lambda: table.correct("3C"))
+    assert stopped.startswith("correct:") and "3C" not in stopped and "2H" not in stopped
+    table.correct("6C")
+    deal(table, "KH 3D")  # player 4+6: 0 draws, face up; the one 3♦ again: an alarm
+    third = refusal(lambda: table.correct("4H"))
+    assert third.startswith("correct 4H:")
+
+
 def test_002_banque_a_player_hands_natural_is_shown_while_the_coup_goes_on() -> None:
     """002, Baccarat Banque: a player hand's natural is turned over at once; the coup goes
     on for the other hands, whose cards stay face down. Voiding the card that made the
