@@ -162,15 +162,6 @@ class FirmwareRestarted:
 
 
 @dataclass(frozen=True)
-class SensorChanged:
-    sensor: Sensor
-    active: bool
-    device_ms: int
-    # When the board saw it, on the link's clock (converted from device_ms by DeviceClock).
-    at: float = field(default=0.0, compare=False)
-
-
-@dataclass(frozen=True)
 class FrameId:
     """Which frame of which boot of the board: what makes a frame sent again recognisable."""
 
@@ -188,6 +179,16 @@ class FrameId:
             return None
         frame = cls(int(boot), int(seq))
         return frame if frame.boot_id <= 0xFFFF and frame.seq <= 0xFF else None
+
+
+@dataclass(frozen=True)
+class SensorChanged:
+    sensor: Sensor
+    active: bool
+    device_ms: int
+    # When the board saw it, on the link's clock (converted from device_ms by DeviceClock).
+    at: float = field(default=0.0, compare=False)
+    frame: FrameId | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -209,6 +210,7 @@ class ResentFrameDropped:
 class ButtonChanged:
     button: int
     pressed: bool
+    frame: FrameId | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -758,8 +760,11 @@ class SerialLink:
         self._nak_sent_for = None
         self._write(now, ack_frame(frame.seq))
         event = _event_for(frame)
-        if isinstance(event, BarcodeRead) and self._peer_boot_id is not None:
-            event = replace(event, frame=FrameId(self._peer_boot_id, frame.seq))
+        boot = self._peer_boot_id
+        if isinstance(event, SensorChanged | BarcodeRead | ButtonChanged) and boot is not None:
+            # Named by its frame, so that the service can tell, after a restart, the frames
+            # it took from those it did not.
+            event = replace(event, frame=FrameId(boot, frame.seq))
         if isinstance(event, SensorChanged):
             event = replace(event, at=self.device_clock.host_time(event.device_ms, now))
         if event is not None:

@@ -735,6 +735,8 @@ def scanner_restarts(
             opener=lambda _: scanner,
             monotonic=clock.monotonic,
         )
+        hardware.slide_heard = reader.card_slid  # the board's light barrier, as run wires it
+        hardware.slides_waiting = lambda: reader.slides_waiting
         return service, hardware, reader
 
     def run(hardware: TableHardware, reader: BarcodeShoeReader, seconds: float) -> None:
@@ -748,6 +750,23 @@ def scanner_restarts(
         service.journal.close()
 
     return start, run, stop
+
+
+def step_until(
+    board: SimulatedMicrocontroller,
+    hardware: TableHardware,
+    reader: BarcodeShoeReader,
+    done: Callable[[], bool],
+) -> None:
+    """Step the board and the service, the board's clock standing still, until ``done()``."""
+    for _ in range(200):
+        board.step()
+        hardware.poll()
+        reader.poll()
+        board.wait(0.0002)
+        if done():
+            return
+    raise AssertionError("not done within 200 steps")
 
 
 def test_a_card_the_board_sends_again_after_a_service_restart_is_not_dealt_twice(
@@ -839,6 +858,187 @@ def test_a_card_scanned_after_a_restart_is_dealt_though_the_boards_numbers_came_
             run(hardware, reader, 0.5)
         assert dealt(service) == ["5S", "KD", "2C"]
         assert not [r for r in caplog.records if "sent again" in r.getMessage()]
+    finally:
+        stop(service, hardware, reader)
+        board.close()
+
+
+def test_a_card_scanned_while_the_service_was_down_is_dealt_though_the_numbers_came_round(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The last card dealt from the board's scanner was 250 frames ago (the shoe's lid opened
+    and shut 125 times since). The service stops; meanwhile the dealer scans a card and opens
+    the lid, and the board holds those frames for the service, numbered round past that old
+    card's. Restarted, the service deals the card: it never took it."""
+    caplog.set_level(logging.INFO, "dealtable.hardware")
+    clock = ManualClock(100.0)
+    board = SimulatedMicrocontroller(tmp_path, clock)
+    start, run, stop = scanner_restarts(tmp_path, board, clock)
+
+    service, hardware, reader = start()
+    try:
+        service.execute_line("shuffle")
+        run(hardware, reader, 0.5)
+        board.scan(encode_payload(Card.parse("5S"), 1))
+        run(hardware, reader, 0.5)
+        assert dealt(service) == ["5S"]
+        for _ in range(125):
+            board.open_lid(True)
+            run(hardware, reader, 0.03)
+            board.open_lid(False)
+            run(hardware, reader, 0.03)
+        run(hardware, reader, 0.5)
+        assert not board.firmware.unacked
+    finally:
+        stop(service, hardware, reader)
+
+    board.scan(encode_payload(Card.parse("KD"), 1))
+    run_board(board, clock, 0.1)
+    for _ in range(3):
+        board.open_lid(True)
+        run_board(board, clock, 0.03)
+        board.open_lid(False)
+        run_board(board, clock, 0.03)
+    assert len(board.firmware.unacked) == 7, "the board holds the card and the lid's frames"
+
+    service, hardware, reader = start()
+    try:
+        run(hardware, reader, 1.0)
+        assert dealt(service) == ["5S", "KD"]
+        assert not [r for r in caplog.records if "sent again" in r.getMessage()]
+    finally:
+        stop(service, hardware, reader)
+        board.close()
+
+
+def test_a_slide_the_board_sends_again_after_a_restart_asks_about_no_card(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The board's scanner read 5S and its light barrier then saw the card slide out: one
+    card, dealt. The service stopped before the slide's acknowledgement left, and the board
+    sends the slide again to the restarted service: it is the slide the table took, not a
+    card that slid out unread, and the dealer is asked about nothing."""
+    caplog.set_level(logging.INFO, "dealtable.hardware")
+    clock = ManualClock(100.0)
+    board = SimulatedMicrocontroller(tmp_path, clock)
+    start, run, stop = scanner_restarts(tmp_path, board, clock)
+
+    service, hardware, reader = start()
+    try:
+        service.execute_line("shuffle")
+        run(hardware, reader, 0.5)
+        board.scan(encode_payload(Card.parse("5S"), 1))
+        step_until(board, hardware, reader, lambda: dealt(service) == ["5S"])
+        board.block_card_sensor(True)
+        run_board(board, clock, 0.01)  # the barrier's level holds long enough to count
+        step_until(board, hardware, reader, lambda: not reader._codes)  # paired with 5S's code
+        hardware.poll()
+        board.lose_what_the_host_sent()
+    finally:
+        stop(service, hardware, reader)
+    board.block_card_sensor(False)
+    run_board(board, clock, 0.02)
+    assert board.firmware.unacked, "the board still holds the slide"
+
+    service, hardware, reader = start()
+    try:
+        run(hardware, reader, 1.0)
+        assert service.state.alarm is None
+        assert dealt(service) == ["5S"]
+        assert not board.firmware.unacked
+        said = [r.getMessage() for r in caplog.records if "sent again" in r.getMessage()]
+        assert said and "SENSOR" in said[0]
+    finally:
+        stop(service, hardware, reader)
+        board.close()
+
+
+def test_a_card_slid_unread_as_the_service_stopped_is_asked_about_after_the_restart(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A card slid past the board's light barrier with no code read, and the service stopped
+    before the reader had waited out the code (and before the slide's acknowledgement left).
+    The board sends the slide again: the restarted service asks the dealer about that card,
+    as the last run would have, rather than let it go unrecorded."""
+    caplog.set_level(logging.INFO, "dealtable.hardware")
+    clock = ManualClock(100.0)
+    board = SimulatedMicrocontroller(tmp_path, clock)
+    start, run, stop = scanner_restarts(tmp_path, board, clock)
+
+    service, hardware, reader = start()
+    try:
+        service.execute_line("shuffle")
+        run(hardware, reader, 0.5)
+        board.block_card_sensor(True)
+        run_board(board, clock, 0.01)  # the barrier's level holds long enough to count
+        step_until(board, hardware, reader, lambda: reader.slides_waiting > 0)
+        hardware.poll()
+        reader.poll()
+        board.lose_what_the_host_sent()
+        assert service.state.alarm is None, "not yet asked: the code may come still"
+    finally:
+        stop(service, hardware, reader)
+    board.block_card_sensor(False)
+    run_board(board, clock, 0.02)
+    assert board.firmware.unacked, "the board still holds the slide"
+
+    service, hardware, reader = start()
+    try:
+        run(hardware, reader, 1.0)
+        alarm = service.state.alarm
+        assert alarm is not None and alarm.kind is AlarmKind.UNREAD_CARD
+        assert not [r for r in caplog.records if "sent again" in r.getMessage()]
+    finally:
+        stop(service, hardware, reader)
+        board.close()
+
+
+def test_the_box_empty_switch_the_board_sends_again_after_a_restart_raises_no_alarm_again(
+    tmp_path: Path,
+) -> None:
+    """The box-empty switch closed with cards still to deal: an alarm, which the dealer
+    voided (the box was not empty). The service stopped before the switch's acknowledgement
+    left; the board sends it again to the restarted service, which knows it took it and
+    raises no second alarm."""
+    clock = ManualClock(100.0)
+    board = SimulatedMicrocontroller(tmp_path, clock)
+    start, run, stop = scanner_restarts(tmp_path, board, clock)
+
+    def served(service: TableService, hardware: TableHardware) -> Callable[[], None]:
+        def poll() -> None:
+            for command in hardware.poll():  # as the service's loop carries them out
+                service.execute(command)
+
+        return poll
+
+    service, hardware, reader = start()
+    try:
+        service.execute_line("shuffle")
+        run(hardware, reader, 0.5)
+        board.box_empty_pin.drive(0)
+        run_board(board, clock, 0.01)  # the switch's level holds long enough to count
+        for _ in range(200):
+            board.step()
+            served(service, hardware)()
+            board.wait(0.0002)
+            if service.state.alarm is not None:
+                break
+        alarm = service.state.alarm
+        assert alarm is not None and alarm.kind is AlarmKind.SHORT_DEAL
+        service.execute_line("void")
+        served(service, hardware)()
+        board.lose_what_the_host_sent()
+    finally:
+        stop(service, hardware, reader)
+    board.box_empty_pin.drive(1)
+    run_board(board, clock, 0.02)
+    assert board.firmware.unacked, "the board still holds the switch's frame"
+
+    service, hardware, reader = start()
+    try:
+        run_board(board, clock, 1.0, served(service, hardware), reader.poll)
+        assert service.state.alarm is None
+        assert not board.firmware.unacked
     finally:
         stop(service, hardware, reader)
         board.close()

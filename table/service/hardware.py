@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 import logging
 import time
 from collections import deque
@@ -23,6 +24,7 @@ from display.hardware import AbacusDriver, LayoutDriver
 from firmware_bridge.clock import Clock, SystemClock
 from firmware_bridge.link import (
     BarcodeRead,
+    ButtonChanged,
     DeviceReported,
     FirmwareRestarted,
     FrameId,
@@ -42,6 +44,7 @@ from hw.shoe_sensor import SensorChattering, ShoeSensor
 from table.events import Event
 from table.language import Command, EmptyCmd, LockCmd, ShuffleCmd, VoidCmd
 from table.service.config import HardwareConfig
+from table.service.journal import JournalError
 from table.service.reading_filter import ReadingFilter
 from table.service.table_service import TableService
 from vision.barcode import BarcodeReading, barcode_reading
@@ -69,6 +72,10 @@ LAYOUT_DARK_WITHIN = 0.5
 # A card dealt from a code the board forwarded is journaled with this request id and the
 # frame's name (FrameId): after a restart the board's frame sent again is known by it.
 BOARD_FRAME_REQUEST = "board-frame:"
+# The journal's note of the last frame of the board the service took of any kind (a slide,
+# the lid, the box-empty switch), once what it set going is done, with the journal's last
+# record then: the board sends it again too if its acknowledgement was lost.
+BOARD_FRAME_NOTE = "board-frame"
 # Damaged frames on the line are logged at most this often (seconds): a noisy cable would
 # otherwise fill the log with a line per read.
 NOISE_LOGGED_EVERY = 60.0
@@ -104,6 +111,11 @@ class BoardScanner:
         self._codes: deque[tuple[str, FrameId | None]] = deque()
         self._trouble = trouble
         self._last_frame: FrameId | None = None
+
+    @property
+    def waiting(self) -> frozenset[FrameId]:
+        """The frames of the codes forwarded and not yet read."""
+        return frozenset(frame for _, frame in self._codes if frame is not None)
 
     def forwarded(self, text: str, frame: FrameId | None = None) -> None:
         self._codes.append((text, frame))
@@ -152,6 +164,12 @@ class TableHardware:
         # Told of each card past a light barrier, with the time it passed (on the monotonic
         # clock: the Pi's own barrier's edge, or the board's reading converted to it).
         self.slide_heard: Callable[[float | None], None] | None = None
+        # How many of the slides told to slide_heard wait still for a code or a question.
+        self.slides_waiting: Callable[[], int] = lambda: 0
+        # The board's frames taken and not yet noted (BOARD_FRAME_NOTE), in order, and the
+        # last of its slides told to slide_heard.
+        self._frames_taken: list[FrameId] = []
+        self._slides_told: deque[FrameId] = deque(maxlen=64)
         try:
             if config.abacus:
                 with _refused_in_one_line("the casekeep abacus", board_file):
@@ -211,18 +229,56 @@ class TableHardware:
 
     @staticmethod
     def _last_frame_taken(service: TableService) -> FrameId | None:
-        """The board's frame the last card in the journal was dealt from, if it was: the
-        board sends it again if its acknowledgement was lost as the service stopped. A card
-        dealt since from elsewhere (the console, a camera) leaves nothing to recognise."""
+        """The last frame of the board the journal says the service took: the board sends it
+        again if its acknowledgement was lost as the service stopped. The newer of the frame
+        noted last (BOARD_FRAME_NOTE) and the frame the last card from a board's code was
+        dealt from: a card journaled after the note was written is the newer."""
         journal = service.journal
         newest = journal.last_request_starting(BOARD_FRAME_REQUEST)
+        kept = journal.note(BOARD_FRAME_NOTE)
+        if kept:
+            noted = json.loads(kept)
+            if newest is None or newest[1] <= noted["seq"]:
+                return FrameId.parse(noted["frame"])
+            return FrameId.parse(newest[0].removeprefix(BOARD_FRAME_REQUEST))
         if newest is None:
             return None
+        # A journal from before the note was kept: the last card's frame alone, and only if
+        # no card came from elsewhere (the console, a camera) since, for the board's numbers
+        # may have come round to it since.
         request_id, seq = newest
         last_card = journal.last_events_of("card_dealt", 1)
         if last_card and last_card[-1].seq > seq:
             return None
         return FrameId.parse(request_id.removeprefix(BOARD_FRAME_REQUEST))
+
+    def _note_frames_taken(self) -> None:
+        """Note the last frame of the board taken whose work is done: not a code the reader
+        has yet to read (its card is journaled with its frame), nor a slide it has yet to
+        pair with a code or ask about, nor any frame after those. A command a frame gave
+        (the box empty) was carried out after the last poll."""
+        service: TableService | None = getattr(self, "service", None)
+        if not self._frames_taken or service is None:
+            return  # nothing taken, or no table to take it (not attached)
+        waiting = self.scanner.waiting if self.scanner is not None else frozenset()
+        # The reader settles its slides oldest first: those waiting are the last told.
+        slides = self.slides_waiting()
+        if slides:
+            waiting |= frozenset(list(self._slides_told)[-slides:])
+        done = 0
+        while done < len(self._frames_taken) and self._frames_taken[done] not in waiting:
+            done += 1
+        if done == 0:
+            return
+        frame = self._frames_taken[done - 1]
+        journal = service.journal
+        record = {"frame": str(frame), "seq": journal.last_seq}
+        try:
+            journal.keep_note(BOARD_FRAME_NOTE, json.dumps(record, sort_keys=True))
+        except JournalError:
+            # Tried again at the next poll; the journal's trouble is told where it writes.
+            return
+        del self._frames_taken[:done]
 
     def _question_waits(self) -> bool:
         """The reader's question is what the table waits on: the buttons answer it. While
@@ -294,7 +350,10 @@ class TableHardware:
                 elif self.slide_heard is not None:
                     self.slide_heard(sensed.at)  # heard late if the loop was held up
         if self.link is not None:
+            self._note_frames_taken()
             for event in self.link.poll():
+                if isinstance(event, SensorChanged | BarcodeRead | ButtonChanged) and event.frame:
+                    self._frames_taken.append(event.frame)
                 if isinstance(event, SensorChanged) and event.active:
                     if event.sensor is Sensor.BOX_EMPTY:
                         commands.append(EmptyCmd())
@@ -302,6 +361,8 @@ class TableHardware:
                         # When the beam broke on the board: heard late if the frame waited (a
                         # loop held up, a frame sent again), it still pairs with its code.
                         self.slide_heard(event.at)
+                        if event.frame is not None:
+                            self._slides_told.append(event.frame)
                 elif isinstance(event, BarcodeRead):
                     if self.scanner is not None:
                         self.scanner.forwarded(event.text, event.frame)

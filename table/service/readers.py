@@ -949,6 +949,12 @@ class BarcodeShoeReader(_TableReader):
             # Heard late, slides may come out of order with those heard already.
             self._slides = deque(sorted(self._slides))
 
+    @property
+    def slides_waiting(self) -> int:
+        """The slides :meth:`card_slid` was told of that wait still for a code, or for the
+        pause after which the dealer is asked about them."""
+        return len(self._slides)
+
     def _code_read(
         self, reading: BarcodeReading, now: float, codes_left: int, news: ReaderNews
     ) -> bool:

@@ -373,14 +373,17 @@ def run(
             assert hardware is not None  # the config asks for the board
             # Taken now: the board forwards codes from the first poll on.
             scanner = hardware.board_scanner()
-            shoe_reader = BarcodeShoeReader(
+            barcode_reader = BarcodeShoeReader(
                 "the layout board", service, clock, opener=lambda _: scanner
             )
         else:
-            shoe_reader = BarcodeShoeReader(config.reader.url, service, clock)
+            barcode_reader = BarcodeShoeReader(config.reader.url, service, clock)
+        shoe_reader = barcode_reader
         if hardware is not None:
             # A light barrier on the board tells the cards that slid out with no code read.
-            hardware.slide_heard = shoe_reader.card_slid
+            hardware.slide_heard = barcode_reader.card_slid
+            # A slide it has yet to settle is taken again if the board sends it after a restart.
+            hardware.slides_waiting = lambda: barcode_reader.slides_waiting
     if camera is not None:
         from table.service.readers import CameraReader
 
