@@ -118,6 +118,9 @@ def test_payload_codecs_round_trip() -> None:
     assert Hello.from_payload(hello.to_frame().payload) == hello
     holding = Hello(0xABCD, 17, False, held=8)
     assert Hello.from_payload(holding.to_frame().payload) == holding
+    (vector,) = [v for v in VECTORS["frames"] if "holding 3 frames" in v["name"]]
+    held = Hello.from_payload(bytes.fromhex(vector["payload"]))
+    assert held == Hello(0x1234, 0, reply_requested=False, held=3)
 
 
 @given(

@@ -236,3 +236,20 @@ def test_the_link_lamp_goes_off_while_the_host_is_silent() -> None:
     usb.rx += dealfw.encode_frame(dealfw.HEARTBEAT, 0, bytes((1, 0x42, 0x42)))
     run(firmware, ticks, 1)
     assert firmware.pixels.shown == lit
+
+
+def test_a_hello_counts_the_frames_the_firmware_holds_as_the_vector_does() -> None:
+    """A host that restarted asks the firmware's HELLO how many frames it holds: three codes
+    sent and not acknowledged are counted above the reply bit, as vectors.json writes it."""
+    scanner = UART(1, 9600)
+    firmware, usb, ticks = synced_firmware(scanner=scanner)
+    for code in (b"A1", b"B2", b"C3"):
+        scanner.receive(code + b"\r\n")
+        run(firmware, ticks, 1)
+    assert len(firmware.unacked) == 3
+    usb.frames()
+    usb.rx += dealfw.encode_frame(dealfw.HELLO, 0, bytes((1, 1, 0x43, 0x43, 0)))  # a new host
+    firmware.poll()
+    (vector,) = [v for v in VECTORS["frames"] if "holding 3 frames" in v["name"]]
+    hellos = [f[2] for f in usb.frames() if f[0] == dealfw.HELLO]
+    assert hellos == [bytes.fromhex(vector["payload"])]
