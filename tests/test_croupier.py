@@ -484,6 +484,26 @@ def test_a_broker_that_takes_any_password_is_kept_no_more_connections_than_the_p
         journal.close()
 
 
+@pytest.mark.parametrize("name", ["bar+1", "bar#1", "bar/1"])
+def test_an_account_whose_name_no_reply_topic_can_hold_is_answered_on_the_shared_replies(
+    tmp_path: Path, broker: Broker, name: str
+) -> None:
+    """A broker may take any name; ``dealtable/faro-1/reply/<name>`` is no topic the table
+    answers on where the name holds ``+``, ``#`` or ``/``. The page bets on all the same."""
+    service, link, journal = start_table(tmp_path, broker.port)
+    relay = MqttCommandRelay(MqttConfig(host="127.0.0.1", port=broker.port), "faro-1")
+    try:
+        answer = relayed(
+            relay, link, "bet", {"punter": "anna", "spot": "9", "amount": 4}, Account(name, "x")
+        )
+        assert answer["ok"] is True, answer
+        assert [bet.stake for bet in service.state.bets.values()] == [4]
+    finally:
+        relay.close()
+        link.stop()
+        journal.close()
+
+
 def test_an_accounts_connection_in_use_is_never_let_go_for_another(
     tmp_path: Path, broker: Broker
 ) -> None:

@@ -129,11 +129,13 @@ class _Incoming:
     response_topic: str | None = None  # MQTT 5's Response Topic, as the sender asked
 
 
-def private_reply_topic(prefix: str, account: str) -> str:
+def private_reply_topic(prefix: str, account: str) -> str | None:
     """The topic an account's commands are answered on when it asks for its own (MQTT 5's
     Response Topic): ``dealtable/<table>/reply/<account>``, which the example access list
-    lets that account alone, and the dealer, read."""
-    return f"{prefix}/reply/{account}"
+    lets that account alone, and the dealer, read. None for a name the table would not
+    answer under (empty, or holding ``/``, ``+`` or ``#``)."""
+    topic = f"{prefix}/reply/{account}"
+    return topic if _is_private_reply_topic(prefix, topic) else None
 
 
 def _is_private_reply_topic(prefix: str, topic: str) -> bool:

@@ -394,7 +394,8 @@ class _AccountLink:
         self._replies: dict[str, dict[str, Any]] = {}
         self._refused_publishes: dict[int, str] = {}
         # Where the table answers this account: its own reply topic where the broker lets it
-        # read that, else (an access list from before private replies) the shared one.
+        # read that, else (an access list from before private replies, a name no topic
+        # level can hold) the shared one.
         self._own_replies = private_reply_topic(prefix, account.username)
         self._answered_on: str | None = None
         client = broker_client(config, client_id, (account.username, account.password))
@@ -413,12 +414,14 @@ class _AccountLink:
             self.refusal = f"the broker refused the account {self.account.username}: {reason}"
             self.ready.set()
         else:
-            client.subscribe([(self._own_replies, 1), (f"{self.prefix}/reply", 1)])
+            shared = (f"{self.prefix}/reply", 1)
+            own = [] if self._own_replies is None else [(self._own_replies, 1)]
+            client.subscribe([*own, shared])
 
     def _on_subscribe(
         self, client: mqtt.Client, userdata: Any, mid: int, reasons: list[Any], props: Any
     ) -> None:
-        own, shared = [*reasons, None, None][:2]
+        own, shared = [*([None] if self._own_replies is None else []), *reasons, None, None][:2]
         if own is not None and not own.is_failure:
             self._answered_on = self._own_replies
         elif shared is None or shared.is_failure:
