@@ -99,6 +99,10 @@ MAX_STREAMS = 80
 # Broker accounts the croupier's page keeps a connection for: a table's few tablets, with
 # room to spare.
 MAX_CROUPIER_ACCOUNTS = 10
+# A field no command has: the table refuses a command that holds it before reading the rest
+# (table.service.mqtt's _check_fields), so one sent to find where the table's answers reach
+# the account is never carried out.
+REPLY_PROBE = "reply_probe"
 # Strict-Transport-Security's max-age on every answer over TLS: a browser that had one goes
 # straight to https:// for this long (no plain request for a network's man in the middle to
 # answer), renewed at each visit. A week covers a tablet put away for a weekend; longer would
@@ -391,13 +395,17 @@ class _AccountLink:
         self.refusal = ""
         self._arrived = threading.Condition()
         self._waiting: set[str] = set()
-        self._replies: dict[str, dict[str, Any]] = {}
+        self._replies: dict[str, tuple[str, dict[str, Any]]] = {}  # its topic and the reply
         self._refused_publishes: dict[int, str] = {}
         # Where the table answers this account: its own reply topic where the broker lets it
         # read that, else (an access list from before private replies, a name no topic
-        # level can hold) the shared one.
+        # level can hold) the shared one. Mosquitto grants a subscription its access list
+        # forbids and delivers nothing on it: which is found by asking the table
+        # (:meth:`_find_own_replies`).
         self._own_replies = private_reply_topic(prefix, account.username)
-        self._answered_on: str | None = None
+        self._own_subscribed = False
+        self._answered_on: str | None = None  # the own topic, or "" for the shared one
+        self._finding = threading.Lock()
         client = broker_client(config, client_id, (account.username, account.password))
         client.on_connect = self._on_connect
         client.on_subscribe = self._on_subscribe
@@ -423,7 +431,7 @@ class _AccountLink:
     ) -> None:
         own, shared = [*([None] if self._own_replies is None else []), *reasons, None, None][:2]
         if own is not None and not own.is_failure:
-            self._answered_on = self._own_replies
+            self._own_subscribed = True
         elif shared is None or shared.is_failure:
             self.refusal = (
                 f"the broker does not let the account {self.account.username} read the "
@@ -441,7 +449,7 @@ class _AccountLink:
         with self._arrived:
             request_id = str(reply.get("request_id"))
             if request_id in self._waiting:
-                self._replies[request_id] = reply
+                self._replies[request_id] = (message.topic, reply)
                 self._arrived.notify_all()
 
     def _on_publish(
@@ -452,20 +460,91 @@ class _AccountLink:
                 self._refused_publishes[mid] = str(reason)
                 self._arrived.notify_all()
 
+    def _publish(
+        self, verb: str, payload: dict[str, Any], expiry: int, answered_on: str
+    ) -> mqtt.MQTTMessageInfo:
+        expiring = Properties(PacketTypes.PUBLISH)  # type: ignore[no-untyped-call]
+        expiring.MessageExpiryInterval = expiry
+        if answered_on:
+            expiring.ResponseTopic = answered_on
+        return self.client.publish(
+            f"{self.prefix}/cmd/{verb}", json.dumps(payload), qos=1, properties=expiring
+        )
+
+    def _refused(self, verb: str, refused: str) -> dict[str, Any]:
+        return {
+            "ok": False,
+            "error": f"the broker does not let the account {self.account.username} send "
+            f"cmd/{verb} ({refused})",
+        }
+
+    def _find_own_replies(self, verb: str, timeout: float, expiry: int) -> dict[str, Any] | None:
+        """Find, before the account's first command, whether the broker delivers the table's
+        answers on the account's own reply topic; None once known, else why no command can
+        be sent now. Two commands the table refuses unread, for a field it does not know,
+        go out on the command's own topic (the broker refuses them as it would the command):
+        the first asks for its answer on the account's own reply topic, the second on the
+        shared one. The table answers in turn, and the broker delivers in turn: the second's
+        answer coming without the first's says the broker does not let the account read its
+        own. A table that answers neither is away, and the command is not sent."""
+        with self._finding:
+            if self._answered_on is not None:
+                return None
+            if self._own_replies is None or not self._own_subscribed:
+                self._answered_on = ""
+                return None
+            own, shared = uuid.uuid4().hex, uuid.uuid4().hex
+            with self._arrived:
+                self._waiting |= {own, shared}
+            try:
+                sent = [
+                    self._publish(verb, {"request_id": ask, REPLY_PROBE: True}, expiry, topic)
+                    for ask, topic in ((own, self._own_replies), (shared, ""))
+                ]
+                with self._arrived:
+                    self._arrived.wait_for(
+                        lambda: (
+                            bool({own, shared} & set(self._replies))
+                            or all(info.mid in self._refused_publishes for info in sent)
+                        ),
+                        timeout,
+                    )
+                    refused = [self._refused_publishes.pop(info.mid, None) for info in sent]
+                    answered = {ask: self._replies.pop(ask, None) for ask in (own, shared)}
+            finally:
+                with self._arrived:
+                    self._waiting -= {own, shared}
+            if refused[0] is not None:
+                return self._refused(verb, refused[0])
+            first = answered[own]
+            if first is not None and first[0] == self._own_replies:
+                self._answered_on = self._own_replies
+            elif first is not None or answered[shared] is not None:
+                log.warning(
+                    "the broker does not let the account %s read its own replies on %s: the "
+                    "table answers it on %s/reply, which every terminal and display reads "
+                    "(hw/mosquitto/acl's pattern line lets each account read its own)",
+                    self.account.username,
+                    self._own_replies,
+                    self.prefix,
+                )
+                self._answered_on = ""
+            else:
+                return {"ok": False, "error": f"the table did not answer within {timeout:g} s"}
+            return None
+
     def send(
         self, verb: str, payload: dict[str, Any], timeout: float, expiry: int
     ) -> dict[str, Any]:
+        unsent = self._find_own_replies(verb, timeout, expiry)
+        if unsent is not None:
+            return unsent
         request_id = uuid.uuid4().hex
         with self._arrived:
             self._waiting.add(request_id)
         try:
-            body = json.dumps({**payload, "request_id": request_id})
-            expiring = Properties(PacketTypes.PUBLISH)  # type: ignore[no-untyped-call]
-            expiring.MessageExpiryInterval = expiry
-            if self._answered_on is not None:
-                expiring.ResponseTopic = self._answered_on
-            sent = self.client.publish(
-                f"{self.prefix}/cmd/{verb}", body, qos=1, properties=expiring
+            sent = self._publish(
+                verb, {**payload, "request_id": request_id}, expiry, self._answered_on or ""
             )
             with self._arrived:
                 self._arrived.wait_for(
@@ -478,14 +557,10 @@ class _AccountLink:
             with self._arrived:
                 self._waiting.discard(request_id)
         if refused is not None:
-            return {
-                "ok": False,
-                "error": f"the broker does not let the account {self.account.username} send "
-                f"cmd/{verb} ({refused})",
-            }
+            return self._refused(verb, refused)
         if reply is None:
             return {"ok": False, "error": f"the table did not answer within {timeout:g} s"}
-        return reply
+        return reply[1]
 
     def close(self) -> None:
         self.client.disconnect()
