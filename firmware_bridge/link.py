@@ -14,7 +14,8 @@ sequence number of its oldest unacknowledged frame; a HELLO with a new boot id m
 the peer restarted, so the receiver resynchronises to it. A known boot id can only
 move the receiver forward, never back, so a late repeat of a HELLO changes nothing.
 After every link-up and every firmware restart the host sends its whole display
-state again.
+state again. A service that stops takes no more of the board's frames (``stop_taking``):
+the board keeps them for the service's next run.
 """
 
 from __future__ import annotations
@@ -272,6 +273,8 @@ class LinkStats:
     unsynced: int = 0
     firmware_restarts: int = 0
     heartbeats: int = 0
+    # Frames of the board not taken because the service was stopping: the board keeps them.
+    left_for_next_run: int = 0
 
 
 @dataclass
@@ -349,6 +352,8 @@ class SerialLink:
         self._events: list[LinkEvent] = []
         self._reported_bad = 0
         self._closed = False
+        # Set while the service stops: says which of the board's frames it settles then.
+        self._settles_at_stop: Callable[[LinkEvent], bool] | None = None
 
     # -- what the table asks of it -----------------------------------------------------
 
@@ -415,6 +420,15 @@ class SerialLink:
         run stopped), it and the frames before it are acknowledged and dropped, never acted
         on twice. Call it before the link is up."""
         self._taken_before = taken
+
+    def stop_taking(self, settles: Callable[[LinkEvent], bool] = lambda _: False) -> None:
+        """The service is stopping: from now on the board's frames are not acknowledged but
+        left with it, and it sends them again to the next run of the service, which takes
+        them as new; a frame the service acknowledged and then dropped unhandled would be
+        lost (a card scanned as the service stopped). Only frames in order that ``settles``
+        handles at once, and says so, are still taken; none after a frame left. Frames
+        already taken are acknowledged again."""
+        self._settles_at_stop = settles
 
     def request_reset(self) -> None:
         """Ask the firmware to restart; the display is sent again when it is back."""
@@ -750,15 +764,15 @@ class SerialLink:
                 self.stats.duplicates += 1
                 self._write(now, ack_frame((expected - 1) % 256))
                 self._drop_resent(frame)
+            elif self._settles_at_stop is not None:
+                # Behind a frame left with the board: left too, and no NAK to hurry them.
+                self.stats.left_for_next_run += 1
             else:
                 self.stats.out_of_order += 1
                 if self._nak_sent_for != expected:
                     self._nak_sent_for = expected
                     self._write(now, nak_frame(expected))
             return
-        self._expected_rx = (expected + 1) % 256
-        self._nak_sent_for = None
-        self._write(now, ack_frame(frame.seq))
         event = _event_for(frame)
         boot = self._peer_boot_id
         if isinstance(event, SensorChanged | BarcodeRead | ButtonChanged) and boot is not None:
@@ -767,7 +781,14 @@ class SerialLink:
             event = replace(event, frame=FrameId(boot, frame.seq))
         if isinstance(event, SensorChanged):
             event = replace(event, at=self.device_clock.host_time(event.device_ms, now))
-        if event is not None:
+        settles = self._settles_at_stop
+        if settles is not None and (event is None or not settles(event)):
+            self.stats.left_for_next_run += 1
+            return
+        self._expected_rx = (expected + 1) % 256
+        self._nak_sent_for = None
+        self._write(now, ack_frame(frame.seq))
+        if event is not None and settles is None:
             self._events.append(event)
 
 

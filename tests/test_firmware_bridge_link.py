@@ -324,6 +324,33 @@ def test_a_frame_ahead_of_a_gap_is_refused_with_a_nak() -> None:
     assert link.stats.out_of_order == 1
 
 
+def test_a_stopping_link_leaves_the_boards_frames_with_it_but_those_the_service_settles() -> None:
+    """As the service stops, the board's frames are not acknowledged, so that the board keeps
+    them for the next run; a frame the service settles at once is still taken, in order,
+    and a frame taken before is acknowledged again. No NAK hurries the frames left."""
+    _, port, link = scripted_link()
+    slid = Frame(FrameType.SENSOR, 0, SensorEvent(Sensor.CARD_SLID, True, 5).to_payload())
+    port.incoming += encode(slid)
+    link.poll()
+    port.written.clear()
+    settled: list[object] = []
+
+    def settles(event: object) -> bool:
+        settled.append(event)
+        return isinstance(event, SensorChanged)
+
+    link.stop_taking(settles)
+    lid = Frame(FrameType.SENSOR, 1, SensorEvent(Sensor.SHOE_LID, True, 9).to_payload())
+    code = Frame(FrameType.BARCODE, 2, b"DT-AS-0007")
+    after = Frame(FrameType.SENSOR, 3, SensorEvent(Sensor.SHOE_LID, False, 12).to_payload())
+    port.incoming += encode(slid) + encode(lid) + encode(code) + encode(after)
+    assert link.poll() == []
+    assert [f.payload for f in port.sent(FrameType.ACK)] == [b"\x00", b"\x01"]
+    assert port.sent(FrameType.NAK) == []
+    assert settled == [SensorChanged(Sensor.SHOE_LID, True, 9), BarcodeRead("DT-AS-0007")]
+    assert link.stats.left_for_next_run == 2
+
+
 def test_an_unplug_is_link_down_and_reopening_backs_off() -> None:
     clock, port, link = scripted_link(LinkConfig(backoff_initial=0.1, backoff_max=0.4))
     port.closed = True

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from gpiozero import Button  # type: ignore[import-untyped]
-from wire_fixtures import mock_pins, run_board
+from wire_fixtures import STEP, mock_pins, run_board
 
 from display.frames import layout_frame
 from display.hardware import ALARM, LINK_UP, OFF, READER_LOST, layout_pixels
@@ -737,6 +737,7 @@ def scanner_restarts(
         )
         hardware.slide_heard = reader.card_slid  # the board's light barrier, as run wires it
         hardware.slides_waiting = lambda: reader.slides_waiting
+        hardware.slide_of_a_code_read = reader.slide_of_a_code_read
         return service, hardware, reader
 
     def run(hardware: TableHardware, reader: BarcodeShoeReader, seconds: float) -> None:
@@ -1039,6 +1040,148 @@ def test_the_box_empty_switch_the_board_sends_again_after_a_restart_raises_no_al
         run_board(board, clock, 1.0, served(service, hardware), reader.poll)
         assert service.state.alarm is None
         assert not board.firmware.unacked
+    finally:
+        stop(service, hardware, reader)
+        board.close()
+
+
+class BoardAlongside(ManualClock):
+    """A manual clock the board runs on beside the service while the service waits on its
+    link (a clean stop waits for the dark layout to be taken): while ``board`` is set, each
+    reading of the clock gives the board a step and moves the clock on by one."""
+
+    def __init__(self, start: float) -> None:
+        super().__init__(start)
+        self.board: SimulatedMicrocontroller | None = None
+        self._stepping = False
+
+    def monotonic(self) -> float:
+        board = self.board
+        if board is not None and not self._stepping:
+            self._stepping = True  # the board reads the clock too
+            try:
+                board.step()
+                board.wait(0.0002)
+                self.advance(STEP)
+            finally:
+                self._stepping = False
+        return super().monotonic()
+
+
+def stop_cleanly(
+    clock: BoardAlongside,
+    board: SimulatedMicrocontroller,
+    service: TableService,
+    hardware: TableHardware,
+    reader: BarcodeShoeReader,
+) -> None:
+    """Stop as the service does on SIGTERM: the layout dark, its acknowledgement waited for,
+    with the board running on meanwhile."""
+    clock.board = board
+    try:
+        hardware.close()
+    finally:
+        clock.board = None
+    reader.close()
+    service.journal.close()
+
+
+def test_a_card_scanned_as_the_service_stops_is_dealt_after_the_restart(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The dealer scans a card as the service stops cleanly: its code reaches the service
+    while it waits for the board to take the dark layout. The board keeps the code and
+    sends it to the restarted service, which deals it: no card lost at a stop."""
+    caplog.set_level(logging.INFO, "dealtable.hardware")
+    clock = BoardAlongside(100.0)
+    board = SimulatedMicrocontroller(tmp_path, clock)
+    start, run, stop = scanner_restarts(tmp_path, board, clock)
+
+    service, hardware, reader = start()
+    try:
+        service.execute_line("shuffle")
+        run(hardware, reader, 0.5)
+        board.scan(encode_payload(Card.parse("5S"), 1))
+        run(hardware, reader, 0.5)
+        assert dealt(service) == ["5S"]
+        board.scan(encode_payload(Card.parse("KD"), 1))
+        run_board(board, clock, 0.004)  # the board sends the code; the service stops
+    finally:
+        stop_cleanly(clock, board, service, hardware, reader)
+    assert board.shown == [OFF] * 16, "the layout went dark"
+
+    run_board(board, clock, 0.1)
+    service, hardware, reader = start()
+    try:
+        run(hardware, reader, 1.0)
+        assert dealt(service) == ["5S", "KD"]
+        assert service.state.alarm is None
+        assert not board.firmware.unacked
+        assert not [r for r in caplog.records if "sent again" in r.getMessage()]
+    finally:
+        stop(service, hardware, reader)
+        board.close()
+
+
+def test_the_slide_of_a_card_dealt_as_the_service_stops_asks_about_no_card_after_it(
+    tmp_path: Path,
+) -> None:
+    """5S's code was read and the card dealt; its slide past the board's light barrier
+    reaches the service as it stops cleanly. The slide is the dealt card's, settled then:
+    the restarted service asks the dealer about no card."""
+    clock = BoardAlongside(100.0)
+    board = SimulatedMicrocontroller(tmp_path, clock)
+    start, run, stop = scanner_restarts(tmp_path, board, clock)
+
+    service, hardware, reader = start()
+    try:
+        service.execute_line("shuffle")
+        run(hardware, reader, 0.5)
+        board.scan(encode_payload(Card.parse("5S"), 1))
+        step_until(board, hardware, reader, lambda: dealt(service) == ["5S"])
+        board.block_card_sensor(True)
+        run_board(board, clock, 0.01)  # the board sends the slide; the service stops
+    finally:
+        stop_cleanly(clock, board, service, hardware, reader)
+    board.block_card_sensor(False)
+    run_board(board, clock, 0.1)
+
+    service, hardware, reader = start()
+    try:
+        run(hardware, reader, 1.0)
+        assert service.state.alarm is None
+        assert dealt(service) == ["5S"]
+    finally:
+        stop(service, hardware, reader)
+        board.close()
+
+
+def test_a_card_slid_unread_as_the_service_stops_is_asked_about_after_the_restart(
+    tmp_path: Path,
+) -> None:
+    """A card slid past the board's light barrier with no code read as the service stopped
+    cleanly: the board keeps the slide, and the restarted service asks the dealer about the
+    card."""
+    clock = BoardAlongside(100.0)
+    board = SimulatedMicrocontroller(tmp_path, clock)
+    start, run, stop = scanner_restarts(tmp_path, board, clock)
+
+    service, hardware, reader = start()
+    try:
+        service.execute_line("shuffle")
+        run(hardware, reader, 0.5)
+        board.block_card_sensor(True)
+        run_board(board, clock, 0.01)  # the board sends the slide; the service stops
+    finally:
+        stop_cleanly(clock, board, service, hardware, reader)
+    board.block_card_sensor(False)
+    run_board(board, clock, 0.1)
+
+    service, hardware, reader = start()
+    try:
+        run(hardware, reader, 1.0)
+        alarm = service.state.alarm
+        assert alarm is not None and alarm.kind is AlarmKind.UNREAD_CARD
     finally:
         stop(service, hardware, reader)
         board.close()

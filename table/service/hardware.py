@@ -30,6 +30,7 @@ from firmware_bridge.link import (
     FrameId,
     FramesRefused,
     LinkDown,
+    LinkEvent,
     LinkUp,
     ResentFrameDropped,
     SensorChanged,
@@ -166,6 +167,9 @@ class TableHardware:
         self.slide_heard: Callable[[float | None], None] | None = None
         # How many of the slides told to slide_heard wait still for a code or a question.
         self.slides_waiting: Callable[[], int] = lambda: 0
+        # Whether a card that slid out at a time (as for slide_heard) is one whose code was
+        # read already; if so it is paired with it.
+        self.slide_of_a_code_read: Callable[[float], bool] = lambda at: False
         # The board's frames taken and not yet noted (BOARD_FRAME_NOTE), in order, and the
         # last of its slides told to slide_heard.
         self._frames_taken: list[FrameId] = []
@@ -449,9 +453,30 @@ class TableHardware:
         if self.buttons is not None:
             self.buttons.close()
         if self.link is not None:
+            # What the board sends from here on stays with it for the next run: taken now,
+            # it would be acknowledged (the board forgets it) and then dropped unhandled.
+            self.link.stop_taking(self._settled_at_stop)
             if self.layout is not None and self.link.is_up:
                 # Left lit, the layout and its green link lamp would tell the table the
                 # service still runs.
                 self.layout.go_dark()
                 self.link.flush(LAYOUT_DARK_WITHIN)
             self.link.close()
+            # Should an acknowledgement of the last frames taken be lost, the next run knows
+            # them when the board sends them again.
+            self._note_frames_taken()
+
+    def _settled_at_stop(self, event: LinkEvent) -> bool:
+        """Whether a frame of the board that comes as the service stops is settled by then:
+        the slide of a card whose code was read (its card is dealt), an edge that asks
+        nothing (the lid, a sensor going inactive). A code, a slide no code answered and
+        the box-empty switch are work for the next run, which the board sends them to."""
+        if not isinstance(event, SensorChanged):
+            return False
+        if event.sensor is Sensor.CARD_SLID and event.active:
+            settled = self.slide_of_a_code_read(event.at)
+        else:
+            settled = not (event.sensor is Sensor.BOX_EMPTY and event.active)
+        if settled and event.frame is not None:
+            self._frames_taken.append(event.frame)
+        return settled

@@ -940,14 +940,22 @@ class BarcodeShoeReader(_TableReader):
         if self.scanner is None:
             return  # the scanner is gone: the dealer gives the cards at the console
         slid_at = self.monotonic() if at is None else at
-        while self._codes and slid_at - self._codes[0] > self.pair_within:
-            self._codes.popleft()  # a code whose card the beam missed
-        if self._codes:
-            self._codes.popleft()  # its code came first
-        else:
+        if not self.slide_of_a_code_read(slid_at):
             self._slides.append(slid_at)
             # Heard late, slides may come out of order with those heard already.
             self._slides = deque(sorted(self._slides))
+
+    def slide_of_a_code_read(self, at: float) -> bool:
+        """Whether a card that slid out ``at`` (on the ``monotonic`` clock) is one whose code
+        was read already, and so dealt: if so the slide is paired with that code."""
+        if self.scanner is None:
+            return False
+        while self._codes and at - self._codes[0] > self.pair_within:
+            self._codes.popleft()  # a code whose card the beam missed
+        if not self._codes:
+            return False
+        self._codes.popleft()
+        return True
 
     @property
     def slides_waiting(self) -> int:

@@ -384,6 +384,8 @@ def run(
             hardware.slide_heard = barcode_reader.card_slid
             # A slide it has yet to settle is taken again if the board sends it after a restart.
             hardware.slides_waiting = lambda: barcode_reader.slides_waiting
+            # As the service stops, a slide is settled if its code was read: its card is dealt.
+            hardware.slide_of_a_code_read = barcode_reader.slide_of_a_code_read
     if camera is not None:
         from table.service.readers import CameraReader
 
