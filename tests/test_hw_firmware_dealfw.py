@@ -253,3 +253,23 @@ def test_a_hello_counts_the_frames_the_firmware_holds_as_the_vector_does() -> No
     (vector,) = [v for v in VECTORS["frames"] if "holding 3 frames" in v["name"]]
     hellos = [f[2] for f in usb.frames() if f[0] == dealfw.HELLO]
     assert hellos == [bytes.fromhex(vector["payload"])]
+
+
+def test_frames_a_stopping_host_left_unacknowledged_go_to_its_next_run() -> None:
+    """A host that stops acknowledges nothing more: the firmware keeps the code through the
+    host's silence, counts it in its HELLO to the host's next run and sends it again."""
+    scanner = UART(1, 9600)
+    firmware, usb, ticks = synced_firmware(scanner=scanner)
+    scanner.receive(b"DT-AS-0007\r\n")
+    run(firmware, ticks, 1)
+    (code,) = [f for f in usb.frames() if f[0] == dealfw.BARCODE]
+    run(firmware, ticks, 5000)  # the host is gone: resent, and never given up
+    assert firmware.host_silent
+    assert [frame[0] for frame in firmware.unacked] == [code[1]]
+    usb.frames()
+    usb.rx += dealfw.encode_frame(dealfw.HELLO, 0, bytes((1, 1, 0x43, 0x43, 0)))  # its next run
+    firmware.poll()
+    hellos = [f[2] for f in usb.frames() if f[0] == dealfw.HELLO]
+    assert hellos == [bytes((1, 1 << 1, 0x12, 0x34, code[1]))]
+    run(firmware, ticks, dealfw.Firmware.ACK_TIMEOUT_MS)
+    assert [f for f in usb.frames() if f[0] == dealfw.BARCODE] == [code]
