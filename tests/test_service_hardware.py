@@ -4,11 +4,13 @@ buttons, and the simulated microcontroller (the real firmware code) over a pty."
 from __future__ import annotations
 
 import dataclasses
+import io
 import logging
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -26,8 +28,8 @@ from hw.errors import HardwareError
 from hw.firmware import dealfw
 from hw.simulated.microcontroller import Faults, SimulatedMicrocontroller
 from hw.simulated.shift_register import ShiftRegisterChain
-from table.cards import Card, Rank
-from table.events import AlarmKind
+from table.cards import STANDARD_52, Card, Rank
+from table.events import AlarmKind, DealFinished, Event
 from table.faro.engine import Phase
 from table.service import journal as journal_module
 from table.service.config import Config, HardwareConfig, ReaderConfig, TableConfig
@@ -35,6 +37,7 @@ from table.service.hardware import TableHardware
 from table.service.journal import Journal
 from table.service.readers import BarcodeShoeReader
 from table.service.run import SimulatedTable, open_table
+from table.service.run import run as run_table
 from table.service.table_service import TableService
 from tests.mosquitto import wait_until
 from tests.test_service_readers import (
@@ -707,8 +710,23 @@ def test_a_slide_the_boards_barrier_saw_is_paired_by_the_boards_time_though_hear
         board.close()
 
 
+def board_scanner_config(
+    tmp_path: Path, board: SimulatedMicrocontroller, table: TableConfig | None = None
+) -> Config:
+    """A table (a Faro table unless ``table`` says) dealing from the scanner wired to
+    ``board``, with no abacus nor buttons."""
+    return Config(
+        table=table or TableConfig(id="t1", journal=str(tmp_path / "j.sqlite")),
+        reader=ReaderConfig(kind="board-scanner"),
+        hardware=HardwareConfig(microcontroller_url=board.url, abacus=False, buttons=False),
+    )
+
+
 def scanner_restarts(
-    tmp_path: Path, board: SimulatedMicrocontroller, clock: ManualClock
+    tmp_path: Path,
+    board: SimulatedMicrocontroller,
+    clock: ManualClock,
+    table: TableConfig | None = None,
 ) -> tuple[
     Callable[[], tuple[TableService, TableHardware, BarcodeShoeReader]],
     Callable[[TableHardware, BarcodeShoeReader, float], None],
@@ -716,16 +734,13 @@ def scanner_restarts(
 ]:
     """A table dealing from the board's scanner, to start, run a while and stop at once (no
     dark layout sent, nothing more heard: as a service killed), again and again."""
-    config = Config(
-        table=TableConfig(id="t1", journal=str(tmp_path / "j.sqlite")),
-        reader=ReaderConfig(kind="board-scanner"),
-        hardware=HardwareConfig(microcontroller_url=board.url, abacus=False, buttons=False),
-    )
+    config = board_scanner_config(tmp_path, board, table)
 
     def start() -> tuple[TableService, TableHardware, BarcodeShoeReader]:
         assert config.hardware is not None
         hardware = TableHardware(config.hardware, clock=clock)
-        service = TableService(config, Journal(config.table.journal, "t1"), clock.monotonic)
+        journal = Journal(config.table.journal, config.table.id)
+        service = TableService(config, journal, clock.monotonic)
         hardware.attach(service)
         scanner = hardware.board_scanner()
         reader = BarcodeShoeReader(
@@ -1184,4 +1199,95 @@ def test_a_card_slid_unread_as_the_service_stops_is_asked_about_after_the_restar
         assert alarm is not None and alarm.kind is AlarmKind.UNREAD_CARD
     finally:
         stop(service, hardware, reader)
+        board.close()
+
+
+class ScanAsTheDealEnds(TableHardware):
+    """The table's devices, with the dealer scanning the next deck's soda as the deal ends:
+    the board sends its code at once, before the service's next poll of the board. ``stop``
+    is set then too, if given (a SIGTERM as the deal ends)."""
+
+    def __init__(
+        self,
+        config: HardwareConfig,
+        clock: BoardAlongside,
+        board: SimulatedMicrocontroller,
+        code: str,
+        stop: threading.Event | None,
+    ) -> None:
+        super().__init__(config, clock=clock)
+        self._board = board
+        self._code = code
+        self._stop = stop
+
+    def attach(self, service: TableService) -> None:
+        super().attach(service)
+        service.listeners.append(self._deal_ended)
+
+    def _deal_ended(self, events: Sequence[Event]) -> None:
+        if not any(isinstance(event, DealFinished) for event in events):
+            return
+        self._board.scan(self._code)
+        self._board.step()  # the code's frame leaves the board ...
+        assert self.link is not None
+        self.link.wait(1.0)  # ... and reaches the service's end of the line
+        if self._stop is not None:
+            self._stop.set()
+
+
+@pytest.mark.parametrize("end", ["deals", "until_deal", "signal"])
+def test_a_card_scanned_as_the_last_deal_of_a_run_ends_is_dealt_in_the_next(
+    tmp_path: Path, end: str
+) -> None:
+    """`dealtable run --deals 1` (or --until-deal 1, or a SIGTERM) at a table dealt from
+    the board's scanner: the hoc ends the deal and the run, and the dealer scans the next
+    deck's soda as it does. Its code is no card lost: the board keeps it, and the next run
+    deals it once the dealer has said the new deck is in."""
+    clock = BoardAlongside(100.0)
+    board = SimulatedMicrocontroller(tmp_path, clock)
+    config = board_scanner_config(tmp_path, board)
+    deck = [str(card) for card in STANDARD_52]
+    with Journal(config.table.journal, config.table.id) as journal:
+        service = TableService(config, journal)
+        for line in ["shuffle", *(f"card {card}" for card in deck[:-1])]:
+            service.execute_line(line)
+    board.scan(encode_payload(Card.parse(deck[-1]), 1))  # the hoc
+
+    stop = threading.Event() if end == "signal" else None
+    assert config.hardware is not None
+    soda = encode_payload(Card.parse("5S"), 2)
+    devices = ScanAsTheDealEnds(config.hardware, clock, board, soda, stop)
+    ends: dict[str, dict[str, Any]] = {
+        "deals": {"deals": 1},
+        "until_deal": {"until_deal": 1},
+        "signal": {"stop": stop},
+    }
+    clock.board = board  # the board runs on beside the service, to the dark layout and on
+    try:
+        status = run_table(
+            config,
+            out=io.StringIO(),
+            console=io.StringIO(),
+            clock=clock.monotonic,
+            monotonic=clock.monotonic,
+            hardware=devices,
+            **ends[end],
+        )
+    finally:
+        clock.board = None
+    assert status == 0
+    assert board.shown == [OFF] * 16, "the layout went dark"
+
+    run_board(board, clock, 0.1)
+    start, run, stop_at_once = scanner_restarts(tmp_path, board, clock)
+    service, hardware, reader = start()
+    try:
+        assert len(dealt(service)) == 52 and service.faro.phase is Phase.FINISHED
+        service.execute_line("shuffle")
+        run(hardware, reader, 1.0)
+        assert dealt(service) == ["5S"]
+        assert service.state.alarm is None
+        assert not board.firmware.unacked
+    finally:
+        stop_at_once(service, hardware, reader)
         board.close()

@@ -403,6 +403,14 @@ def run(
         while not stop.is_set():
             if reload is not None and reload.wanted():
                 break
+            # Before the devices are polled, as a signal's stop is: what the board sends from
+            # here on stays with it for the next run. Taken (and acknowledged) by a last poll,
+            # a code would be left unread, its card lost. A deal a device ended in its poll
+            # ends the run at the next turn, once the reader has read what that poll took.
+            if deals is not None and ended.deals >= deals:
+                break
+            if until_deal is not None and _deal_over(service, until_deal):
+                break
             notifier.healthy()
             service.try_the_journal(monotonic())
             service.archive_some()
@@ -418,10 +426,6 @@ def run(
                         service.execute(command)
                     except TableError as refused:
                         log.warning("refused from the table's devices: %s", refused)
-            if deals is not None and ended.deals >= deals:
-                break
-            if until_deal is not None and _deal_over(service, until_deal):
-                break
             if simulated is not None:
                 # The pause between cards is waited out in slices, with the broker, the
                 # devices and the watchdog served between them: a link left unheard would
