@@ -768,6 +768,49 @@ def scanner_restarts(
     return start, run, stop
 
 
+def deal_5s_then_turn_the_numbers_nearly_round(
+    board: SimulatedMicrocontroller,
+    start: Callable[[], tuple[TableService, TableHardware, BarcodeShoeReader]],
+    run: Callable[[TableHardware, BarcodeShoeReader, float], None],
+    stop: Callable[[TableService, TableHardware, BarcodeShoeReader], None],
+) -> None:
+    """One run of the table: 5S dealt from the board's scanner, then the shoe's lid opened
+    and shut 125 times, so the board's frame numbers (0..255) come nearly round to the card's;
+    every frame acknowledged before the table stops."""
+    service, hardware, reader = start()
+    try:
+        service.execute_line("shuffle")
+        run(hardware, reader, 0.5)
+        board.scan(encode_payload(Card.parse("5S"), 1))
+        run(hardware, reader, 0.5)
+        assert dealt(service) == ["5S"]
+        for _ in range(125):
+            board.open_lid(True)
+            run(hardware, reader, 0.03)
+            board.open_lid(False)
+            run(hardware, reader, 0.03)
+        run(hardware, reader, 0.5)
+        assert not board.firmware.unacked
+    finally:
+        stop(service, hardware, reader)
+
+
+def deal_5s_and_slide_it(
+    board: SimulatedMicrocontroller,
+    service: TableService,
+    hardware: TableHardware,
+    reader: BarcodeShoeReader,
+    run: Callable[[TableHardware, BarcodeShoeReader, float], None],
+) -> None:
+    """A new deck, 5S's code read by the board's scanner and the card dealt, then the card
+    blocking the board's light barrier as it slides out (the slide not yet sent)."""
+    service.execute_line("shuffle")
+    run(hardware, reader, 0.5)
+    board.scan(encode_payload(Card.parse("5S"), 1))
+    step_until(board, hardware, reader, lambda: dealt(service) == ["5S"])
+    board.block_card_sensor(True)
+
+
 def step_until(
     board: SimulatedMicrocontroller,
     hardware: TableHardware,
@@ -849,22 +892,7 @@ def test_a_card_scanned_after_a_restart_is_dealt_though_the_boards_numbers_came_
     board = SimulatedMicrocontroller(tmp_path, clock)
     start, run, stop = scanner_restarts(tmp_path, board, clock)
 
-    service, hardware, reader = start()
-    try:
-        service.execute_line("shuffle")
-        run(hardware, reader, 0.5)
-        board.scan(encode_payload(Card.parse("5S"), 1))
-        run(hardware, reader, 0.5)
-        assert dealt(service) == ["5S"]
-        for _ in range(125):
-            board.open_lid(True)
-            run(hardware, reader, 0.03)
-            board.open_lid(False)
-            run(hardware, reader, 0.03)
-        run(hardware, reader, 0.5)
-        assert not board.firmware.unacked
-    finally:
-        stop(service, hardware, reader)
+    deal_5s_then_turn_the_numbers_nearly_round(board, start, run, stop)
 
     service, hardware, reader = start()
     try:
@@ -891,22 +919,7 @@ def test_a_card_scanned_while_the_service_was_down_is_dealt_though_the_numbers_c
     board = SimulatedMicrocontroller(tmp_path, clock)
     start, run, stop = scanner_restarts(tmp_path, board, clock)
 
-    service, hardware, reader = start()
-    try:
-        service.execute_line("shuffle")
-        run(hardware, reader, 0.5)
-        board.scan(encode_payload(Card.parse("5S"), 1))
-        run(hardware, reader, 0.5)
-        assert dealt(service) == ["5S"]
-        for _ in range(125):
-            board.open_lid(True)
-            run(hardware, reader, 0.03)
-            board.open_lid(False)
-            run(hardware, reader, 0.03)
-        run(hardware, reader, 0.5)
-        assert not board.firmware.unacked
-    finally:
-        stop(service, hardware, reader)
+    deal_5s_then_turn_the_numbers_nearly_round(board, start, run, stop)
 
     board.scan(encode_payload(Card.parse("KD"), 1))
     run_board(board, clock, 0.1)
@@ -941,11 +954,7 @@ def test_a_slide_the_board_sends_again_after_a_restart_asks_about_no_card(
 
     service, hardware, reader = start()
     try:
-        service.execute_line("shuffle")
-        run(hardware, reader, 0.5)
-        board.scan(encode_payload(Card.parse("5S"), 1))
-        step_until(board, hardware, reader, lambda: dealt(service) == ["5S"])
-        board.block_card_sensor(True)
+        deal_5s_and_slide_it(board, service, hardware, reader, run)
         run_board(board, clock, 0.01)  # the barrier's level holds long enough to count
         step_until(board, hardware, reader, lambda: not reader._codes)  # paired with 5S's code
         hardware.poll()
@@ -1150,11 +1159,7 @@ def test_the_slide_of_a_card_dealt_as_the_service_stops_asks_about_no_card_after
 
     service, hardware, reader = start()
     try:
-        service.execute_line("shuffle")
-        run(hardware, reader, 0.5)
-        board.scan(encode_payload(Card.parse("5S"), 1))
-        step_until(board, hardware, reader, lambda: dealt(service) == ["5S"])
-        board.block_card_sensor(True)
+        deal_5s_and_slide_it(board, service, hardware, reader, run)
         run_board(board, clock, 0.01)  # the board sends the slide; the service stops
     finally:
         stop_cleanly(clock, board, service, hardware, reader)
