@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import random
 from collections.abc import Callable
 from typing import Any
@@ -10,6 +12,7 @@ from typing import Any
 import pytest
 
 from display.baccarat_terminal import describe
+from display.baccarat_view import baccarat_view
 from table.baccarat import BaccaratTable, Draw, NextCard, Phase
 from table.baccarat.engine import GEOMETRY
 from table.baccarat.rules import MOST_CARDS_A_COUP
@@ -27,6 +30,7 @@ from table.events import (
     CardRole,
     CommissionTaken,
     CoupFinished,
+    CoupResult,
     CutCardOut,
     DealerCorrection,
     DealVoided,
@@ -747,8 +751,8 @@ def test_002_every_draw_and_stand_of_a_hand_held_face_down_is_told_forced_or_cho
     table.bet("ana", "player", 40)
     table.lock()
     events = deal(table, "2H 3C 4D JC")  # player 6 stands; banker 3 draws
-    assert choices_told(events) == [("player", 6, False, True)]
-    assert isinstance(events[-1], ThirdCardChoice)  # just after the card that ended its turn
+    assert choices_told(events) == []  # told at the player's "non", as a stand on 5 is
+    assert choices_told(table.stand()) == [("player", 6, False, True)]
     events = table.deal("4S")
     assert choices_told(events) == [("banker", 3, True, True)]
     assert isinstance(events[0], ThirdCardChoice) and isinstance(events[1], CardDealt)
@@ -762,14 +766,194 @@ def test_002_every_draw_and_stand_of_a_hand_held_face_down_is_told_forced_or_cho
     assert choices_told(events) == []  # the natural ended the coup on its first cards
 
 
-def test_002_a_forced_stand_goes_with_the_card_a_void_takes_back() -> None:
+def test_002_a_void_of_the_bankers_second_card_leaves_the_players_no_to_come() -> None:
     table = open_chemin_de_fer()
     table.bet("ana", "player", 40)
     table.lock()
     deal(table, "2H 3C 4D JC")  # player 6 stands, as the tableau makes it
     assert [e.card.code for e in table.void_card() if isinstance(e, DealerCorrection)] == ["JC"]
-    assert choices_told(deal(table, "2C")) == [("player", 6, False, True)]
+    assert choices_told(deal(table, "2C")) == []
+    assert table.state.next_card() == NextCard("player", Draw.MUST_NOT)
+    assert choices_told(table.stand()) == [("player", 6, False, True)]
     assert table.state.next_card() == NextCard("banker", Draw.MAY, True)  # banker 5: draw
+
+
+def public_coup(events: list[Event]) -> list[dict[str, Any]]:
+    """Events as the MQTT events topic gives them, up to the coup's result (which shows
+    every hand)."""
+    told = []
+    for event in events:
+        if isinstance(event, CoupResult):
+            break
+        told.append(public_record(event_to_json(event)))
+    return told
+
+
+def chemin_de_fer_at_the_banker_second_card(
+    player_second: str, banker_second: str = "JC", banker_discretion: str = "true"
+) -> tuple[BaccaratTable, list[Event]]:
+    """ana's 40 on the player; 2H, 3C, ``player_second`` and ``banker_second`` out at 10,
+    11, 12 and 13: the player holds 2 and that card, the banker 3 and that card."""
+    table = open_chemin_de_fer(banker_discretion=banker_discretion)
+    table.bet("ana", "player", 40)
+    events = table.lock(at=5.0)
+    cards = ("2H", "3C", player_second, banker_second)
+    for at, card in zip((10.0, 11.0, 12.0, 13.0), cards, strict=True):
+        events += table.deal(card, at=at)
+    return table, events
+
+
+def test_002_a_forced_stand_waits_for_the_players_no_as_a_stand_on_5_does() -> None:
+    """002: at the table the player says "non" on 5, 6 or 7 alike. A forced stand told at
+    the banker's second card, with that card's time, and a chosen one only when the dealer
+    keys it, would tell the room a 6 or 7 from a 5 by when it comes: on 6 and 7 the dealer
+    keys the player's "non" too, and the stand is told then. While the table waits for it
+    the screens show the same."""
+    told, views, kept = [], [], []
+    for second in ("3D", "4D", "5D"):  # the player holds 5, 6, 7
+        table, events = chemin_de_fer_at_the_banker_second_card(second)
+        assert choices_told(events) == []  # not at the banker's second card
+        assert table.state.next_card().hand == "player"
+        waiting = baccarat_view(table.state, [])
+        events += table.stand(at=20.0)
+        assert table.state.next_card() == NextCard("banker", Draw.MAY, True)
+        views.append((waiting, baccarat_view(table.state, [])))
+        events += table.deal("5S", at=30.0)  # banker 3 draws: 8
+        told.append(public_coup(events))
+        kept.append(choices_told(events)[0])
+    assert told[0] == told[1] == told[2]
+    assert views[0] == views[1] == views[2]
+    assert [
+        (e["hand"], e["draws"], e["at"]) for e in told[0] if e["type"] == "third_card_choice"
+    ] == [("player", False, 20.0), ("banker", True, 30.0)]
+    assert kept == [
+        ("player", 5, False, False),
+        ("player", 6, False, True),
+        ("player", 7, False, True),
+    ]
+
+
+def test_002_a_players_no_not_keyed_is_told_as_play_moves_past_the_hand() -> None:
+    """The dealer may slide the banker's card without keying the player's "non" on 6: the
+    stand is told as that card comes, with its time, before the banker's draw. A void of
+    that card leaves it told: the next card is the banker's."""
+    table, _ = chemin_de_fer_at_the_banker_second_card("4D")
+    events = table.deal("5S", at=30.0)
+    assert [(type(e), e.at) for e in events[:3]] == [
+        (ThirdCardChoice, 30.0),
+        (ThirdCardChoice, 30.0),
+        (CardDealt, 30.0),
+    ]
+    assert choices_told(events) == [("player", 6, False, True), ("banker", 3, True, False)]
+    voided = table.void_card(at=31.0)
+    assert [e.card.code for e in voided if isinstance(e, DealerCorrection)] == ["5S"]
+    assert table.state.next_card() == NextCard("banker", Draw.MAY, True)
+    assert choices_told(table.deal("6S", at=32.0)) == [("banker", 3, True, False)]
+    corrected = table.correct("2S", at=33.0)
+    assert choices_told(corrected) == [("banker", 3, True, False)]
+    assert result(corrected).hands["banker"] == tuple(Card.parse(c) for c in ("3C", "JC", "2S"))
+
+
+def test_002_where_the_banker_is_bound_the_coup_waits_for_the_players_no_on_6_as_on_5() -> None:
+    """Without the banker's discretion, a banker on 7 stands as the tableau makes it: on 6
+    the coup would end at the banker's second card, on 5 only at the player's word."""
+    told = []
+    for second in ("3D", "4D"):  # player 5, 6; banker 3 + 4 = 7
+        table, events = chemin_de_fer_at_the_banker_second_card(
+            second, "4C", banker_discretion="false"
+        )
+        assert table.state.phase is Phase.DEALING and table.state.next_card().hand == "player"
+        events += table.stand(at=20.0)
+        assert result(events).totals["banker"] == 7
+        told.append(public_coup(events))
+    assert told[0] == told[1]
+    assert [(e["hand"], e["at"]) for e in told[0] if e["type"] == "third_card_choice"] == [
+        ("player", 20.0),
+        ("banker", 20.0),
+    ]
+    # There a card slid instead of the player's word on 6 is no hand's: an alarm, and the
+    # stand waits still.
+    table, _ = chemin_de_fer_at_the_banker_second_card("4D", "4C", banker_discretion="false")
+    alarm = table.deal("9C", at=15.0)
+    assert [(type(e), e.kind) for e in alarm] == [(AlarmRaised, AlarmKind.EXTRA_CARD)]  # type: ignore[attr-defined]
+    table.void_card(at=16.0)
+    assert choices_told(table.stand(at=20.0)) == [
+        ("player", 6, False, True),
+        ("banker", 7, False, True),
+    ]
+
+
+def test_002_a_void_around_the_players_no_goes_alike_on_5_and_on_6() -> None:
+    """The banker's second card may be voided while the player's word waits, and no longer
+    once the dealer has keyed it, on 6 as on 5."""
+    for second in ("3D", "4D"):
+        table, _ = chemin_de_fer_at_the_banker_second_card(second)
+        voided = table.void_card(at=14.0)
+        assert [e.card.code for e in voided if isinstance(e, DealerCorrection)] == ["JC"]
+        assert choices_told(voided) == []
+        table.deal("QC", at=15.0)
+        table.stand(at=20.0)
+        refused(table, table.void_card, r"play went on after the last card \(third card choice\)")
+        refused(table, functools.partial(table.correct, "KC"), "play went on after the last card")
+        assert table.state.next_card() == NextCard("banker", Draw.MAY, True)
+
+
+def test_002_banque_each_hands_stand_is_told_at_its_own_no() -> None:
+    """002, Baccarat Banque: a hand's forced stand is not told with the other hand's chosen
+    one, nor the other way round: each hand's "non", keyed by the dealer, tells it."""
+    told = []
+    # right 2H + 3D, 4D or 5D: 5, 6 or 7; left 2C + 3S or 4S: 5 or 6; banker 3C + JC: 3
+    for right, left in (("3D", "3S"), ("3D", "4S"), ("4D", "3S"), ("5D", "4S")):
+        table = open_chemin_de_fer(game="banque", bank=200)
+        table.bet("ana", "right", 20)
+        table.bet("ben", "left", 30)
+        events = table.lock(at=5.0)
+        for at, card in enumerate(("2H", "2C", "3C", right, left, "JC"), start=10):
+            events += table.deal(card, at=float(at))
+        events += table.stand(at=20.0)
+        assert table.state.next_card().hand == "left"
+        events += table.stand(at=25.0)
+        events += table.deal("5S", at=30.0)  # banker 3 draws
+        told.append(public_coup(events))
+    assert told[0] == told[1] == told[2] == told[3]
+    assert [
+        (e["hand"], e["draws"], e["at"]) for e in told[0] if e["type"] == "third_card_choice"
+    ] == [("right", False, 20.0), ("left", False, 25.0), ("banker", True, 30.0)]
+
+
+def test_002_journals_written_before_forced_stands_were_told_fold_alike() -> None:
+    """A journal written before forced stands were told holds none: there a card, or the
+    banker's stand, passes the player's hand that the tableau made stand."""
+    opening = [
+        "game chemin-de-fer",
+        "rules standard burn=none",
+        *(f"punter {name} 500" for name in ("bea", "ana", "ben")),
+        "shuffle",
+        "bank 100",
+        "bet ana player 40",
+        "lock",
+        *(f"card {card}" for card in ("2H", "3C", "4D", "JC")),  # player 6, banker 3
+    ]
+    for ending in (["stand", "stand"], ["card 5S"]):  # the banker stands; draws
+        replay = replay_lines([*opening, *ending])
+        assert not replay.errors and isinstance(replay.game, BaccaratTable)
+        dealt = replay.game.state
+        earlier = [
+            dataclasses.replace(event, seq=seq)
+            for seq, event in enumerate(
+                (e for e in replay.events if not (isinstance(e, ThirdCardChoice) and e.forced)),
+                start=1,
+            )
+        ]
+        assert len(earlier) == len(replay.events) - 1
+        folded = BaccaratTable.replay(earlier).state
+        assert folded.last_result is not None and dealt.last_result is not None
+        assert folded.last_result.hands == dealt.last_result.hands
+        assert (folded.phase, folded.bankrolls, folded.bank) == (
+            dealt.phase,
+            dealt.bankrolls,
+            dealt.bank,
+        )
 
 
 def test_002_a_stand_refused_names_no_total_of_a_hand_held_face_down() -> None:
@@ -786,7 +970,7 @@ def test_002_a_stand_refused_names_no_total_of_a_hand_held_face_down() -> None:
     bound = open_chemin_de_fer(banker_discretion="false")
     bound.bet("ana", "player", 40)
     bound.lock()
-    deal(bound, "2H 3C 4D JC")  # player 6 stands; banker 3 must draw
+    deal(bound, "2H 3C 4D JC stand")  # player 6 says "non"; banker 3 must draw
     with pytest.raises(IllegalCommandError, match="the tableau makes the banker draw") as refusal:
         bound.stand()
     assert "3" not in str(refusal.value)
@@ -798,6 +982,8 @@ def test_002_a_strict_table_makes_the_representative_stand_at_5() -> None:
     table.bet("ana", "player", 40)
     table.lock()
     deal(table, "2H 3C 3D JC")
+    assert table.state.next_card() == NextCard("player", Draw.MUST_NOT)  # his "non" is next
+    assert choices_told(table.stand()) == [("player", 5, False, True)]
     assert table.state.next_card().hand == "banker"
 
 
@@ -824,7 +1010,7 @@ def test_002_a_tie_moves_no_money_and_the_stakes_stay_for_the_next_coup() -> Non
     table = open_chemin_de_fer()
     table.bet("ana", "player", 40)
     table.lock()
-    events = deal(table, "2H 2C 5D 5S stand")  # 7 against 7: the banker stands too
+    events = deal(table, "2H 2C 5D 5S stand stand")  # 7 against 7: both say "non"
     assert settlements(events) == [("ana", "player", "push", 0)]
     assert [bet.stake for bet in table.state.bets.values()] == [40]
     assert table.state.banker == "bea" and table.state.bank == 100
@@ -841,7 +1027,7 @@ def test_002_a_stake_placed_after_a_tie_may_come_back_the_tied_stake_stands() ->
     table = open_chemin_de_fer()
     table.bet("ana", "player", 40)
     table.lock()
-    deal(table, "2H 2C 5D 5S stand")  # 7 against 7: a tie, ana's 40 stays
+    deal(table, "2H 2C 5D 5S stand stand")  # 7 against 7: a tie, ana's 40 stays
     table.bet("ben", "player", 10)
     table.bet("ana", "player", 20)
     refused(table, lambda: table.withdraw("ana", "player", 30), "40 of it stands from the tied")
@@ -977,7 +1163,7 @@ def test_002_a_punter_may_leave_below_three_seated_and_play_waits_for_another() 
     table = open_chemin_de_fer(seats={"bea": 500, "ana": 500, "ben": 500})
     table.bet("ana", "player", 40)
     table.lock()
-    deal(table, "2H 2C 5D 5S stand")  # 7 against 7: a tie, ana's 40 stays
+    deal(table, "2H 2C 5D 5S stand stand")  # 7 against 7: a tie, ana's 40 stays
     table.leave("ben")
     short = "needs at least 3 seated.*; 2 seated, so play waits until another punter sits down"
     refused(table, table.lock, short)
@@ -997,7 +1183,7 @@ def _tie_as_the_shoes_last_coup() -> BaccaratTable:
     table.bet("ana", "player", 40)
     table.lock()
     table.cut()
-    events = deal(table, "2H 2C 5D 5S stand")  # 7 against 7: a tie, the shoe's last coup
+    events = deal(table, "2H 2C 5D 5S stand stand")  # 7 against 7: a tie, the shoe's last coup
     assert isinstance(events[-1], ShoeFinished) and table.state.phase is Phase.NO_SHOE
     return table
 
@@ -1059,7 +1245,9 @@ def test_002_banque_two_player_hands_against_one_banker() -> None:
         table.deal(card)
         order.append(table.state.next_card().hand)
     assert order == ["right", "left", "banker", "right", "left", "banker"]
-    events = table.deal("4C")  # right 9 natural, left 6 stands, banker 7 chooses
+    table.deal("4C")  # right 9 natural, left 6 stands, banker 7 chooses
+    assert table.state.next_card() == NextCard("left", Draw.MUST_NOT)  # its "non" is next
+    table.stand()
     assert table.state.next_card() == NextCard("banker", Draw.MAY, False)
     events = table.stand()
     coup = result(events)
@@ -1177,12 +1365,12 @@ def test_002_banque_a_player_hands_natural_is_shown_while_the_coup_goes_on() -> 
         ("right", ["9S", "KD"], 9)
     ]
     assert describe(shown[0]) == "coup 1: the right hand shows a natural 9: 9♠ K♦"
-    assert table.state.next_card() == NextCard("banker", Draw.MAY, False)
+    assert table.state.next_card() == NextCard("left", Draw.MUST_NOT)
     table.void_card()
     assert table.state.shown_hands == [[None, None], [None, None], [None]]
     again = table.deal("4C")
     assert [e.hand for e in again if isinstance(e, HandShown)] == ["right"]
-    assert not [e for e in deal(table, "stand") if isinstance(e, HandShown)]
+    assert not [e for e in deal(table, "stand stand") if isinstance(e, HandShown)]
 
 
 def test_002_banque_the_bank_lasts_until_it_is_exhausted() -> None:
@@ -1190,11 +1378,11 @@ def test_002_banque_the_bank_lasts_until_it_is_exhausted() -> None:
     table = open_chemin_de_fer(game="banque", bank=50)
     table.bet("ana", "right", 20)
     table.lock()
-    deal(table, "9S 2H 3C KD 4H 4C stand")
+    deal(table, "9S 2H 3C KD 4H 4C stand stand")
     assert table.state.banker == "bea" and table.state.bank == 30  # lost, but kept
     table.bet("ana", "right", 30)
     table.lock()
-    events = deal(table, "9S 2H 3C KD 4H 4C stand")
+    events = deal(table, "9S 2H 3C KD 4H 4C stand stand")
     assert [(e.from_banker, e.to_banker) for e in events if isinstance(e, BankPassed)] == [
         ("bea", "ana")
     ]
@@ -1358,6 +1546,8 @@ def _coup_to_the_banker(table: BaccaratTable, banker: int, third: int | None) ->
     deal(table, f"{first} {_VALUE_CARD[banker]}D {second} QD")
     if third is not None:
         table.deal(f"{_VALUE_CARD[third]}C")
+    elif table.state.awaits_a_no:
+        table.stand()  # Chemin de Fer: the player's "non" on 6, keyed by the dealer
 
 
 @pytest.mark.parametrize("banker", range(8))
@@ -1412,8 +1602,10 @@ def test_002_every_cell_of_the_representative_rule_through_the_engine(
         assert following == NextCard("player", Draw.MUST)
     elif player == 5 and rules == "standard":
         assert following == NextCard("player", Draw.MAY)
-    else:
-        assert following.hand == "banker"  # the player stood: the banker is next
+    else:  # the player stands, once his "non" is keyed: then the banker is next
+        assert following == NextCard("player", Draw.MUST_NOT)
+        assert choices_told(table.stand()) == [("player", player, False, True)]
+        assert table.state.next_card().hand == "banker"
 
 
 def test_a_card_followed_by_a_stand_can_no_longer_be_voided() -> None:
@@ -1475,6 +1667,7 @@ def test_002_a_tie_whose_stakes_were_all_taken_back_holds_no_later_bank() -> Non
         card 3H
         card 4H
         card 3D
+        stand
         stand
         leave cy
         withdraw ben player

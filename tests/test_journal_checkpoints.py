@@ -493,7 +493,8 @@ def test_a_shoe_that_goes_in_under_a_ties_stakes_is_kept_with_them() -> None:
     table.cut()
     for card in ("2H", "2C", "5D", "5S"):
         table.deal(card)
-    table.stand()  # 7 against 7: a tie, and the shoe is over
+    table.stand()  # the player's "non" on 7
+    table.stand()  # the banker's: 7 against 7, a tie, and the shoe is over
     events = table.new_shoe()
     checkpoint = table.state.checkpoint
     assert checkpoint is not None and checkpoint.tied == {1: 40}

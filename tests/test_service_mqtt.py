@@ -20,6 +20,7 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
+from table.cards import Card
 from table.errors import TableError
 from table.events import CardDealt, ReaderNoticeKind, ThirdCardChoice
 from table.language import parse_line
@@ -739,17 +740,19 @@ def test_a_chemin_de_fer_coup_is_dealt_with_its_choices_given_over_mqtt(
 
 
 def _one_deck_chemin_de_fer_coup(
-    tmp_path: Path, broker: Broker, watcher: Watcher
+    tmp_path: Path, broker: Broker, watcher: Watcher, table_id: str = "t1"
 ) -> tuple[TableService, MqttLink, Journal]:
     """A Chemin de Fer table with a one-deck shoe on the broker, bea's bank of 100 faded by
     ana's 40 on the player, the coup's bets locked."""
-    config = players_bank_config(tmp_path / "journal.sqlite", "t1", punters=("bea", "ana", "ben"))
+    config = players_bank_config(
+        tmp_path / "journal.sqlite", table_id, punters=("bea", "ana", "ben")
+    )
     table = dataclasses.replace(config.table, options={"burn": "none", "decks": "1"})
     service, link, journal = service_on_broker(
         dataclasses.replace(config, table=table), broker.port
     )
     link.start()
-    assert wait_until(lambda: watcher.on("/status")[-1:] == [b"online"], step=link.pump)
+    assert wait_until(lambda: watcher.on(f"/{table_id}/status")[-1:] == [b"online"], step=link.pump)
     for line in ("shuffle", "bank 100", "bet ana player 40", "lock"):
         service.execute_line(line)
     return service, link, journal
@@ -784,7 +787,8 @@ def test_a_face_down_card_the_dealer_names_or_corrects_at_an_alarm_is_not_publis
         service.execute_line("card 4H")  # the dealer names it
         service.execute_line("card 2H")  # a one-deck shoe holds one 2♥: an alarm
         service.execute_line("correct KD")  # the banker's second card, read wrong
-        service.execute_line("stand")  # banker 3 stands against player 6
+        service.execute_line("stand")  # the player's "non" on 6
+        service.execute_line("stand")  # banker 3 stands against it
         said = _said_before_the_result(watcher, link)
         assert "4H" not in said and "KD" not in said, said
         (shown,) = [e for e in watcher.events() if e["type"] == "coup_result"]
@@ -882,6 +886,67 @@ def test_the_events_topic_tells_a_stand_on_5_as_it_tells_a_stand_on_6(
     finally:
         link.stop()
         journal.close()
+
+
+def test_the_room_cannot_tell_a_stand_on_5_from_one_on_6_by_when_it_is_told(
+    tmp_path: Path, broker: Broker
+) -> None:
+    """002: the player says "non" on 5 by choice and on 6 as the tableau makes him, and the
+    dealer keys it either way. A forced stand told at the banker's second card, with that
+    card's time, would let a banker reading the events topic tell the 6 from the 5 before
+    deciding: both stands are told at the dealer's ``stand``, with its time, in the same
+    place among the coup's events; and while the table waits for the word the retained
+    state is the same."""
+    room = Watcher(broker.port, "dealtable/+/#")
+    assert room.connected.wait(5)
+
+    def published(table_id: str, topic: str) -> list[dict[str, Any]]:
+        return [json.loads(body) for body in room.on(f"/{table_id}/{topic}")]
+
+    def stand_on(table_id: str, second: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        """The coup's public events up to its result, and the retained state while the
+        table waits for the player's word."""
+        folder = tmp_path / table_id
+        folder.mkdir()
+        service, link, journal = _one_deck_chemin_de_fer_coup(folder, broker, room, table_id)
+        try:
+            for at, card in zip((10.0, 11.0, 12.0, 13.0), ("2H", "3C", second, "JC"), strict=True):
+                service.card(Card.parse(card), at=at)  # banker 3
+            last = journal.last_seq
+            assert wait_until(
+                lambda: [state["seq"] for state in published(table_id, "state")][-1:] == [last],
+                step=link.pump,
+            )
+            waiting = published(table_id, "state")[-1]
+            service.clock = lambda: 20.0
+            service.execute_line("stand")  # the player's "non"
+            service.card(Card.parse("5S"), at=30.0)  # banker 3 draws
+            assert wait_until(
+                lambda: any(e["type"] == "coup_result" for e in published(table_id, "events")),
+                step=link.pump,
+            )
+        finally:
+            link.stop()
+            journal.close()
+        events = published(table_id, "events")
+        first = next(index for index, e in enumerate(events) if e["type"] == "card_dealt")
+        end = next(index for index, e in enumerate(events) if e["type"] == "coup_result")
+        told = [{k: v for k, v in e.items() if k != "table"} for e in events[first:end]]
+        return told, {k: v for k, v in waiting.items() if k != "table"}
+
+    try:
+        told, waiting = {}, {}
+        for table_id, second in (("five", "3D"), ("six", "4D")):  # 2H + 3D: 5; 2H + 4D: 6
+            told[table_id], waiting[table_id] = stand_on(table_id, second)
+    finally:
+        room.close()
+    assert told["five"] == told["six"], told
+    assert [
+        (e["hand"], e["draws"], e["total"], e["at"])
+        for e in told["six"]
+        if e["type"] == "third_card_choice"
+    ] == [("player", False, None, 20.0), ("banker", True, None, 30.0)]
+    assert waiting["five"] == waiting["six"], waiting
 
 
 def test_a_retained_command_is_not_carried_out_again_at_a_reconnect(

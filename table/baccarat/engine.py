@@ -164,6 +164,9 @@ class NextCard(NamedTuple):
     advice: bool | None = None
 
 
+# Where the players hold their cards face down and say "non" to a third card (002).
+_SAY_NO = (Family.CHEMIN_DE_FER, Family.BANQUE)
+
 # Events that follow a card as its consequences: a card may be voided while only these
 # came after it. A stand is someone's decision, so it is not one of them.
 _CONSEQUENCES = (
@@ -256,6 +259,13 @@ class BaccaratState(TableFolds):
         return self.pending >= 0 and self.phase in (Phase.DEALING, Phase.BURNING)
 
     @property
+    def awaits_a_no(self) -> bool:
+        """The hand next in turn is held face down and the tableau makes it stand: its
+        stand is told at its holder's "non", which the dealer keys as ``stand``, or as play
+        moves past it (:meth:`_find_next`)."""
+        return self.pending >= 0 and self.verdict.draw is Draw.MUST_NOT
+
+    @property
     def shown_hands(self) -> list[list[Card | None]]:
         """Each hand's cards as the players at the table see them, None for one face down.
         Where players hold the cards (Chemin de Fer, Banque, Macao) a hand's first two are
@@ -314,7 +324,9 @@ class BaccaratState(TableFolds):
         return total + self.bank if self.rules.house_banks else total
 
     def next_card(self) -> NextCard:
-        """Which hand the next card goes to and whether the tableau makes it a must."""
+        """Which hand the next card goes to and whether the tableau makes it a must. A hand
+        held face down that the tableau makes stand is next with ``MUST_NOT`` until its
+        stand is told (:attr:`awaits_a_no`)."""
         if self.alarm is not None or self.phase is Phase.NO_SHOE:
             return NextCard(None, Draw.MUST_NOT)
         if self.phase is Phase.BURNING:
@@ -427,15 +439,43 @@ class BaccaratState(TableFolds):
         actors = self.geometry.actors
         while self.actor < len(actors):
             index = actors[self.actor]
-            if len(self.hands[index]) < 3:
+            cards = self.hands[index]
+            if len(cards) < 3:
                 verdict = self._verdict(index)
                 if verdict.draw is not Draw.MUST_NOT:
                     self.pending = index
                     self.verdict = verdict
                     return
+                # 002: a player holding his cards face down says "non" on 6 or 7 as on
+                # 5, when his turn comes: the stand is told then, not at the card that
+                # made it forced, whose time would tell the room it was no choice.
+                if (
+                    index != len(self.hands) - 1
+                    and self.rules.family in _SAY_NO
+                    and _two_card_total(cards) < 8
+                ):
+                    self.pending = index
+                    self.verdict = NO_DRAW
+                    return
             self.actor += 1
         self.pending = -1
         self.verdict = NO_DRAW
+
+    def _pass_the_noes(self) -> None:
+        """Play moves past the hands waiting to say "non" (:attr:`awaits_a_no`)."""
+        while self.pending >= 0 and self.verdict.draw is Draw.MUST_NOT:
+            self.actor += 1
+            self._find_next()
+
+    def _taker(self) -> int:
+        """The hand the next card goes to, past the hands waiting to say "non"; -1: none."""
+        if not self.awaits_a_no:
+            return self.pending
+        actors = self.geometry.actors
+        for index in actors[self.actor + 1 :]:
+            if len(self.hands[index]) < 3 and self._verdict(index).draw is not Draw.MUST_NOT:
+                return index
+        return -1
 
     # --- the fold -------------------------------------------------------------------------
 
@@ -514,13 +554,26 @@ class BaccaratState(TableFolds):
             if self.burn_left == 0:
                 self.phase = Phase.DEALING if self.pending >= 0 else Phase.BETTING
             return
+        if self.verdict.draw is Draw.MUST_NOT:
+            # A journal written before forced stands were told first: the card passes them.
+            self._pass_the_noes()
         self.hands[self.pending].append(card)
         self.dealt += 1
         self._find_next()
 
     def _fold_choice(self, event: ThirdCardChoice) -> None:
+        waits = self.awaits_a_no
         if event.forced:
-            return  # the tableau's rule, which the table follows by itself
+            # The tableau's rule, which the table follows by itself, but for a stand told
+            # at the "non" a hand waited to say.
+            if waits and not event.draws and self.geometry.hands[self.pending] == event.hand:
+                self.actor += 1
+                self._find_next()
+            return
+        if waits:
+            # A journal written before forced stands were told: a later hand's choice
+            # passes the hands that waited.
+            self._pass_the_noes()
         self.choices[event.hand] = event.draws
         self.deviations += event.deviation
         if not event.draws:
@@ -1269,7 +1322,8 @@ class BaccaratTable(DealerDesk):
         out = self._begin(at)
         with self._one_coup():
             actor = state.actor
-            self._choose(out, draws=False)
+            # On 6 or 7 the player's "non" is keyed as on 5 (:attr:`~BaccaratState.awaits_a_no`).
+            self._choose(out, draws=False, forced=state.awaits_a_no)
             self._tell_forced_stands(out, actor + 1)
             self._after_card(out)
         return out
@@ -1303,17 +1357,30 @@ class BaccaratTable(DealerDesk):
         """002: where the players hold their hands face down, the room hears of each hand
         only that it drew or stood; a choice told alone, at Chemin de Fer a representative's
         at 5, would tell the hand's total. (Macao's coup ends on its first cards.)"""
-        return self.state.rules.family in (Family.CHEMIN_DE_FER, Family.BANQUE)
+        return self.state.rules.family in _SAY_NO
 
     def _follows_the_card(self, event: Event) -> bool:
-        # A stand the tableau forced follows from the card; one the hand chose does not.
-        forced = isinstance(event, ThirdCardChoice) and event.forced
+        # A stand the tableau forced on the banker follows from the card; one a hand chose
+        # does not, nor a player's forced one, told at his "non" as a chosen one is.
+        forced = (
+            isinstance(event, ThirdCardChoice)
+            and event.forced
+            and event.hand == self.state.geometry.hands[-1]
+        )
         return forced or super()._follows_the_card(event)
+
+    def _tell_the_noes(self, out: list[Event]) -> None:
+        """Play moves past the hands waiting to say "non": their stands are told now, with
+        this moment's time, as they would be at the dealer's ``stand``."""
+        state = self.state
+        while state.awaits_a_no:
+            self._choose(out, draws=False, forced=True)
 
     def _tell_forced_stands(self, out: list[Event], actor: int) -> None:
         """The hands from the ``actor``-th on that the table passed over, the tableau barring
         them a third card, stand: told where every draw is (:meth:`_tells_every_draw`). A
-        natural is shown instead, and a coup that ends on naturals asks no hand."""
+        natural is shown instead, and a coup that ends on naturals asks no hand. (A player's
+        hand is not passed over there: it waits for its "non".)"""
         state = self.state
         if not self._tells_every_draw() or state.dealt < len(state.geometry.plan):
             return
@@ -1331,6 +1398,7 @@ class BaccaratTable(DealerDesk):
         if (
             phase is Phase.DEALING
             and state.pending >= 0
+            and state.verdict.draw is not Draw.MUST_NOT
             and state.seen.get(card.rank._value_ * 128 + ord(card.suit._value_), 0) < rules.decks
             and state.cards_out < rules.shoe_size
             and type(card) is Card
@@ -1350,7 +1418,7 @@ class BaccaratTable(DealerDesk):
             )
         if state.cards_out >= rules.shoe_size:
             return AlarmKind.EXTRA_CARD, f"card {card}: all {rules.shoe_size} cards are out"
-        if phase is Phase.DEALING and state.pending < 0:
+        if phase is Phase.DEALING and state._taker() < 0:
             return AlarmKind.EXTRA_CARD, f"card {card} {state.where()}: no hand takes a card now"
         if phase is Phase.BETTING:
             if state.coup_over and state.last_result is not None:
@@ -1399,6 +1467,8 @@ class BaccaratTable(DealerDesk):
         if state.phase is Phase.BURNING:
             self._emit(out, CardDealt, card=card, role=CardRole.BURN, turn=0)
         else:
+            if state.verdict.draw is Draw.MUST_NOT:
+                self._tell_the_noes(out)
             pending = state.pending
             face_down = self._deals_face_down()
             if state.verdict.draw is Draw.MAY:

@@ -176,7 +176,10 @@ def run_baccarat_demo(
         events += table.lock()
         while _dealing(state):
             following = state.next_card()
-            if following.draw is Draw.MAY:
+            if state.awaits_a_no:
+                # A player held face down says "non" on 6 or 7 as on 5: the dealer keys it.
+                coup = table.stand()
+            elif following.draw is Draw.MAY:
                 # The representative at 5 goes either way; a banker mostly follows the table.
                 draws = rng.random() < 0.5 if following.advice is None else following.advice
                 if following.advice is not None and rng.random() < 0.1:
