@@ -15,7 +15,10 @@ the peer restarted, so the receiver resynchronises to it. A known boot id can on
 move the receiver forward, never back, so a late repeat of a HELLO changes nothing.
 After every link-up and every firmware restart the host sends its whole display
 state again. A service that stops takes no more of the board's frames (``stop_taking``):
-the board keeps them for the service's next run.
+the board keeps them for the service's next run. A service that keeps what the board's
+frames bring (``acknowledge_when_settled``) has them acknowledged only once it has
+(``settled``): the board holds them until then, and sends them again to its next run should
+it be killed first.
 """
 
 from __future__ import annotations
@@ -344,6 +347,12 @@ class SerialLink:
         # of it the board holds still, to be acknowledged and dropped when they come again.
         self._taken_before: FrameId | None = None
         self._resent: tuple[int, int] | None = None  # first and last seq, of _peer_boot_id
+        # The last of the board's frames acknowledged, of _peer_boot_id; and, once the service
+        # acknowledges them only when settled, those taken since, each with whether it is the
+        # service's to settle (a frame that brings it nothing follows those before it).
+        self._acked_rx: int | None = None
+        self._settled_by_service = False
+        self._unsettled: deque[tuple[int, bool]] = deque()
         self._nak_sent_for: int | None = None
         self._last_rx_at = 0.0
         self._last_hello_at = 0.0
@@ -421,13 +430,36 @@ class SerialLink:
         on twice. Call it before the link is up."""
         self._taken_before = taken
 
+    def acknowledge_when_settled(self) -> None:
+        """From now on a frame of the board that brings the service something (a sensor, a
+        code, a button) is acknowledged only once :meth:`settled` says the service keeps what
+        it brought, and the frames after it wait behind it. Acknowledged at once, a frame the
+        service was killed before keeping would be lost: the board forgets what is
+        acknowledged."""
+        self._settled_by_service = True
+
+    def settled(self, frame: FrameId) -> None:
+        """The service keeps what ``frame`` and every frame of the board before it brought:
+        they are acknowledged. A frame of a boot gone by, or not waiting, is let be."""
+        if frame.boot_id != self._peer_boot_id:
+            return
+        if all(seq != frame.seq for seq, _ in self._unsettled):
+            return
+        last = frame.seq
+        while self._unsettled.popleft()[0] != frame.seq:
+            pass
+        while self._unsettled and not self._unsettled[0][1]:
+            last = self._unsettled.popleft()[0]
+        self._acked_rx = last
+        self._write(self._clock.monotonic(), ack_frame(last))
+
     def stop_taking(self, settles: Callable[[LinkEvent], bool] = lambda _: False) -> None:
         """The service is stopping: from now on the board's frames are not acknowledged but
         left with it, and it sends them again to the next run of the service, which takes
         them as new; a frame the service acknowledged and then dropped unhandled would be
         lost (a card scanned as the service stopped). Only frames in order that ``settles``
         handles at once, and says so, are still taken; none after a frame left. Frames
-        already taken are acknowledged again."""
+        already acknowledged are acknowledged again."""
         self._settles_at_stop = settles
 
     def request_reset(self) -> None:
@@ -684,6 +716,8 @@ class SerialLink:
             ):
                 self._resent = (hello.next_seq, taken.seq)
                 self._expected_rx = (taken.seq + 1) % 256
+            self._acked_rx = (self._expected_rx - 1) % 256
+            self._unsettled.clear()
             if restarted:
                 self.stats.firmware_restarts += 1
                 self._events.append(FirmwareRestarted(hello.boot_id))
@@ -691,6 +725,8 @@ class SerialLink:
         elif self._expected_rx is not None and seq_before(self._expected_rx, hello.next_seq):
             # The firmware counts as delivered frames we never saw; they cannot come back.
             self._expected_rx = hello.next_seq
+            self._acked_rx = (hello.next_seq - 1) % 256
+            self._unsettled.clear()
             self._nak_sent_for = None
         if hello.reply_requested:
             self._send_hello(now, reply_requested=False)
@@ -762,7 +798,9 @@ class SerialLink:
         if frame.seq != expected:
             if seq_before(frame.seq, expected):
                 self.stats.duplicates += 1
-                self._write(now, ack_frame((expected - 1) % 256))
+                # Those taken and not yet settled stay with the board.
+                acked = (expected - 1) % 256 if self._acked_rx is None else self._acked_rx
+                self._write(now, ack_frame(acked))
                 self._drop_resent(frame)
             elif self._settles_at_stop is not None:
                 # Behind a frame left with the board: left too, and no NAK to hurry them.
@@ -787,7 +825,12 @@ class SerialLink:
             return
         self._expected_rx = (expected + 1) % 256
         self._nak_sent_for = None
-        self._write(now, ack_frame(frame.seq))
+        brings = isinstance(event, SensorChanged | BarcodeRead | ButtonChanged)
+        if self._settled_by_service and (brings or self._unsettled):
+            self._unsettled.append((frame.seq, brings))
+        else:
+            self._acked_rx = frame.seq
+            self._write(now, ack_frame(frame.seq))
         if event is not None and settles is None:
             self._events.append(event)
 

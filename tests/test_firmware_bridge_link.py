@@ -351,6 +351,37 @@ def test_a_stopping_link_leaves_the_boards_frames_with_it_but_those_the_service_
     assert link.stats.left_for_next_run == 2
 
 
+def test_a_frame_the_service_keeps_is_acknowledged_only_once_it_says_it_settled_it() -> None:
+    """Acknowledged once the service settles it: until then the board holds the frame (and
+    those after it), and a frame sent again is answered with the last settled, not with it.
+    A frame that brings the service nothing waits behind those before it."""
+    _, port, link = scripted_link()
+    link.acknowledge_when_settled()
+    slid = Frame(FrameType.SENSOR, 0, SensorEvent(Sensor.CARD_SLID, True, 5).to_payload())
+    code = Frame(FrameType.BARCODE, 1, b"DT-AS-0007")
+    echo = Frame(FrameType.DISPLAY, 2, b"\x00\x00\x00")
+    port.incoming += encode(slid) + encode(code) + encode(echo)
+    events = link.poll()
+    assert [type(event) for event in events] == [SensorChanged, BarcodeRead]
+    assert port.sent(FrameType.ACK) == []
+    port.incoming += encode(slid)  # the board's timer ran out: it sends its frames again
+    link.poll()
+    assert [f.payload for f in port.sent(FrameType.ACK)] == [b"\xff"]  # none settled yet
+    port.written.clear()
+    first, second = (
+        event.frame for event in events if isinstance(event, SensorChanged | BarcodeRead)
+    )
+    assert first is not None and second is not None
+    link.settled(first)
+    assert [f.payload for f in port.sent(FrameType.ACK)] == [b"\x00"]
+    port.written.clear()
+    link.settled(second)  # the display's echo behind it goes with it
+    assert [f.payload for f in port.sent(FrameType.ACK)] == [b"\x02"]
+    port.written.clear()
+    link.settled(second)  # settled already: nothing more to say
+    assert port.sent(FrameType.ACK) == []
+
+
 def test_an_unplug_is_link_down_and_reopening_backs_off() -> None:
     clock, port, link = scripted_link(LinkConfig(backoff_initial=0.1, backoff_max=0.4))
     port.closed = True

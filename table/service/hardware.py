@@ -224,6 +224,10 @@ class TableHardware:
         self.service = service
         if self.link is not None:
             self.link.resume_after(self._last_frame_taken(service))
+            # The board forgets a frame once it is acknowledged: not before the journal
+            # keeps what it brought (_note_frames_taken), or a service killed meanwhile (the
+            # Pi's power cut) would lose a card scanned or slid out unread.
+            self.link.acknowledge_when_settled()
         self.show()
         service.listeners.append(self._changed)
         service.trouble_listeners.append(self.show)
@@ -281,8 +285,11 @@ class TableHardware:
             journal.keep_note(BOARD_FRAME_NOTE, json.dumps(record, sort_keys=True))
         except JournalError:
             # Tried again at the next poll; the journal's trouble is told where it writes.
+            # Meanwhile the board holds the frames, unacknowledged.
             return
         del self._frames_taken[:done]
+        if self.link is not None:
+            self.link.settled(frame)
 
     def _question_waits(self) -> bool:
         """The reader's question is what the table waits on: the buttons answer it. While
@@ -461,10 +468,12 @@ class TableHardware:
                 # service still runs.
                 self.layout.go_dark()
                 self.link.flush(LAYOUT_DARK_WITHIN)
-            self.link.close()
-            # Should an acknowledgement of the last frames taken be lost, the next run knows
-            # them when the board sends them again.
+            # The frames whose work is done are noted and acknowledged; should an
+            # acknowledgement be lost, the next run knows them when the board sends them
+            # again. Those whose work is not (a code unread, a slide the reader still waits
+            # on) stay with the board for the next run.
             self._note_frames_taken()
+            self.link.close()
 
     def _settled_at_stop(self, event: LinkEvent) -> bool:
         """Whether a frame of the board that comes as the service stops is settled by then:
