@@ -44,6 +44,7 @@ from tests.test_service_readers import (
     EMPTY,
     UNSURE_QH,
     Clock,
+    FullDisk,
     dealt,
     monte_bank,
     scripted_camera,
@@ -1378,6 +1379,41 @@ def test_a_card_slid_unread_as_the_service_was_killed_is_asked_about_after_the_r
         run(hardware, reader, 1.0)
         alarm = service.state.alarm
         assert alarm is not None and alarm.kind is AlarmKind.UNREAD_CARD
+    finally:
+        stop(service, hardware, reader)
+        board.close()
+
+
+def test_a_card_held_for_a_full_disk_is_kept_by_the_board_and_dealt_after_a_restart(
+    tmp_path: Path,
+) -> None:
+    """The disk fills as the board's scanner reads 5S: the reader holds the card, and the
+    board keeps its frame unacknowledged until the journal keeps it. The dealer is told not
+    to give the card at the console (the board sends it again to a restarted service, and it
+    would be dealt twice); restarted with the disk cleared, the table deals it once."""
+    clock = ManualClock(100.0)
+    board = SimulatedMicrocontroller(tmp_path, clock)
+    start, run, stop = scanner_restarts(tmp_path, board, clock)
+    said: list[str] = []
+
+    service, hardware, reader = start()
+    try:
+        service.execute_line("shuffle")
+        run(hardware, reader, 0.5)
+        service.journal._db = FullDisk(service.journal._db)
+        board.scan(encode_payload(Card.parse("5S"), 1))
+        run_board(board, clock, 0.5, hardware.poll, lambda: said.extend(reader.poll().refused))
+        assert dealt(service) == []
+    finally:
+        stop(service, hardware, reader)
+    held = [line for line in said if line.startswith("held until the journal can write: 5S")]
+    assert held, said
+    assert "'card" not in held[0] and "sends it again" in held[0]
+
+    service, hardware, reader = start()
+    try:
+        run(hardware, reader, 0.5)
+        assert dealt(service) == ["5S"]
     finally:
         stop(service, hardware, reader)
         board.close()

@@ -453,16 +453,30 @@ class _TableReader:
             log.error(message)
             news.refused.append(message)
 
+    @property
+    def source_keeps_cards(self) -> bool:
+        """Whether the source keeps each card until the journal has it and sends it again to
+        a restarted service (the layout board's scanner): a card held is then not the
+        dealer's to give at the console after a restart, or it would be dealt twice."""
+        return False
+
     def _held_unwritten(self, card: Card, news: ReaderNews) -> None:
-        """Each card held while the journal cannot write is named, once: kept nowhere else,
-        a restart meanwhile would forget it, and the dealer gives it at the console then."""
+        """Each card held while the journal cannot write is named, once: kept nowhere else
+        (unless its source keeps it), a restart meanwhile would forget it, and the dealer
+        gives it at the console then."""
         if card in self._named_unwritten:
             return
         self._named_unwritten.add(card)
-        message = (
-            f"held until the journal can write: {card} (a restart meanwhile forgets it: give it "
-            "then with 'card CARD', in this order)"
-        )
+        if self.source_keeps_cards:
+            message = (
+                f"held until the journal can write: {card} (the source keeps it too, and sends "
+                "it again to a restarted service: do not give it at the console)"
+            )
+        else:
+            message = (
+                f"held until the journal can write: {card} (a restart meanwhile forgets it: "
+                "give it then with 'card CARD', in this order)"
+            )
         log.error(message)
         news.refused.append(message)
 
@@ -878,7 +892,9 @@ class Scanner(Protocol):
 class ScannerThatNamesItsCodes(Scanner, Protocol):
     """A scanner that can tell one code it read from another alike (the board names the
     frame that brought it): the card dealt from it is journaled with that name, as a
-    command's request id is, so that the code sent again after a restart is known."""
+    command's request id is, so that the code sent again after a restart is known. Such a
+    scanner keeps each code until the journal has its card, and sends it again to a
+    restarted service."""
 
     def request_of_last_read(self) -> str | None: ...
 
@@ -929,6 +945,10 @@ class BarcodeShoeReader(_TableReader):
     @property
     def name(self) -> str:
         return ReadingSource.BARCODE.value
+
+    @property
+    def source_keeps_cards(self) -> bool:
+        return isinstance(self.scanner, ScannerThatNamesItsCodes)
 
     def _monotonic(self) -> float:
         return self.monotonic()
