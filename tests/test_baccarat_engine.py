@@ -883,6 +883,27 @@ def test_002_where_the_banker_is_bound_the_coup_waits_for_the_players_no_on_6_as
     ]
 
 
+def test_002_a_card_no_hand_takes_while_a_players_no_waits_names_the_stand_to_key() -> None:
+    """A banker bound to stand takes no card, nor does a player the tableau makes stand: a
+    card slid before the player's "non" is keyed is an alarm. Voided, it leaves the coup
+    waiting for that "non" (before, such a coup had ended by itself), so the alarm says what
+    the dealer keys next, naming no total of a hand still face down."""
+    table, _ = chemin_de_fer_at_the_banker_second_card("4D", "4C", banker_discretion="false")
+    (alarm,) = table.deal("9C", at=15.0)
+    assert isinstance(alarm, AlarmRaised) and not alarm.face_down
+    assert alarm.message == (
+        'card 9C during coup 1: no hand takes a card now; the player\'s "non" is keyed '
+        "with 'stand'"
+    )
+    banque = open_chemin_de_fer(game="banque", bank=200, banker_discretion="false")
+    banque.bet("ana", "right", 20)
+    banque.lock()
+    deal(banque, "2H 2C 3C 4D 5S 4S")  # right 6, left 7, banker 7: no hand draws
+    (alarm,) = banque.deal("9C")
+    assert isinstance(alarm, AlarmRaised)
+    assert alarm.message.endswith("the right hand's \"non\" is keyed with 'stand'")
+
+
 def test_002_a_void_around_the_players_no_goes_alike_on_5_and_on_6() -> None:
     """The banker's second card may be voided while the player's word waits, and no longer
     once the dealer has keyed it, on 6 as on 5."""

@@ -1419,7 +1419,13 @@ class BaccaratTable(DealerDesk):
         if state.cards_out >= rules.shoe_size:
             return AlarmKind.EXTRA_CARD, f"card {card}: all {rules.shoe_size} cards are out"
         if phase is Phase.DEALING and state._taker() < 0:
-            return AlarmKind.EXTRA_CARD, f"card {card} {state.where()}: no hand takes a card now"
+            message = f"card {card} {state.where()}: no hand takes a card now"
+            if state.awaits_a_no:
+                # Voided, the card leaves the coup waiting for the word a card cannot pass.
+                hand = state.geometry.hands[state.pending]
+                holder = "the player" if hand == "player" else f"the {hand} hand"
+                message += f"; {holder}'s \"non\" is keyed with 'stand'"
+            return AlarmKind.EXTRA_CARD, message
         if phase is Phase.BETTING:
             if state.coup_over and state.last_result is not None:
                 return self._late_card_problem(card, state.last_result)
