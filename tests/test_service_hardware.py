@@ -31,6 +31,7 @@ from hw.simulated.shift_register import ShiftRegisterChain
 from table.cards import STANDARD_52, Card, Rank
 from table.events import AlarmKind, DealFinished, Event
 from table.faro.engine import Phase
+from table.language import EmptyCmd
 from table.service import journal as journal_module
 from table.service.config import Config, HardwareConfig, ReaderConfig, TableConfig
 from table.service.hardware import TableHardware
@@ -1417,3 +1418,80 @@ def test_a_card_held_for_a_full_disk_is_kept_by_the_board_and_dealt_after_a_rest
     finally:
         stop(service, hardware, reader)
         board.close()
+
+
+class BoxEmptyOnAFlakyDisk(TableHardware):
+    """The table's devices, with the disk full for just the turn of the service's loop that
+    carries out the box-empty switch's command, and freed before the next poll of the board.
+    ``stop`` is set a few turns after an alarm is raised, or after 2000 turns."""
+
+    def __init__(
+        self, config: HardwareConfig, clock: BoardAlongside, stop: threading.Event
+    ) -> None:
+        super().__init__(config, clock=clock)
+        self._stop = stop
+        self.disk: FullDisk | None = None
+        self.refused = False
+        self.turns_after = 0
+        self.alarm_turns = 0
+
+    def attach(self, service: TableService) -> None:
+        super().attach(service)
+        self.disk = FullDisk(service.journal._db)
+        self.disk.full = False
+        service.journal._db = self.disk
+
+    def poll(self) -> list[Any]:
+        assert self.disk is not None
+        self.disk.full = False  # freed before this poll, if it was full
+        commands = super().poll()
+        if not self.refused and any(isinstance(command, EmptyCmd) for command in commands):
+            self.refused = True
+            self.disk.full = True  # the switch's command meets the full disk
+        if self.refused:
+            self.turns_after += 1
+            if self.service.state.alarm is not None:
+                self.alarm_turns += 1
+            if self.turns_after >= 2000 or self.alarm_turns >= 20:
+                self._stop.set()
+        return commands
+
+
+def test_the_box_empty_switch_the_journal_refused_raises_its_alarm_once_it_can_write(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The box-empty switch closes mid-deal as the disk is full: the journal cannot keep the
+    short deal's alarm. The disk is freed a moment later: the alarm is raised then, and the
+    board forgets the switch only once it has been; the log does not call it refused."""
+    caplog.set_level(logging.INFO)
+    clock = BoardAlongside(100.0)
+    board = SimulatedMicrocontroller(tmp_path, clock)
+    config = board_scanner_config(tmp_path, board)
+    with Journal(config.table.journal, config.table.id) as journal:
+        service = TableService(config, journal)
+        for line in ["shuffle", "card 2C", "card 3D"]:
+            service.execute_line(line)
+    board.box_empty_pin.drive(0)
+    stop = threading.Event()
+    assert config.hardware is not None
+    devices = BoxEmptyOnAFlakyDisk(config.hardware, clock, stop)
+    clock.board = board
+    try:
+        status = run_table(
+            config,
+            out=io.StringIO(),
+            console=io.StringIO(),
+            clock=clock.monotonic,
+            monotonic=clock.monotonic,
+            hardware=devices,
+            stop=stop,
+        )
+    finally:
+        clock.board = None
+    assert status == 0 and devices.refused
+    with Journal(config.table.journal, config.table.id) as journal:
+        alarm = TableService(config, journal).state.alarm
+    assert alarm is not None and alarm.kind is AlarmKind.SHORT_DEAL
+    assert not board.firmware.unacked
+    assert not [r for r in caplog.records if "refused from the table's devices" in r.message]
+    board.close()

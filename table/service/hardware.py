@@ -174,6 +174,11 @@ class TableHardware:
         # last of its slides told to slide_heard.
         self._frames_taken: list[FrameId] = []
         self._slides_told: deque[FrameId] = deque(maxlen=64)
+        # The commands the board's frames gave in the last poll, each with its frame; and
+        # those the journal could not keep, given again once it can. Their frames wait
+        # meanwhile: noted as done, the board would forget the box-empty switch.
+        self._given: list[tuple[Command, FrameId]] = []
+        self._unkept: list[tuple[Command, FrameId]] = []
         try:
             if config.abacus:
                 with _refused_in_one_line("the casekeep abacus", board_file):
@@ -269,6 +274,7 @@ class TableHardware:
         if not self._frames_taken or service is None:
             return  # nothing taken, or no table to take it (not attached)
         waiting = self.scanner.waiting if self.scanner is not None else frozenset()
+        waiting |= frozenset(frame for _, frame in self._unkept)
         # The reader settles its slides oldest first: those waiting are the last told.
         slides = self.slides_waiting()
         if slides:
@@ -290,6 +296,21 @@ class TableHardware:
         del self._frames_taken[:done]
         if self.link is not None:
             self.link.settled(frame)
+
+    def not_kept(self, command: Command) -> None:
+        """The journal could not keep ``command`` (a disk full or failing), which the last
+        poll gave: one a frame of the board gave is given again once the journal writes
+        again, and the board holds its frame until then. A button of the dealer's is pressed
+        again."""
+        for given in self._given:
+            if given[0] is command:
+                self._unkept.append(given)
+                return
+        log.warning(
+            "the dealer's button (%s) is not carried out: the journal cannot write; press it "
+            "again once it can",
+            command.__class__.__name__,
+        )
 
     def _question_waits(self) -> bool:
         """The reader's question is what the table waits on: the buttons answer it. While
@@ -338,6 +359,7 @@ class TableHardware:
     def poll(self) -> list[Command]:
         """What the dealer and the box asked for since the last call, as commands."""
         commands: list[Command] = []
+        self._given = []
         if self.buttons is not None:
             for action in self.buttons.take():
                 if action is DealerAction.CONFIRM or (
@@ -362,12 +384,19 @@ class TableHardware:
                     self.slide_heard(sensed.at)  # heard late if the loop was held up
         if self.link is not None:
             self._note_frames_taken()
+            if self._unkept and not self.service.journal_trouble:
+                # Before what the board sends now: the switch closed before it.
+                self._given, self._unkept = self._unkept, []
+                commands += [command for command, _ in self._given]
             for event in self.link.poll():
                 if isinstance(event, SensorChanged | BarcodeRead | ButtonChanged) and event.frame:
                     self._frames_taken.append(event.frame)
                 if isinstance(event, SensorChanged) and event.active:
                     if event.sensor is Sensor.BOX_EMPTY:
-                        commands.append(EmptyCmd())
+                        command = EmptyCmd()
+                        commands.append(command)
+                        if event.frame is not None:
+                            self._given.append((command, event.frame))
                     elif event.sensor is Sensor.CARD_SLID and self.slide_heard is not None:
                         # When the beam broke on the board: heard late if the frame waited (a
                         # loop held up, a frame sent again), it still pairs with its code.

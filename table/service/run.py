@@ -424,6 +424,10 @@ def run(
                 for command in commands:
                     try:
                         service.execute(command)
+                    except JournalError:
+                        # Not refused: the service has said why, once; the devices give it
+                        # again once the journal writes (the box-empty switch is not lost).
+                        hardware.not_kept(command)
                     except TableError as refused:
                         log.warning("refused from the table's devices: %s", refused)
             if simulated is not None:
