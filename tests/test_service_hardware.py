@@ -755,6 +755,7 @@ def scanner_restarts(
         hardware.slide_heard = reader.card_slid  # the board's light barrier, as run wires it
         hardware.slides_waiting = lambda: reader.slides_waiting
         hardware.slide_of_a_code_read = reader.slide_of_a_code_read
+        hardware.reader_holds_unkept = lambda: reader.holds_unkept
         return service, hardware, reader
 
     def run(hardware: TableHardware, reader: BarcodeShoeReader, seconds: float) -> None:
@@ -1495,3 +1496,43 @@ def test_the_box_empty_switch_the_journal_refused_raises_its_alarm_once_it_can_w
     assert not board.firmware.unacked
     assert not [r for r in caplog.records if "refused from the table's devices" in r.message]
     board.close()
+
+
+def test_a_card_held_for_a_full_disk_is_kept_by_the_board_till_the_journal_has_it(
+    tmp_path: Path,
+) -> None:
+    """The disk fills as the board's scanner reads 5S: the reader holds the card. The disk is
+    freed, and the service, killed in the turn of its loop that polled the board before the
+    reader offered the card to the journal again, has not journaled it: the board still
+    holds its frame, and the restarted service deals it."""
+    clock = ManualClock(100.0)
+    board = SimulatedMicrocontroller(tmp_path, clock)
+    start, run, stop = scanner_restarts(tmp_path, board, clock)
+
+    service, hardware, reader = start()
+    try:
+        service.execute_line("shuffle")
+        run(hardware, reader, 0.5)
+        disk = FullDisk(service.journal._db)
+        service.journal._db = disk
+        board.scan(encode_payload(Card.parse("5S"), 1))
+        run(hardware, reader, 0.5)
+        assert reader.holding_for_the_journal() == [Card.parse("5S")]
+        disk.full = False  # the disk freed
+        service.try_the_journal(clock.monotonic() + 10.0)
+        assert not service.journal_trouble
+        hardware.poll()  # the loop's turn polls the board before the reader
+        run_board(board, clock, 0.01)  # the board hears what the service sent
+        assert dealt(service) == []
+    finally:
+        killed(service, hardware, reader)
+    assert board.firmware.unacked, "the board still holds the code's frame"
+
+    service, hardware, reader = start()
+    try:
+        run(hardware, reader, 0.5)
+        assert dealt(service) == ["5S"]
+        assert not board.firmware.unacked
+    finally:
+        stop(service, hardware, reader)
+        board.close()

@@ -170,6 +170,10 @@ class TableHardware:
         # Whether a card that slid out at a time (as for slide_heard) is one whose code was
         # read already; if so it is paired with it.
         self.slide_of_a_code_read: Callable[[float], bool] = lambda at: False
+        # Whether the reader holds cards or a question the journal keeps nowhere yet (it
+        # could not write): no frame of the board is noted done meanwhile, for the reader
+        # holds no frame's name.
+        self.reader_holds_unkept: Callable[[], bool] = lambda: False
         # The board's frames taken and not yet noted (BOARD_FRAME_NOTE), in order, and the
         # last of its slides told to slide_heard.
         self._frames_taken: list[FrameId] = []
@@ -273,6 +277,10 @@ class TableHardware:
         service: TableService | None = getattr(self, "service", None)
         if not self._frames_taken or service is None:
             return  # nothing taken, or no table to take it (not attached)
+        if self.reader_holds_unkept():
+            # A code read and held for the journal, in memory only: acknowledged, the board
+            # would forget it, and a service killed before the journal took it lose the card.
+            return
         waiting = self.scanner.waiting if self.scanner is not None else frozenset()
         waiting |= frozenset(frame for _, frame in self._unkept)
         # The reader settles its slides oldest first: those waiting are the last told.

@@ -118,6 +118,7 @@ class _TableReader:
         self._unwritten = ""
         self._journal_retry_at = 0.0
         self._note_unwritten = False  # the held cards' note could not be kept, told once
+        self._held_unkept = False  # what is held is not in the journal's note of it
         self._named_unwritten: set[Card] = set()  # the cards held so, each named once
         self._bound_told = False  # held_at_most reached this outage, and said
         self.filter = self._new_filter()
@@ -152,19 +153,30 @@ class _TableReader:
     # reads again a card that slid out, so a restart must not forget them.
     HELD_NOTE = "reader-held"
 
+    @property
+    def holds_unkept(self) -> bool:
+        """Whether the reader holds cards or a question that the journal keeps neither as
+        dealt nor in its note of what the reader holds (it could not write): a restart now
+        would forget them."""
+        return self._held_unkept and self.filter.holds_anything
+
     def _keep_held(self) -> None:
         if not (self._kept or self.filter.holds_anything):
+            self._held_unkept = False
             return  # nothing held, and nothing kept to clear
         if self._journal_waits():
+            self._held_unkept = True
             return  # kept once the journal writes again
         record = self.filter.held_record()
         record["seq"] = self.service.journal.last_seq
         text = json.dumps(record, sort_keys=True)
         if text == self._kept:
+            self._held_unkept = False
             return
         try:
             self.service.journal.keep_note(self.HELD_NOTE, text)
         except JournalError as unwritten:
+            self._held_unkept = True
             # The cards held are named as they are held (see _held_unwritten): a restart
             # meanwhile would not find them.
             if not self._note_unwritten:
@@ -173,6 +185,7 @@ class _TableReader:
             self.service.journal_failed(str(unwritten))
             return
         self._note_unwritten = False
+        self._held_unkept = False
         self.service.journal_wrote()
         # Once the note says nothing is held, there is nothing to compare it with until
         # something is: the readings of a quiet table build no record.

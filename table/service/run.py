@@ -386,6 +386,8 @@ def run(
             hardware.slides_waiting = lambda: barcode_reader.slides_waiting
             # As the service stops, a slide is settled if its code was read: its card is dealt.
             hardware.slide_of_a_code_read = barcode_reader.slide_of_a_code_read
+            # Cards held for the journal, in memory only: the board keeps their frames.
+            hardware.reader_holds_unkept = lambda: barcode_reader.holds_unkept
     if camera is not None:
         from table.service.readers import CameraReader
 
