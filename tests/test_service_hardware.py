@@ -1536,3 +1536,50 @@ def test_a_card_held_for_a_full_disk_is_kept_by_the_board_till_the_journal_has_i
     finally:
         stop(service, hardware, reader)
         board.close()
+
+
+def deal_from_the_board(
+    board: SimulatedMicrocontroller, clock: ManualClock, card: str, *polls: Callable[[], Any]
+) -> None:
+    """The board's scanner reads ``card``'s sticker, and the card slides out past its light
+    barrier, with the service's ``polls`` polled meanwhile."""
+    board.scan(encode_payload(Card.parse(card), 1))
+    run_board(board, clock, 0.05, *polls)
+    board.block_card_sensor(True)
+    run_board(board, clock, 0.05, *polls)
+    board.block_card_sensor(False)
+    run_board(board, clock, 0.2, *polls)
+
+
+def test_cards_the_board_kept_through_a_full_disk_are_dealt_once_it_is_freed(
+    tmp_path: Path,
+) -> None:
+    """The disk fills mid-deal, and the dealer deals on from the board's scanner: the first
+    cards wait in the reader, the board keeps those after them, codes and slides, in its
+    queue. Once the disk is freed the board sends them, their slides with the times the cards
+    broke the beam, long before: each is paired with its code, and every card is dealt in
+    its order, none asked about as a card that slid out unread."""
+    clock = ManualClock(100.0)
+    board = SimulatedMicrocontroller(tmp_path, clock)
+    start, run, stop = scanner_restarts(tmp_path, board, clock)
+    cards = ["5S", "KD", "2C", "9H", "AS", "3D"]
+
+    service, hardware, reader = start()
+    try:
+        service.execute_line("shuffle")
+        run(hardware, reader, 0.5)
+        disk = FullDisk(service.journal._db)
+        service.journal._db = disk
+        for card in cards:
+            deal_from_the_board(board, clock, card, hardware.poll, reader.poll)
+        assert dealt(service) == []
+        assert board.firmware.queue, "the board keeps the cards read once its window is full"
+        disk.full = False
+        service.try_the_journal(clock.monotonic() + 10.0)
+        run(hardware, reader, 2.0)
+        assert service.state.alarm is None
+        assert dealt(service) == cards
+        assert not board.firmware.unacked and not board.firmware.queue
+    finally:
+        stop(service, hardware, reader)
+        board.close()

@@ -950,7 +950,10 @@ class BarcodeShoeReader(_TableReader):
         self._retry_at = 0.0
         self._backoff = 0.5
         self._opened_at = 0.0
-        self._slides: deque[float] = deque()  # slides no code has answered yet, by time
+        # Slides no code has answered yet, by time, each with when it was heard: one heard
+        # late (a loop held up, frames the board kept) is judged from then, for its code comes
+        # after it was heard, not after the card broke the beam.
+        self._slides: deque[tuple[float, float]] = deque()
         self._codes: deque[float] = deque()  # codes read before their card's slide, by time
         self._last_code: tuple[str, float] = ("", -1.0)
         self._drained_at = -math.inf  # when every code waiting was last read
@@ -974,7 +977,7 @@ class BarcodeShoeReader(_TableReader):
             return  # the scanner is gone: the dealer gives the cards at the console
         slid_at = self.monotonic() if at is None else at
         if not self.slide_of_a_code_read(slid_at):
-            self._slides.append(slid_at)
+            self._slides.append((slid_at, max(slid_at, self.monotonic())))
             # Heard late, slides may come out of order with those heard already.
             self._slides = deque(sorted(self._slides))
 
@@ -1011,7 +1014,7 @@ class BarcodeShoeReader(_TableReader):
             return True  # the same sticker read again later: the filter says nothing of it
         # Codes come in the order of their cards: of more slides waiting than codes read, the
         # newest are the codes' cards, and an older slide still waiting has lost its code. A
-        # slide older than the last read of the scanner by more than ``pair_within`` had its
+        # slide heard before the last read of the scanner by more than ``pair_within`` had its
         # code then, if any.
         self._unread_slides(self._drained_at, news, keep=codes_left)
         if self._slides:
@@ -1024,7 +1027,7 @@ class BarcodeShoeReader(_TableReader):
         """Slides that no code answered in time, and all but the ``keep`` newest: cards that
         came out unread, asked about in their order."""
         slides = self._slides
-        while slides and ((keep and len(slides) > keep) or now - slides[0] > self.pair_within):
+        while slides and ((keep and len(slides) > keep) or now - slides[0][1] > self.pair_within):
             slides.popleft()
             unread = BarcodeReading("", None, "a card slid past the light barrier")
             self._route(self.filter.barcode(unread, self.clock()), news)
