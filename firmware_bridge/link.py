@@ -78,6 +78,10 @@ NETWORK_URL_SCHEMES = ("socket://", "rfc2217://")
 # Bytes kept for a board that takes none (its firmware hung with its USB port still there)
 # before the link is dropped; a few seconds of heartbeats and resent frames.
 UNSENT_LIMIT = 16384
+# The board's window (PROTOCOL.md; hw/firmware/dealfw.py WINDOW): the most of its frames in
+# flight unacknowledged. With that many taken and not yet settled by the service, the board
+# sends nothing more, and keeps what comes meanwhile in its queue.
+BOARD_WINDOW = 8
 
 
 def open_serial_url(url: str, baudrate: int = 115200) -> SerialPort:
@@ -384,6 +388,18 @@ class SerialLink:
     def in_flight(self) -> int:
         """Frames sent and not yet acknowledged."""
         return len(self._in_flight)
+
+    @property
+    def unsettled(self) -> int:
+        """The board's frames taken and waiting for the service to settle them
+        (:meth:`acknowledge_when_settled`): the board holds them, unacknowledged."""
+        return len(self._unsettled)
+
+    @property
+    def board_window_full(self) -> bool:
+        """Whether the board's whole window waits on the service: it sends nothing more
+        until one is settled, and keeps what comes meanwhile in its queue."""
+        return len(self._unsettled) >= BOARD_WINDOW
 
     @property
     def firmware_boot_id(self) -> int | None:
@@ -865,6 +881,7 @@ def _event_for(frame: Frame) -> LinkEvent | None:
 
 
 __all__ = [
+    "BOARD_WINDOW",
     "BarcodeRead",
     "ButtonChanged",
     "DeviceReported",

@@ -1583,3 +1583,101 @@ def test_cards_the_board_kept_through_a_full_disk_are_dealt_once_it_is_freed(
     finally:
         stop(service, hardware, reader)
         board.close()
+
+
+def test_the_boards_queue_and_window_are_those_the_service_counts_on() -> None:
+    """The service tells the dealer how many cards the board keeps for a full disk from the
+    board's window and queue: those of the firmware the board runs."""
+    from firmware_bridge.link import BOARD_WINDOW
+    from table.service.hardware import BOARD_QUEUE_LIMIT
+
+    assert BOARD_WINDOW == dealfw.Firmware.WINDOW
+    assert BOARD_QUEUE_LIMIT == dealfw.Firmware.QUEUE_LIMIT
+
+
+def test_the_dealer_is_told_once_to_stop_dealing_when_the_board_holds_cards_for_a_full_disk(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The disk fills mid-deal, and the dealer deals on from the board's scanner. The first
+    cards (their codes and slides, a window of the board's frames) wait on the journal in the
+    reader, each named; the board keeps every card after them in its queue, where the reader
+    cannot name them. As the board's window fills the dealer is told, once, at the console
+    and in the log, to stop dealing until the journal writes, that the board keeps the cards
+    read meanwhile and about how many more it can keep."""
+    clock = ManualClock(100.0)
+    board = SimulatedMicrocontroller(tmp_path, clock)
+    start, run, stop = scanner_restarts(tmp_path, board, clock)
+    cards = ["5S", "KD", "2C", "9H", "AS", "3D"]
+    said: list[str] = []
+    queued_when_told: list[int] = []
+
+    service, hardware, reader = start()
+
+    def read() -> None:
+        refused = reader.poll().refused
+        if any("stop dealing" in line for line in refused):
+            queued_when_told.append(len(board.firmware.queue))
+        said.extend(refused)
+
+    try:
+        service.execute_line("shuffle")
+        run(hardware, reader, 0.5)
+        disk = FullDisk(service.journal._db)
+        service.journal._db = disk
+        for card in cards:
+            deal_from_the_board(board, clock, card, hardware.poll, read)
+        assert dealt(service) == []
+        assert board.firmware.queue, "the board keeps the cards read once its window is full"
+        told = [line for line in said if "stop dealing" in line]
+        assert len(told) == 1, said
+        assert "board keeps" in told[0] and "about 85 more cards" in told[0]
+        assert "do not give them at the console" in told[0]
+        assert queued_when_told == [0], "told as the window filled, before a card waited"
+        assert [r.levelname for r in caplog.records if "stop dealing" in r.message] == ["ERROR"]
+    finally:
+        stop(service, hardware, reader)
+        board.close()
+
+
+def test_events_the_board_lost_for_a_full_disk_are_told_as_cards_it_may_have_lost(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The disk stays full while the dealer deals on from the board's scanner, past what the
+    board's queue keeps: the board drops its oldest events, codes among them, and reports its
+    queue full. The dealer hears at once, as a reader alarm at the console, that cards
+    scanned may be among the events lost; the table's `missed_card` notice says it too once
+    the journal writes again."""
+    caplog.set_level(logging.INFO)
+    clock = ManualClock(100.0)
+    board = SimulatedMicrocontroller(tmp_path, clock)
+    start, run, stop = scanner_restarts(tmp_path, board, clock)
+    alarms: list[str] = []
+
+    service, hardware, reader = start()
+
+    def read() -> None:
+        alarms.extend(alarm.message for alarm in reader.poll().alarms)
+
+    try:
+        service.execute_line("shuffle")
+        run(hardware, reader, 0.5)
+        disk = FullDisk(service.journal._db)
+        service.journal._db = disk
+        deal_from_the_board(board, clock, "5S", hardware.poll, read)
+        for _ in range(dealfw.Firmware.QUEUE_LIMIT + 20):  # the same sticker, again and again
+            board.scan(encode_payload(Card.parse("KD"), 1))
+        run_board(board, clock, 0.5, hardware.poll, read)
+        assert board.firmware.counts["dropped"] > 0
+        lost = [message for message in alarms if "lost" in message]
+        assert len(lost) == 1, alarms
+        assert "cards scanned" in lost[0] and "check the dealt cards" in lost[0]
+        error = [r for r in caplog.records if r.levelname == "ERROR" and "board lost" in r.message]
+        assert error and "cards scanned" in error[0].message
+        disk.full = False
+        service.try_the_journal(clock.monotonic() + 10.0)
+        run(hardware, reader, 0.5)
+        notices = [e for e in service.journal.events() if e.type_name == "reader_notice"]
+        assert [(n.notice.value, n.message) for n in notices] == [("missed_card", lost[0])]
+    finally:
+        stop(service, hardware, reader)
+        board.close()

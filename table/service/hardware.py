@@ -77,6 +77,11 @@ BOARD_FRAME_REQUEST = "board-frame:"
 # the lid, the box-empty switch), once what it set going is done, with the journal's last
 # record then: the board sends it again too if its acknowledgement was lost.
 BOARD_FRAME_NOTE = "board-frame"
+# The events the board keeps while the service takes none (hw/firmware/dealfw.py
+# QUEUE_LIMIT): past them it loses the oldest. A card dealt from its scanner is three: its
+# code, and its slide past the light barrier, the beam broken and clear again.
+BOARD_QUEUE_LIMIT = 256
+BOARD_EVENTS_PER_CARD = 3
 # Damaged frames on the line are logged at most this often (seconds): a noisy cable would
 # otherwise fill the log with a line per read.
 NOISE_LOGGED_EVERY = 60.0
@@ -106,12 +111,42 @@ class BoardScanner:
     forwards, read by a barcode shoe reader as if from a serial scanner of its own.
 
     ``trouble`` says why the board cannot be reached ("" while it can): the scanner behind
-    it is then gone, as an unplugged serial scanner is, and its reader is lost."""
+    it is then gone, as an unplugged serial scanner is, and its reader is lost.
+    ``window_full`` says whether the board's window of frames waits on the service (the
+    journal cannot keep what they brought): what the board reads meanwhile waits in its
+    queue."""
 
-    def __init__(self, trouble: Callable[[], str] = lambda: "") -> None:
+    def __init__(
+        self,
+        trouble: Callable[[], str] = lambda: "",
+        window_full: Callable[[], bool] = lambda: False,
+    ) -> None:
         self._codes: deque[tuple[str, FrameId | None]] = deque()
         self._trouble = trouble
+        self._window_full = window_full
         self._last_frame: FrameId | None = None
+        self._losses: list[str] = []  # the board's reports of events lost, not yet read
+
+    @property
+    def holds_back(self) -> bool:
+        """Whether the board sends nothing more until the service settles what it sent: the
+        cards read meanwhile wait in its queue, where no reader can name them."""
+        return self._window_full()
+
+    @property
+    def cards_it_keeps(self) -> int:
+        """About how many cards the board's queue keeps, from empty, before it loses the
+        oldest of its events."""
+        return BOARD_QUEUE_LIMIT // BOARD_EVENTS_PER_CARD
+
+    def events_lost(self, detail: str) -> None:
+        """The board reported events lost (its queue full): codes read may be among them."""
+        self._losses.append(detail)
+
+    def take_losses(self) -> list[str]:
+        """The board's reports of events lost since the last call."""
+        losses, self._losses = self._losses, []
+        return losses
 
     @property
     def waiting(self) -> frozenset[FrameId]:
@@ -220,7 +255,9 @@ class TableHardware:
             raise HardwareError("the board's scanner is read over the layout board's link")
         if self.scanner is None:
             link = self.link
-            self.scanner = BoardScanner(lambda: "" if link.is_up else link.last_error)
+            self.scanner = BoardScanner(
+                lambda: "" if link.is_up else link.last_error, lambda: link.board_window_full
+            )
         return self.scanner
 
     def answer_questions_of(self, reader: AskingReader, clock: Callable[[], float]) -> None:
@@ -463,7 +500,11 @@ class TableHardware:
         )
 
     def _device_reported(self, report: DeviceReported) -> None:
-        if report.code == DeviceErrorCode.QUEUE_FULL:
+        if report.code == DeviceErrorCode.QUEUE_FULL and self.scanner is not None:
+            # Codes the board's scanner read may be among them: its reader tells the dealer
+            # so, where it tells of the cards it holds, and the table.
+            self.scanner.events_lost(report.detail)
+        elif report.code == DeviceErrorCode.QUEUE_FULL:
             log.error(
                 "the layout board lost events (%s): a button press or the box-empty switch "
                 "may have gone unheard; check the box",

@@ -912,6 +912,28 @@ class ScannerThatNamesItsCodes(Scanner, Protocol):
     def request_of_last_read(self) -> str | None: ...
 
 
+@runtime_checkable
+class ScannerBehindAQueue(Scanner, Protocol):
+    """A scanner whose codes wait in a queue of the device it is wired to while the service
+    takes none (the layout board's, whose frames wait on the journal): the reader cannot
+    name the cards read meanwhile, and the queue loses the oldest once full."""
+
+    @property
+    def holds_back(self) -> bool:
+        """Whether the codes read now wait in the queue (the service has yet to settle what
+        the device sent)."""
+        ...
+
+    @property
+    def cards_it_keeps(self) -> int:
+        """About how many cards the queue keeps, from empty."""
+        ...
+
+    def take_losses(self) -> list[str]:
+        """The device's reports of events its queue lost since the last call."""
+        ...
+
+
 class BarcodeShoeReader(_TableReader):
     """A serial barcode scanner in the shoe: one line per card as it slides out.
 
@@ -957,6 +979,11 @@ class BarcodeShoeReader(_TableReader):
         self._codes: deque[float] = deque()  # codes read before their card's slide, by time
         self._last_code: tuple[str, float] = ("", -1.0)
         self._drained_at = -math.inf  # when every code waiting was last read
+        # The scanner's queue held back cards for the journal, and the dealer was told to
+        # stop dealing: once, until the journal writes again.
+        self._held_back_told = False
+        # What the scanner's queue lost, told at the console and journaled once it can be.
+        self._losses_unjournaled: list[str] = []
 
     @property
     def name(self) -> str:
@@ -1101,7 +1128,53 @@ class BarcodeShoeReader(_TableReader):
             self._unread_slides(read_at, news)
             self._drained_at = read_at
         self._route(self.filter.tick(now), news)
+        self._queue_news(now, news)
         return news
+
+    def _queue_news(self, now: float, news: ReaderNews) -> None:
+        """What the scanner's queue does while the reader cannot take its cards: its cards
+        held back there for the journal, stop dealing (told once an outage); events it lost,
+        a reader alarm (cards may be lost with them)."""
+        scanner = self.scanner
+        if not isinstance(scanner, ScannerBehindAQueue):
+            return
+        for detail in scanner.take_losses():
+            message = (
+                f"the layout board lost events ({detail}): cards scanned or slid out may be "
+                "among them, never dealt, as may a button press or the box-empty switch; "
+                "check the dealt cards against the cards out of the shoe, and the box"
+            )
+            log.error(message)
+            news.alarms.append(ReaderAlarm(ReaderAlarmKind.MISSED_CARD, message, now))
+            self._losses_unjournaled.append(message)
+        self._journal_losses()
+        if not self.service.journal_trouble:
+            self._held_back_told = False
+        elif scanner.holds_back and not self._held_back_told:
+            # The reader's bound on the cards it holds never comes into play: the queue
+            # takes the cards, and the dealer would deal on, told nothing of them.
+            self._held_back_told = True
+            message = (
+                "the journal cannot write and the layout board waits on it: stop dealing "
+                "until it writes again; the board keeps the cards read meanwhile, about "
+                f"{scanner.cards_it_keeps} more cards, and sends them once it writes (do not "
+                "give them at the console); past that it loses the oldest"
+            )
+            log.error(message)
+            news.refused.append(message)
+
+    def _journal_losses(self) -> None:
+        """The table hears of the events the scanner's queue lost (a ``missed_card``
+        notice) once the journal can keep it."""
+        while self._losses_unjournaled and not self.service.journal_trouble:
+            message = self._losses_unjournaled[0]
+            try:
+                self.service.reader_notice(self.name, ReaderNoticeKind.MISSED_CARD, message)
+            except JournalError:
+                return  # told again once the journal writes
+            except TableError as refused:
+                log.warning("the %s reader's notice was not journaled: %s", self.name, refused)
+            del self._losses_unjournaled[0]
 
     def _failed(self, error: ScannerError, now: float, news: ReaderNews) -> None:
         self._retry_at = self.monotonic() + self._backoff
