@@ -10,15 +10,22 @@ from pathlib import Path
 import pytest
 
 from table.cards import Card
+from table.dealer import last_card_index
 from table.events import (
     AlarmKind,
     AlarmRaised,
     BetSettled,
+    BetsLocked,
     CardDealt,
     CardRole,
+    CoupResult,
+    DealerCorrection,
+    DealVoided,
+    Event,
     EventCodecError,
     Outcome,
     ReaderNoticeKind,
+    ThirdCardChoice,
     event_from_json,
     event_to_json,
     event_types,
@@ -201,6 +208,81 @@ def test_journals_an_earlier_dealtable_wrote_fold_to_the_state_they_dealt() -> N
         }
         assert folded == record["summary"], (number, game)
     assert games == {"faro", "punto-banco", "chemin-de-fer", "banque", "macao"}
+
+
+def say_no_cases(events: list[Event]) -> set[str]:
+    """What of the players' stands, voids and corrections a record of Chemin de Fer or
+    Banque holds, read from its events alone."""
+    cases: set[str] = set()
+    stood: set[str] = set()
+    for index, event in enumerate(events):
+        if isinstance(event, BetsLocked):
+            stood = set()
+        elif isinstance(event, ThirdCardChoice) and not event.draws and event.hand != "banker":
+            stood.add(event.hand)
+            if not event.forced:
+                cases.add(f"chosen stand on {event.total}")
+            elif event.total in (6, 7):
+                cases.add("forced stand on 6 or 7")
+            else:
+                cases.add("forced stand on 5")  # the strict tables
+        elif isinstance(event, CoupResult) and {"right", "left"} <= stood:
+            cases.add("both Banque hands stood")
+        elif isinstance(event, DealVoided):
+            cases.add("coup voided")
+        elif isinstance(event, DealerCorrection):
+            cases.add(f"{event.action} of {'the last card' if event.undone else 'an alarm'}")
+            last = last_card_index(events[:index])
+            taken_back = events[last + 1 : index] if event.undone else []
+            if any(
+                isinstance(told, ThirdCardChoice) and told.forced and told.hand != "banker"
+                for told in taken_back
+            ):
+                cases.add("a player's forced stand taken back with its card")
+    return cases
+
+
+def test_chemin_de_fer_and_banque_journals_written_before_the_wait_for_the_non_fold_alike() -> None:
+    """Journals of Chemin de Fer and Banque written at 6f4d27c, the commit before 777a2fc
+    (tests/records/earlier_say_no_journals.py made them), fold with today's engine to the
+    state they dealt, after each command. There a player hand the tableau made stand (6 or
+    7; 5 at strict rules) was told to stand with the banker's second card, as its
+    consequence, where today it waits for its "non": the old stands must still pass the
+    hand, and a void or correction of that card take them back."""
+    import gzip
+
+    from table.baccarat.engine import BaccaratTable
+    from tests.records.earlier_say_no_journals import summary
+
+    path = Path(__file__).parent / "records" / "say_no_journals_written_at_6f4d27c.json.gz"
+    records = json.loads(gzip.decompress(path.read_bytes()))
+    games: set[str] = set()
+    cases: set[str] = set()
+    for number, record in enumerate(records):
+        events = [event_from_json(fields) for fields in record["events"]]
+        games.add(events[0].game)  # type: ignore[attr-defined]
+        cases |= say_no_cases(events)
+        table = BaccaratTable.replay(events[:1])
+        folded = 1
+        for count, dealt in record["ends"]:
+            for event in events[folded:count]:
+                table.state.apply(event)
+            folded = count
+            assert summary(table.state) == dealt, (number, count)
+        assert BaccaratTable.replay(events).state == table.state
+    assert games == {"chemin-de-fer", "banque"}
+    assert cases >= {
+        "chosen stand on 5",
+        "forced stand on 5",
+        "forced stand on 6 or 7",
+        "both Banque hands stood",
+        "coup voided",
+        "void of the last card",
+        "correct of the last card",
+        "void of an alarm",
+        "correct of an alarm",
+        "a player's forced stand taken back with its card",
+    }, cases
 
 
 # --- docs/events.md keeps up with the vocabulary --------------------------------------------
