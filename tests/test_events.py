@@ -6,6 +6,7 @@ import json
 import re
 import typing
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -210,6 +211,21 @@ def test_journals_an_earlier_dealtable_wrote_fold_to_the_state_they_dealt() -> N
     assert games == {"faro", "punto-banco", "chemin-de-fer", "banque", "macao"}
 
 
+def say_no_records(name: str) -> list[tuple[list[Event], list[tuple[int, dict[str, Any]]]]]:
+    """The records of tests/records/earlier_say_no_journals.py in ``name``: each one's events
+    and, after each command, how many of them the journal held and the state they folded to."""
+    import gzip
+
+    path = Path(__file__).parent / "records" / name
+    return [
+        (
+            [event_from_json(fields) for fields in record["events"]],
+            [(count, dealt) for count, dealt in record["ends"]],
+        )
+        for record in json.loads(gzip.decompress(path.read_bytes()))
+    ]
+
+
 def say_no_cases(events: list[Event]) -> set[str]:
     """What of the players' stands, voids and corrections a record of Chemin de Fer or
     Banque holds, read from its events alone."""
@@ -249,22 +265,19 @@ def test_chemin_de_fer_and_banque_journals_written_before_the_wait_for_the_non_f
     7; 5 at strict rules) was told to stand with the banker's second card, as its
     consequence, where today it waits for its "non": the old stands must still pass the
     hand, and a void or correction of that card take them back."""
-    import gzip
-
     from table.baccarat.engine import BaccaratTable
     from tests.records.earlier_say_no_journals import summary
 
-    path = Path(__file__).parent / "records" / "say_no_journals_written_at_6f4d27c.json.gz"
-    records = json.loads(gzip.decompress(path.read_bytes()))
     games: set[str] = set()
     cases: set[str] = set()
-    for number, record in enumerate(records):
-        events = [event_from_json(fields) for fields in record["events"]]
+    for number, (events, ends) in enumerate(
+        say_no_records("say_no_journals_written_at_6f4d27c.json.gz")
+    ):
         games.add(events[0].game)  # type: ignore[attr-defined]
         cases |= say_no_cases(events)
         table = BaccaratTable.replay(events[:1])
         folded = 1
-        for count, dealt in record["ends"]:
+        for count, dealt in ends:
             for event in events[folded:count]:
                 table.state.apply(event)
             folded = count
@@ -282,6 +295,81 @@ def test_chemin_de_fer_and_banque_journals_written_before_the_wait_for_the_non_f
         "void of an alarm",
         "correct of an alarm",
         "a player's forced stand taken back with its card",
+    }, cases
+
+
+def test_chemin_de_fer_and_banque_journals_written_before_forced_stands_were_told_fold_alike() -> (
+    None
+):
+    """Journals of Chemin de Fer and Banque written at 9ede1fb, the commit before db658a1
+    (tests/records/earlier_say_no_journals.py made them), fold with today's engine to the
+    state they dealt, after each command, but for the wait for the "non". There a hand the
+    tableau made stand was never told: a player's forced stand on 6 or 7 (5 at strict rules)
+    left no event, and play went on to the next hand. Today that player waits for his "non"
+    after the banker's second card, so the next card, a later hand's choice or the coup's
+    result must pass him as the journal did.
+
+    After each command the summary of tests/records/earlier_say_no_journals.py is compared:
+
+    - mid-coup, where today's fold waits for a "non" the old engine did not, only where the
+      next card goes (``next``) and whose turn it is (``actor``) may differ, and only by the
+      wait: the fold with the waiting hands passed must be the old summary whole. Elsewhere
+      mid-coup the summary is the same whole: phase, shoe, coup, cards out, hands, choices,
+      deviations, bets, chips, bank, banker, alarm, last seq;
+    - at a coup's end (none in play) the summary is the same whole but for ``actor``: a coup
+      that ended without the waiting player's stand told leaves the turn at him, which no
+      command reads before the next lock starts it again."""
+    import copy
+
+    from table.baccarat.engine import BaccaratTable
+    from tests.records.earlier_say_no_journals import summary
+
+    games: set[str] = set()
+    cases: set[str] = set()
+    for number, (events, ends) in enumerate(
+        say_no_records("say_no_journals_written_at_9ede1fb.json.gz")
+    ):
+        games.add(events[0].game)  # type: ignore[attr-defined]
+        cases |= say_no_cases(events)
+        table = BaccaratTable.replay(events[:1])
+        folded = 1
+        for count, dealt in ends:
+            for event in events[folded:count]:
+                if table.state.awaits_a_no:
+                    if isinstance(event, CardDealt) and event.role is not CardRole.BURN:
+                        cases.add("a card passed a waiting player")
+                    elif isinstance(event, ThirdCardChoice):
+                        cases.add(f"the {event.hand} hand's choice passed a waiting player")
+                    elif isinstance(event, CoupResult):
+                        cases.add("a coup ended with a player waiting")
+                table.state.apply(event)
+            folded = count
+            state = table.state
+            if state.coup_in_play:
+                if state.awaits_a_no:
+                    cases.add("a player waiting at a command's end")
+                    state = copy.deepcopy(state)
+                    state._pass_the_noes()
+                assert summary(state) == dealt, (number, count)
+            else:
+                assert {**summary(state), "actor": None} == {**dealt, "actor": None}, (
+                    number,
+                    count,
+                )
+        assert BaccaratTable.replay(events).state == table.state
+    assert games == {"chemin-de-fer", "banque"}
+    assert cases >= {
+        "a card passed a waiting player",
+        "the banker hand's choice passed a waiting player",
+        "the left hand's choice passed a waiting player",
+        "a coup ended with a player waiting",
+        "a player waiting at a command's end",
+        "chosen stand on 5",
+        "coup voided",
+        "void of the last card",
+        "correct of the last card",
+        "void of an alarm",
+        "correct of an alarm",
     }, cases
 
 

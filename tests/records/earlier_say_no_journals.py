@@ -9,10 +9,12 @@ tests/test_events.py folds, prefix by prefix, with today's engine:
 ``say_no_journals_written_at_6f4d27c.json.gz`` is ``1 10`` at commit 6f4d27c, the last
 before a player hand the tableau makes stand waited for its "non": there a forced stand was
 told with the banker's second card, as its consequence (a void or a correction of that card
-took it back), and ``stand`` on a 5 was the player's choice. The records mix the options
-that change who stands (a banker bound to the tableau, the strict tables' stand on 5), burns,
-voids and corrections of the last card and of a card come out twice, voided coups and dry
-shoes.
+took it back), and ``stand`` on a 5 was the player's choice.
+``say_no_journals_written_at_9ede1fb.json.gz`` is ``1 10`` at commit 9ede1fb, the last before
+db658a1 told forced stands at all: there a hand the tableau made stand left no event, and
+play went on to the next hand. The records mix the options that change who stands (a banker
+bound to the tableau, the strict tables' stand on 5), burns, voids and corrections of the
+last card and of a card come out twice, voided coups and dry shoes.
 """
 
 from __future__ import annotations
