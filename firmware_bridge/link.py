@@ -245,6 +245,9 @@ LinkEvent = (
     | DeviceReported
     | FramesRefused
 )
+# The events a frame of the board brings the service, each named by its frame (FrameId): the
+# service settles them, and after a restart tells the frames it took from those it did not.
+BoardFrameEvent = SensorChanged | BarcodeRead | ButtonChanged
 
 
 @dataclass(frozen=True)
@@ -829,9 +832,7 @@ class SerialLink:
             return
         event = _event_for(frame)
         boot = self._peer_boot_id
-        if isinstance(event, SensorChanged | BarcodeRead | ButtonChanged) and boot is not None:
-            # Named by its frame, so that the service can tell, after a restart, the frames
-            # it took from those it did not.
+        if isinstance(event, BoardFrameEvent) and boot is not None:
             event = replace(event, frame=FrameId(boot, frame.seq))
         if isinstance(event, SensorChanged):
             event = replace(event, at=self.device_clock.host_time(event.device_ms, now))
@@ -841,7 +842,7 @@ class SerialLink:
             return
         self._expected_rx = (expected + 1) % 256
         self._nak_sent_for = None
-        brings = isinstance(event, SensorChanged | BarcodeRead | ButtonChanged)
+        brings = isinstance(event, BoardFrameEvent)
         if self._settled_by_service and (brings or self._unsettled):
             self._unsettled.append((frame.seq, brings))
         else:
@@ -883,6 +884,7 @@ def _event_for(frame: Frame) -> LinkEvent | None:
 __all__ = [
     "BOARD_WINDOW",
     "BarcodeRead",
+    "BoardFrameEvent",
     "ButtonChanged",
     "DeviceReported",
     "FirmwareRestarted",

@@ -752,10 +752,7 @@ def scanner_restarts(
             opener=lambda _: scanner,
             monotonic=clock.monotonic,
         )
-        hardware.slide_heard = reader.card_slid  # the board's light barrier, as run wires it
-        hardware.slides_waiting = lambda: reader.slides_waiting
-        hardware.slide_of_a_code_read = reader.slide_of_a_code_read
-        hardware.reader_holds_unkept = lambda: reader.holds_unkept
+        hardware.pair_slides_with(reader)  # the board's light barrier, as run wires it
         return service, hardware, reader
 
     def run(hardware: TableHardware, reader: BarcodeShoeReader, seconds: float) -> None:

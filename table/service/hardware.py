@@ -24,7 +24,7 @@ from display.hardware import AbacusDriver, LayoutDriver
 from firmware_bridge.clock import Clock, SystemClock
 from firmware_bridge.link import (
     BarcodeRead,
-    ButtonChanged,
+    BoardFrameEvent,
     DeviceReported,
     FirmwareRestarted,
     FrameId,
@@ -66,6 +66,21 @@ class AskingReader(Protocol):
     def confirm_guess(self, timestamp: float) -> Any: ...
 
     def dismiss_question(self) -> Any: ...
+
+
+class SlidePairingReader(Protocol):
+    """A barcode shoe reader that pairs the slides past the board's light barrier with the
+    codes the board's scanner read, and so says which of the board's frames it has settled."""
+
+    def card_slid(self, at: float | None = None) -> None: ...
+
+    @property
+    def slides_waiting(self) -> int: ...
+
+    def slide_of_a_code_read(self, at: float) -> bool: ...
+
+    @property
+    def holds_unkept(self) -> bool: ...
 
 
 # How long a stopping service waits for the board to take the dark layout (seconds).
@@ -260,6 +275,14 @@ class TableHardware:
             )
         return self.scanner
 
+    def pair_slides_with(self, reader: SlidePairingReader) -> None:
+        """The board's light barrier tells ``reader`` of each card that slid out, and a frame
+        of the board is noted done only once ``reader`` has settled what it brought."""
+        self.slide_heard = reader.card_slid
+        self.slides_waiting = lambda: reader.slides_waiting
+        self.slide_of_a_code_read = reader.slide_of_a_code_read
+        self.reader_holds_unkept = lambda: reader.holds_unkept
+
     def answer_questions_of(self, reader: AskingReader, clock: Callable[[], float]) -> None:
         """The buttons answer ``reader``'s questions; ``clock`` is the one its filter keeps."""
         self.reader = reader
@@ -434,7 +457,7 @@ class TableHardware:
                 self._given, self._unkept = self._unkept, []
                 commands += [command for command, _ in self._given]
             for event in self.link.poll():
-                if isinstance(event, SensorChanged | BarcodeRead | ButtonChanged) and event.frame:
+                if isinstance(event, BoardFrameEvent) and event.frame:
                     self._frames_taken.append(event.frame)
                 if isinstance(event, SensorChanged) and event.active:
                     if event.sensor is Sensor.BOX_EMPTY:

@@ -373,21 +373,14 @@ def run(
             assert hardware is not None  # the config asks for the board
             # Taken now: the board forwards codes from the first poll on.
             scanner = hardware.board_scanner()
-            barcode_reader = BarcodeShoeReader(
+            shoe_reader = BarcodeShoeReader(
                 "the layout board", service, clock, opener=lambda _: scanner
             )
         else:
-            barcode_reader = BarcodeShoeReader(config.reader.url, service, clock)
-        shoe_reader = barcode_reader
+            shoe_reader = BarcodeShoeReader(config.reader.url, service, clock)
         if hardware is not None:
             # A light barrier on the board tells the cards that slid out with no code read.
-            hardware.slide_heard = barcode_reader.card_slid
-            # A slide it has yet to settle is taken again if the board sends it after a restart.
-            hardware.slides_waiting = lambda: barcode_reader.slides_waiting
-            # As the service stops, a slide is settled if its code was read: its card is dealt.
-            hardware.slide_of_a_code_read = barcode_reader.slide_of_a_code_read
-            # Cards held for the journal, in memory only: the board keeps their frames.
-            hardware.reader_holds_unkept = lambda: barcode_reader.holds_unkept
+            hardware.pair_slides_with(shoe_reader)
     if camera is not None:
         from table.service.readers import CameraReader
 
