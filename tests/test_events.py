@@ -5,6 +5,7 @@ import enum
 import json
 import re
 import typing
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -226,6 +227,33 @@ def say_no_records(name: str) -> list[tuple[list[Event], list[tuple[int, dict[st
     ]
 
 
+def folded_say_no_records(
+    name: str,
+    games: set[str],
+    cases: set[str],
+    before_each: Callable[[Any, Event], None] = lambda state, event: None,
+) -> Iterator[tuple[int, int, Any, dict[str, Any]]]:
+    """Each record of ``name`` folded by today's engine a command at a time: after each, the
+    record's number, how many events the journal then held, the state folded and the state
+    the record dealt (``before_each`` sees the state and each event before it is folded).
+    The record's games go into ``games`` and its cases (:func:`say_no_cases`) into ``cases``;
+    a record folded whole must replay to the same state."""
+    from table.baccarat.engine import BaccaratTable
+
+    for number, (events, ends) in enumerate(say_no_records(name)):
+        games.add(events[0].game)  # type: ignore[attr-defined]
+        cases |= say_no_cases(events)
+        table = BaccaratTable.replay(events[:1])
+        folded = 1
+        for count, dealt in ends:
+            for event in events[folded:count]:
+                before_each(table.state, event)
+                table.state.apply(event)
+            folded = count
+            yield number, count, table.state, dealt
+        assert BaccaratTable.replay(events).state == table.state
+
+
 def say_no_cases(events: list[Event]) -> set[str]:
     """What of the players' stands, voids and corrections a record of Chemin de Fer or
     Banque holds, read from its events alone."""
@@ -265,24 +293,14 @@ def test_chemin_de_fer_and_banque_journals_written_before_the_wait_for_the_non_f
     7; 5 at strict rules) was told to stand with the banker's second card, as its
     consequence, where today it waits for its "non": the old stands must still pass the
     hand, and a void or correction of that card take them back."""
-    from table.baccarat.engine import BaccaratTable
     from tests.records.earlier_say_no_journals import summary
 
     games: set[str] = set()
     cases: set[str] = set()
-    for number, (events, ends) in enumerate(
-        say_no_records("say_no_journals_written_at_6f4d27c.json.gz")
+    for number, count, state, dealt in folded_say_no_records(
+        "say_no_journals_written_at_6f4d27c.json.gz", games, cases
     ):
-        games.add(events[0].game)  # type: ignore[attr-defined]
-        cases |= say_no_cases(events)
-        table = BaccaratTable.replay(events[:1])
-        folded = 1
-        for count, dealt in ends:
-            for event in events[folded:count]:
-                table.state.apply(event)
-            folded = count
-            assert summary(table.state) == dealt, (number, count)
-        assert BaccaratTable.replay(events).state == table.state
+        assert summary(state) == dealt, (number, count)
     assert games == {"chemin-de-fer", "banque"}
     assert cases >= {
         "chosen stand on 5",
@@ -321,42 +339,35 @@ def test_chemin_de_fer_and_banque_journals_written_before_forced_stands_were_tol
       command reads before the next lock starts it again."""
     import copy
 
-    from table.baccarat.engine import BaccaratTable
     from tests.records.earlier_say_no_journals import summary
 
     games: set[str] = set()
     cases: set[str] = set()
-    for number, (events, ends) in enumerate(
-        say_no_records("say_no_journals_written_at_9ede1fb.json.gz")
+
+    def passing(state: Any, event: Event) -> None:
+        if not state.awaits_a_no:
+            return
+        if isinstance(event, CardDealt) and event.role is not CardRole.BURN:
+            cases.add("a card passed a waiting player")
+        elif isinstance(event, ThirdCardChoice):
+            cases.add(f"the {event.hand} hand's choice passed a waiting player")
+        elif isinstance(event, CoupResult):
+            cases.add("a coup ended with a player waiting")
+
+    for number, count, state, dealt in folded_say_no_records(
+        "say_no_journals_written_at_9ede1fb.json.gz", games, cases, passing
     ):
-        games.add(events[0].game)  # type: ignore[attr-defined]
-        cases |= say_no_cases(events)
-        table = BaccaratTable.replay(events[:1])
-        folded = 1
-        for count, dealt in ends:
-            for event in events[folded:count]:
-                if table.state.awaits_a_no:
-                    if isinstance(event, CardDealt) and event.role is not CardRole.BURN:
-                        cases.add("a card passed a waiting player")
-                    elif isinstance(event, ThirdCardChoice):
-                        cases.add(f"the {event.hand} hand's choice passed a waiting player")
-                    elif isinstance(event, CoupResult):
-                        cases.add("a coup ended with a player waiting")
-                table.state.apply(event)
-            folded = count
-            state = table.state
-            if state.coup_in_play:
-                if state.awaits_a_no:
-                    cases.add("a player waiting at a command's end")
-                    state = copy.deepcopy(state)
-                    state._pass_the_noes()
-                assert summary(state) == dealt, (number, count)
-            else:
-                assert {**summary(state), "actor": None} == {**dealt, "actor": None}, (
-                    number,
-                    count,
-                )
-        assert BaccaratTable.replay(events).state == table.state
+        if state.coup_in_play:
+            if state.awaits_a_no:
+                cases.add("a player waiting at a command's end")
+                state = copy.deepcopy(state)
+                state._pass_the_noes()
+            assert summary(state) == dealt, (number, count)
+        else:
+            assert {**summary(state), "actor": None} == {**dealt, "actor": None}, (
+                number,
+                count,
+            )
     assert games == {"chemin-de-fer", "banque"}
     assert cases >= {
         "a card passed a waiting player",
