@@ -223,6 +223,15 @@ def test_an_account_asking_for_its_own_replies_is_answered_where_no_one_else_rea
         client.close()
 
 
+def bet_refused_then_taken(relay: MqttCommandRelay, link: MqttLink) -> None:
+    """The croupier's page bets for anna over her chips, refused with the reason (a refusal
+    that names her chips), then within them, taken: both answers reach the page."""
+    refused = relayed(relay, link, "bet", {"punter": "anna", "spot": "9", "amount": 500})
+    assert refused["ok"] is False and "anna has only 100 chips" in refused["error"]
+    taken = relayed(relay, link, "bet", {"punter": "anna", "spot": "9", "amount": 4})
+    assert taken["ok"] is True
+
+
 def test_the_croupiers_page_is_answered_on_its_accounts_own_replies(
     table: tuple[TableService, MqttLink, Journal], secured_broker: Broker
 ) -> None:
@@ -231,10 +240,7 @@ def test_the_croupiers_page_is_answered_on_its_accounts_own_replies(
     assert shared.subscribed.wait(5)
     relay = MqttCommandRelay(link.config, "faro-1")
     try:
-        refused = relayed(relay, link, "bet", {"punter": "anna", "spot": "9", "amount": 500})
-        assert refused["ok"] is False and "anna has only 100 chips" in refused["error"]
-        taken = relayed(relay, link, "bet", {"punter": "anna", "spot": "9", "amount": 4})
-        assert taken["ok"] is True
+        bet_refused_then_taken(relay, link)
         # A bet after them, on the shared replies: once it is there, they had their chance.
         terminal = Client(secured_broker.port, "terminal", client_id="t-1")
         assert terminal.subscribed.wait(5)
@@ -276,10 +282,7 @@ def test_the_croupiers_page_is_answered_where_its_account_may_not_read_its_own_r
     service, link, journal = start_table(tmp_path, broker.port)
     relay = MqttCommandRelay(link.config, "faro-1")
     try:
-        refused = relayed(relay, link, "bet", {"punter": "anna", "spot": "9", "amount": 500})
-        assert refused["ok"] is False and "anna has only 100 chips" in refused["error"]
-        taken = relayed(relay, link, "bet", {"punter": "anna", "spot": "9", "amount": 4})
-        assert taken["ok"] is True
+        bet_refused_then_taken(relay, link)
         assert [bet.stake for bet in service.state.bets.values()] == [4]
     finally:
         relay.close()
