@@ -474,7 +474,7 @@ class BaccaratState(TableFolds):
 
     def _pass_the_noes(self) -> None:
         """Play moves past the hands waiting to say "non" (:attr:`awaits_a_no`)."""
-        while self.pending >= 0 and self.verdict.draw is Draw.MUST_NOT:
+        while self.awaits_a_no:
             self.actor += 1
             self._find_next()
 
