@@ -429,7 +429,11 @@ class _AccountLink:
     def _on_subscribe(
         self, client: mqtt.Client, userdata: Any, mid: int, reasons: list[Any], props: Any
     ) -> None:
-        own, shared = [*([None] if self._own_replies is None else []), *reasons, None, None][:2]
+        # A reason for each topic asked, in order: the account's own replies (if asked for),
+        # then the shared ones.
+        asked = list(reasons)
+        shared = asked.pop() if asked else None
+        own = asked.pop() if asked else None
         if own is not None and not own.is_failure:
             self._own_subscribed = True
         elif shared is None or shared.is_failure:
