@@ -207,6 +207,20 @@ def test_001_between_two_ranks_one_wins_one_loses_nothing_happens() -> None:
     assert settlements(deal(table, "9H 5C")) == [("dan", "4+5", "win", 4)]
 
 
+def test_001_a_bet_that_stood_on_the_last_cards_of_both_ranks_is_handed_back() -> None:
+    """001's stand leaves nothing to settle a bet once its ranks are out: the chips come back
+    to the punter's hand at once, not at the end of the deal."""
+    table = open_table()
+    deal(table, "4C 5C 4D 5D 4S 5S")
+    table.bet("dan", "4+5", 4)
+    events = deal(table, "4H 5H")
+    assert settlements(events) == [("dan", "4+5", "returned", 0)]
+    returned = next(event for event in events if isinstance(event, BetSettled))
+    assert returned.note == "4 and 5 are dead: nothing is left to settle it"
+    assert table.state.bets == {}
+    assert table.state.available("dan") == 100
+
+
 def test_000_independent_option_each_rank_acts_on_its_own() -> None:
     """000, Apuesta múltiple: each rank acts independently: a loss and a win cancel out."""
     table = open_table(between_two="independent")

@@ -697,6 +697,8 @@ class FaroTable(DealerDesk):
             decision = decide(bet.spot, bet.stake, bet.coppered, loser, winner, rules)
             if decision is not None:
                 self._settle(out, bet, decision, turn)
+            elif bet.spot.ranks:
+                self._return_if_dead(out, bet)
         self._emit(
             out,
             TurnClosed,
@@ -707,6 +709,16 @@ class FaroTable(DealerDesk):
             cards_left=state.cards_left,
         )
         self._return_uncovered(out)
+
+    def _return_if_dead(self, out: list[Event], bet: Bet) -> None:
+        """A bet between two ranks that stood (001) on the last card of each can never be
+        settled: the dealer hands it back now rather than keep the chips from the punter's
+        hand until the deal is over."""
+        casekeep = self.state.casekeep
+        ranks = bet.spot.ranks
+        if all(casekeep.is_dead(rank) for rank in ranks):
+            labels = " and ".join(rank.label for rank in ranks)
+            self._return(out, bet, f"{labels} are dead: nothing is left to settle it")
 
     def _settle(self, out: list[Event], bet: Bet, decision: Decision, turn: int) -> None:
         if decision.stays or bet.instruction is not None or self.state.rules.winning_bets_stay:
