@@ -46,6 +46,8 @@ from tests.test_service_readers import (
     UNSURE_QH,
     Clock,
     FullDisk,
+    camera_read_in_steps,
+    card_times,
     dealt,
     monte_bank,
     scripted_camera,
@@ -605,6 +607,40 @@ def test_while_another_alarm_waits_the_buttons_leave_the_readers_question_alone(
         assert hardware.poll() == []
         assert dealt(service) == ["5S", "KD", "QH"]
         hardware.close()
+    camera.close()
+    service.journal.close()
+
+
+def test_the_card_the_confirm_button_deals_carries_the_time_the_camera_asked(
+    tmp_path: Path,
+) -> None:
+    """The camera asks about QH; KD comes out after it and waits. The dealer presses confirm
+    a minute later: QH's card_dealt says when the camera asked, before KD's, not when the
+    button was pressed."""
+    clock = Clock()
+    table = TableConfig(id="t", journal=str(tmp_path / "j.sqlite"))
+    service = TableService(Config(table=table, reader=ReaderConfig(kind="camera")),
+                           Journal(table.journal, "t"), clock)  # fmt: skip
+    service.execute_line("shuffle")
+    steps = [[*[sure("5S")] * 3, EMPTY], [*[UNSURE_QH] * 8], [EMPTY, *[sure("KD")] * 3, EMPTY]]
+    camera = camera_read_in_steps(service, [reading for step in steps for reading in step])
+    read_at = []
+    for step in steps:
+        clock.now += 2
+        read_at.append(clock.now)
+        camera.poll(limit=len(step))
+    with mock_pins() as factory:
+        hardware = TableHardware(
+            HardwareConfig(abacus=False, layout=False), clock=clock, pin_factory=factory
+        )
+        hardware.attach(service)
+        hardware.answer_questions_of(camera, clock)
+        clock.now += 60
+        press(factory, BOARD_BUTTONS["confirm"], hardware.clock)
+        assert hardware.poll() == []
+        hardware.close()
+    assert dealt(service) == ["5S", "QH", "KD"]
+    assert card_times(service) == dict(zip(["5S", "QH", "KD"], read_at, strict=True))
     camera.close()
     service.journal.close()
 

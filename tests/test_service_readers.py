@@ -588,9 +588,91 @@ def test_a_card_held_behind_a_question_over_a_restart_is_dealt_at_the_time_it_ca
     assert answer_from_console(reader, "card 9C", clock.now) == []
     assert dealt(again) == ["5S", "9C", "KD"]
     times = card_times(again)
-    assert times["9C"] == clock.now  # named by the dealer now
+    assert times["9C"] == asked_at(again)  # it came out when the reader asked, before KD
     assert times["KD"] == kd_came_out
     again.journal.close()
+
+
+def asked_at(service: TableService) -> float:
+    """When the reader last asked which card came out: its ``unread_card`` alarm's time."""
+    raised = service.journal.last_event_of("alarm_raised")
+    assert raised is not None and raised.kind is EngineAlarmKind.UNREAD_CARD  # type: ignore[attr-defined]
+    return raised.at
+
+
+def times_in_seq(service: TableService) -> list[float]:
+    """The ``at`` of every ``card_dealt``, in the journal's order."""
+    return [event.at for event in service.journal.events() if isinstance(event, CardDealt)]
+
+
+def test_the_card_the_dealer_names_is_dealt_at_the_time_it_came_out_before_those_held_behind_it(
+    tmp_path: Path,
+) -> None:
+    """A torn sticker: the reader asks which card slid out, and the cards read after it wait.
+    The dealer answers a minute later. The card named came out when the reader asked, before
+    the cards held behind it: the journal's times run on as the cards came out of the shoe,
+    not back from the answer to the cards read before it."""
+    service, reader, clock = dealing(tmp_path)
+    came_out = {}
+    for code in ("5S", "TORN", "KD", "3H"):
+        clock.now += 2
+        came_out[code] = clock.now
+        scan(reader, "TORN-1" if code == "TORN" else sticker_of(code))
+        reader.poll()
+    assert dealt(service) == ["5S"] and asked_at(service) == came_out["TORN"]
+    clock.now += 60
+    assert answer_from_console(reader, "card 9C", clock.now) == []
+    assert dealt(service) == ["5S", "9C", "KD", "3H"]
+    assert card_times(service) == {
+        "5S": came_out["5S"],
+        "9C": came_out["TORN"],
+        "KD": came_out["KD"],
+        "3H": came_out["3H"],
+    }
+    assert times_in_seq(service) == sorted(times_in_seq(service))
+    cleared = service.journal.last_event_of("alarm_cleared")
+    assert cleared is not None and cleared.at == came_out["TORN"]  # with its card, as one
+
+
+def test_a_question_dismissed_deals_the_cards_held_behind_it_at_their_own_times(
+    tmp_path: Path,
+) -> None:
+    service, reader, clock = dealing(tmp_path)
+    came_out = {}
+    for code in ("5S", "TORN", "KD"):
+        clock.now += 2
+        came_out[code] = clock.now
+        scan(reader, "TORN-1" if code == "TORN" else sticker_of(code))
+        reader.poll()
+    clock.now += 60
+    said = answer_from_console(reader, "void", clock.now)
+    assert said is not None and said[0].startswith("void: the reader's question")
+    assert card_times(service) == {"5S": came_out["5S"], "KD": came_out["KD"]}
+
+
+def test_a_card_named_for_an_unread_alarm_raised_before_the_reader_started_is_dealt_at_its_time(
+    tmp_path: Path,
+) -> None:
+    """The table's ``unread_card`` alarm waits when the reader starts (raised at the console,
+    or its note of the question lost): the card named for it came out when it was raised."""
+    service, reader, clock = dealing(tmp_path)
+    scan(reader, sticker_of("5S"))
+    reader.poll()
+    reader.close()
+    clock.now += 2
+    service.execute_line("unread")
+    raised_at = clock.now
+    clock.now += 60
+    reader = BarcodeShoeReader("loop://", service, clock, monotonic=clock)
+    reader.poll()
+    scan(reader, sticker_of("KD"))
+    clock.now += 2
+    reader.poll()
+    kd_came_out = clock.now
+    clock.now += 60
+    assert answer_from_console(reader, "card 9C", clock.now) == []
+    assert dealt(service) == ["5S", "9C", "KD"]
+    assert card_times(service) == {"5S": 1000.0, "9C": raised_at, "KD": kd_came_out}
 
 
 def test_a_long_disk_outage_holds_a_deck_at_most_and_names_each_card_refused_past_it(
@@ -658,6 +740,8 @@ def test_the_dealers_answer_while_the_journal_cannot_write_is_as_if_not_given(
     reader.poll()
     scan(reader, "SHIP-1")  # a torn sticker: which card is it?
     reader.poll()
+    torn_came_out = clock.now
+    clock.now += 1
     scan(reader, encode_payload(Card.parse("KD"), 1))
     reader.poll()
     king = Card.parse("KD")
@@ -678,6 +762,8 @@ def test_the_dealers_answer_while_the_journal_cannot_write_is_as_if_not_given(
     clock.now += reader.journal_retry_seconds
     assert answer_from_console(reader, "card 9C", clock.now) == []
     assert dealt(service) == ["5S", "9C", "KD"] and service.state.alarm is None
+    # Answered at last, the card named still came out when the reader asked, before KD.
+    assert card_times(service) == {"5S": 1000.0, "9C": torn_came_out, "KD": torn_came_out + 1}
 
 
 def test_a_scanner_is_reopened_on_time_when_the_wall_clock_is_set_back(tmp_path: Path) -> None:
@@ -1174,6 +1260,37 @@ def test_the_confirm_button_takes_the_readers_guess(tmp_path: Path) -> None:
     camera.close()
 
 
+@pytest.mark.parametrize("answer", ["card QH", "confirm button"])
+def test_the_card_the_camera_asked_about_is_dealt_at_the_time_it_asked_not_the_answers(
+    tmp_path: Path, answer: str
+) -> None:
+    """The camera is not sure of the card in the box and asks; KD comes out after it and
+    waits. Named at the console or confirmed with the button a minute later, the card asked
+    about carries the time the camera asked, before KD's."""
+    service, _, clock = make(tmp_path)
+    service.execute_line("shuffle")
+    steps = [
+        [*[sure("5S")] * 3, EMPTY],
+        [*[UNSURE_QH] * 8],
+        [EMPTY, *[sure("KD")] * 3, EMPTY],
+    ]
+    camera = camera_read_in_steps(service, [reading for step in steps for reading in step])
+    read_at = []
+    for step in steps:
+        clock.now += 2
+        read_at.append(clock.now)
+        camera.poll(limit=len(step))
+    assert camera.filter.question is not None and dealt(service) == ["5S"]
+    clock.now += 60
+    if answer == "confirm button":
+        assert camera.confirm_guess(clock.now).refused == []
+    else:
+        assert answer_from_console(camera, answer, clock.now) == []
+    assert dealt(service) == ["5S", "QH", "KD"]
+    assert card_times(service) == dict(zip(["5S", "QH", "KD"], read_at, strict=True))
+    camera.close()
+
+
 class WatchedVideo(VideoCaptureSource):
     """A video file that notes whether it was closed while a thread was reading it, and then
     leaves it open: releasing it under the reading thread crashes or hangs OpenCV."""
@@ -1480,12 +1597,17 @@ def test_a_second_unread_card_while_a_question_waits_is_asked_about_in_its_turn(
     service, reader, clock = dealing(tmp_path)
     scan_all(reader, clock, sticker_of("5S"), "TORN-1", sticker_of("KD"), "TORN-2")
     scan_all(reader, clock, sticker_of("9C"))
+    clock.now += 60
     assert answer_from_console(reader, "card 2H", clock.now) == []
     assert dealt(service) == ["5S", "2H", "KD"]  # 9C waits behind the second torn card
     alarm = service.state.alarm
     assert alarm is not None and "TORN-2" in alarm.message
+    assert asked_at(service) == 1002.0  # raised now, for a card that came out then
+    clock.now += 60
     assert answer_from_console(reader, "card 3D", clock.now) == []
     assert dealt(service) == ["5S", "2H", "KD", "3D", "9C"]
+    # Each card as it came out, the two named at their questions' times, half a second apart.
+    assert times_in_seq(service) == [1000.5, 1001.0, 1001.5, 1002.0, 1002.5]
 
 
 def test_naming_a_card_read_after_the_one_asked_about_is_refused(tmp_path: Path) -> None:
@@ -1514,8 +1636,11 @@ def test_while_another_alarm_waits_void_is_the_engines_and_the_read_cards_keep_w
     reader.poll()
     alarm = service.state.alarm
     assert alarm is not None and alarm.kind is EngineAlarmKind.UNREAD_CARD
+    assert asked_at(service) == 1001.5  # when the torn card came out, behind the stray 9H
+    clock.now += 60
     assert answer_from_console(reader, "card 2C", clock.now) == []
     assert dealt(service) == ["5S", "2C", "KD"]
+    assert card_times(service) == {"5S": 1000.5, "2C": 1001.5, "KD": 1002.0}  # 9H never dealt
 
 
 def test_an_answer_that_raises_an_alarm_of_its_own_keeps_the_cards_behind_it(

@@ -136,12 +136,20 @@ class _TableReader:
         self._restore_held()
         alarm = service.state.alarm
         if alarm is not None and alarm.kind is AlarmKind.UNREAD_CARD:
-            # Asked before a restart: the cards read now wait for the dealer's answer.
-            self.filter.ask_dealer(alarm.message, service.clock())
+            # Asked before a restart: the cards read now wait for the dealer's answer, and
+            # the card named for it came out when the alarm was raised.
+            self.filter.ask_dealer(alarm.message, service.clock(), self._raised_at(alarm.alarm_id))
             self._asking_alarm = alarm.alarm_id
         self.filter.table_waits = alarm is not None
         service.listeners.append(self._changed)
         service.trouble_listeners.append(self._journal_trouble_changed)
+
+    def _raised_at(self, alarm_id: int) -> float | None:
+        """When the table's alarm ``alarm_id`` was raised, as its journal says."""
+        raised = self.service.journal.last_event_of("alarm_raised")
+        if isinstance(raised, AlarmRaised) and raised.alarm == alarm_id:
+            return raised.at
+        return None
 
     def _journal_trouble_changed(self) -> None:
         if not self.service.journal_trouble:
@@ -395,7 +403,9 @@ class _TableReader:
         if question is None or self.service.state.alarm is not None or self._journal_waits():
             return
         try:
-            events = self.service.execute(UnreadCmd(question.message))
+            # Raised at the time the card came out, as the card named for it is dealt: the
+            # alarm is not cleared before it was raised, however late it is raised.
+            events = self.service.execute(UnreadCmd(question.message), at=question.came_in)
         except JournalError as unwritten:
             self._journal_failed(unwritten, news)
             return

@@ -24,8 +24,10 @@ to put a card into the game. The filter's rules:
 
 Outputs are small frozen dataclasses; the event vocabulary is wired to them in the loop.
 Time comes only from the timestamps passed in, but for the table's clock (``table_clock``),
-read once for each card accepted: when it came in, its time in the journal however long it
-waits behind a question, an alarm or a journal that cannot write.
+read once for each card accepted and each question asked: when the card came in, its time in
+the journal however long it waits behind a question, an alarm or a journal that cannot write.
+The card the dealer names for a question came out when it was asked, and carries that time,
+however long after the answer comes.
 
 Alone (a bench, a test) the filter counts the cards it accepts as dealt. Wired to the table
 (``follows_table``), it counts only the cards the table took (:meth:`ReadingFilter.placed`),
@@ -39,7 +41,7 @@ from __future__ import annotations
 import enum
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from table.cards import Card
@@ -95,6 +97,10 @@ class ConfirmRequest:
     message: str
     timestamp: float
     guess: Card | None = None  # the reader's best guess; None when two readers disagree
+    # The table's clock when the question was asked (None without a table_clock): the card
+    # asked about came out then, before the cards held behind it, and the card the dealer
+    # names for it is dealt at that time, not at the answer's.
+    came_in: float | None = None
 
     @property
     def asked(self) -> str:
@@ -342,18 +348,23 @@ class ReadingFilter:
     def _pose(self, question: ConfirmRequest) -> list[FilterOutput]:
         """One question at a time: while one waits, or the table's alarm does, this one
         waits in the line of held cards, and the cards read after it behind it."""
+        if question.came_in is None and self.table_clock is not None:
+            question = replace(question, came_in=self.table_clock())
         if self._question is not None or self.table_waits:
             self._held.append(_Unread(question))
             return []
         self._question = question
         return [question]
 
-    def ask_dealer(self, message: str, timestamp: float) -> None:
+    def ask_dealer(self, message: str, timestamp: float, came_in: float | None = None) -> None:
         """Hold the cards read from now on until the dealer says which card came out: the
         table waits for that answer (a question asked before the service restarted, in its
-        own words)."""
+        own words). ``came_in`` is when the table's alarm was raised: the card came out then."""
         if self._question is None:
-            self._question = ConfirmRequest((), message, timestamp)
+            self._question = ConfirmRequest((), message, timestamp, came_in=came_in)
+        elif self._question.came_in is None:
+            # Kept by a note written before questions kept their time.
+            self._question = replace(self._question, came_in=came_in)
 
     def _vote(self, reading: CardReading, card: Card, timestamp: float) -> list[FilterOutput]:
         if self._run.card != card:
@@ -584,7 +595,10 @@ class ReadingFilter:
         timestamp: float,
         confidence: float,
         deck: int | None = None,
+        came_in: float | None = None,
     ) -> list[FilterOutput]:
+        """``came_in`` is when the card came out, if known before (a question's card):
+        otherwise the table's clock now."""
         if self.copies_out(card) >= self.decks:
             return [self._seen_before(card, timestamp, "")]
         outputs: list[FilterOutput] = []
@@ -606,7 +620,8 @@ class ReadingFilter:
             # (A card the dealer names is the troubling card itself, still lying there.)
             self._trouble_over()
         self._box_emptied = False  # the card lies in the box, even while it is held
-        came_in = None if self.table_clock is None else self.table_clock()
+        if came_in is None and self.table_clock is not None:
+            came_in = self.table_clock()
         accepted = CardAccepted(card, source, timestamp, confidence, deck, came_in)
         if self._question is not None or (self.table_waits and source is not ReadingSource.DEALER):
             # The card asked about came out first: this one waits for the dealer's answer.
@@ -688,7 +703,8 @@ class ReadingFilter:
 
     def confirm(self, card: Card, timestamp: float) -> list[FilterOutput]:
         """The dealer names the card asked about (or any card: the dealer is believed); it
-        goes first, then the cards held while the question waited."""
+        goes first, then the cards held while the question waited. It came out when it was
+        asked about, and carries that time (the time now with no question)."""
         # Only a camera sees the card it asks about still lying in the box; a shoe reads each
         # card once, and in a shoe of several decks the same card may well come again.
         still_there = ReadingSource.CAMERA in self.sources and card == self._in_box
@@ -699,7 +715,12 @@ class ReadingFilter:
         asked = self._question
         held = self._end_question()
         self._stray_frames = 0  # the frames the camera could not read were this card's
-        outputs = [] if still_there else self._accept(card, ReadingSource.DEALER, timestamp, 1.0)
+        came_in = None if asked is None else asked.came_in
+        outputs = (
+            []
+            if still_there
+            else self._accept(card, ReadingSource.DEALER, timestamp, 1.0, came_in=came_in)
+        )
         if asked is not None and asked.guess is not None and asked.guess != card:
             self._named_for = (card, asked.guess)  # the camera will go on reading it so
         return outputs + self._release(held)
@@ -844,6 +865,7 @@ def _question_record(question: ConfirmRequest) -> dict[str, Any]:
         "message": question.message,
         "at": question.timestamp,
         "guess": question.guess.code if question.guess else None,
+        "came_in": question.came_in,
     }
 
 
@@ -854,4 +876,5 @@ def _question_from(record: dict[str, Any]) -> ConfirmRequest:
         record["message"],
         record["at"],
         guess=Card.parse(guess) if guess else None,
+        came_in=record.get("came_in"),  # a note written before questions kept it has none
     )
