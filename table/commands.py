@@ -35,7 +35,9 @@ class TableDesk(Protocol):
 
     game: str
 
-    def deal(self, card: Card | str, *, at: float | None = None) -> list[Event]: ...
+    def deal(
+        self, card: Card | str, *, at: float | None = None, came_out: float | None = None
+    ) -> list[Event]: ...
     def lock(self, *, at: float | None = None) -> list[Event]: ...
     def void_card(self, *, at: float | None = None) -> list[Event]: ...
     def unread(self, what: str = "", *, at: float | None = None) -> list[Event]: ...
@@ -54,8 +56,8 @@ def run_table_command(
 ) -> list[Event]:
     """One shared command on ``table``; a command no table of this game knows is refused."""
     match command:
-        case CardCmd(card=card):
-            return table.deal(card, at=at)
+        case CardCmd(card=card, came_out=came_out):
+            return table.deal(card, at=at, came_out=came_out)
         case LockCmd():
             return table.lock(at=at)
         case VoidCmd(deal=False):

@@ -343,9 +343,14 @@ class DealerDesk:
             face_down=self._deals_face_down(),
         )
 
-    def deal(self, card: Card | str, *, at: float | None = None) -> list[Event]:
+    def deal(
+        self, card: Card | str, *, at: float | None = None, came_out: float | None = None
+    ) -> list[Event]:
         """The next card out of the box or shoe. A card that cannot be raises an alarm;
-        nothing is settled from it until the dealer resolves the alarm."""
+        nothing is settled from it until the dealer resolves the alarm. ``came_out`` is when
+        the card came out, if earlier than ``at``, when it is given (a card held, or named
+        by the dealer for a reader's question): the card and what it settles carry that
+        time, the alarm its naming clears the time of the answer."""
         card = Card.parse(card) if isinstance(card, str) else card
         alarm = self.state.alarm
         if alarm is not None and alarm.kind is not AlarmKind.UNREAD_CARD:
@@ -362,11 +367,17 @@ class DealerDesk:
             # The card a reader could not name, named by the dealer: it is dealt as it came.
             named = "the dealer named the card" if alarm.face_down else f"the card was {card}"
             self._emit(out, AlarmCleared, alarm=alarm.alarm_id, resolution=named)
-        problem = self._card_problem(card)
-        if problem is not None:
-            self._raise_alarm(out, problem[0], problem[1], card)
-            return out
-        self._take_card(out, card)
+        answered = self._at
+        if came_out is not None:
+            self._at = came_out
+        try:
+            problem = self._card_problem(card)
+            if problem is not None:
+                self._raise_alarm(out, problem[0], problem[1], card)
+                return out
+            self._take_card(out, card)
+        finally:
+            self._at = answered
         return out
 
     def unread(self, what: str = "", *, at: float | None = None) -> list[Event]:

@@ -103,6 +103,9 @@ class CallCmd(Command):
 @dataclass(frozen=True)
 class CardCmd(Command):
     card: Card
+    # When the card came out, if before the command (held, or named for a reader's
+    # question); never written in the language, a line is given when it is given.
+    came_out: float | None = field(default=None, kw_only=True, compare=False)
 
 
 @dataclass(frozen=True)

@@ -368,7 +368,7 @@ class _TableReader:
                     if (code.card, code.deck_number) == (output.card, output.deck):
                         request_id = named[1]
                 try:
-                    self.service.card(output.card, request_id, at=output.came_in)
+                    self.service.card(output.card, request_id, came_out=output.came_in)
                 except JournalError as unwritten:
                     # Out of the box all the same: it waits, and the cards after it behind it.
                     self.filter.hold(output, held_again)

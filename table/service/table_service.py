@@ -423,11 +423,17 @@ class TableService:
         return [] if command is None else self.execute(command)
 
     def card(
-        self, card: Card, request_id: str | None = None, *, at: float | None = None
+        self,
+        card: Card,
+        request_id: str | None = None,
+        *,
+        at: float | None = None,
+        came_out: float | None = None,
     ) -> list[Event]:
-        """The next card, read at ``at`` on the service's clock (now if not given): a card
-        held a while (the journal could not write) is dealt at the time it came out."""
-        return self.execute(CardCmd(card), request_id, at=at)
+        """The next card, given at ``at`` on the service's clock (now if not given). A card
+        held a while (behind a question, an alarm, a journal that could not write) carries
+        ``came_out``, when it came out; the alarm its naming answers carries ``at``."""
+        return self.execute(CardCmd(card, came_out=came_out), request_id, at=at)
 
     def reader_notice(self, reader: str, notice: ReaderNoticeKind, message: str) -> list[Event]:
         """A card reader's news that stops no card, journaled before anyone hears of it."""
