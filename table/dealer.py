@@ -48,6 +48,8 @@ class Alarm:
     card: Card | None
     # The card was read for a place dealt face down: the public hears ``public_message``.
     face_down: bool = False
+    # When it was raised: a card named for an unread card came out then.
+    raised_at: float = 0.0
 
     @property
     def public_message(self) -> str:
@@ -125,7 +127,9 @@ class TableFolds:
         self.seats.remove(event.punter)
 
     def _fold_alarm(self, event: AlarmRaised) -> None:
-        self.alarm = Alarm(event.alarm, event.kind, event.message, event.card, event.face_down)
+        self.alarm = Alarm(
+            event.alarm, event.kind, event.message, event.card, event.face_down, event.at
+        )
         self.next_alarm_id = event.alarm + 1
 
     def _fold_alarm_cleared(self, event: AlarmCleared) -> None:
@@ -348,9 +352,9 @@ class DealerDesk:
     ) -> list[Event]:
         """The next card out of the box or shoe. A card that cannot be raises an alarm;
         nothing is settled from it until the dealer resolves the alarm. ``came_out`` is when
-        the card came out, if earlier than ``at``, when it is given (a card held, or named
-        by the dealer for a reader's question): the card and what it settles carry that
-        time, the alarm its naming clears the time of the answer."""
+        the card came out, if before ``at`` (a card held a while): the card and what it
+        settles carry that time. A card named for an unread card came out when its alarm was
+        raised, and carries that time unless told; the alarm's clearing carries ``at``."""
         card = Card.parse(card) if isinstance(card, str) else card
         alarm = self.state.alarm
         if alarm is not None and alarm.kind is not AlarmKind.UNREAD_CARD:
@@ -368,6 +372,8 @@ class DealerDesk:
             named = "the dealer named the card" if alarm.face_down else f"the card was {card}"
             self._emit(out, AlarmCleared, alarm=alarm.alarm_id, resolution=named)
         answered = self._at
+        if came_out is None and alarm is not None:
+            came_out = alarm.raised_at  # the card the reader could not name came out then
         if came_out is not None:
             self._at = came_out
         try:

@@ -1018,6 +1018,20 @@ def test_a_card_the_reader_could_not_name_waits_for_the_dealer_to_name_it() -> N
     assert table.state.casekeep.left(Rank.THREE) == 4
 
 
+def test_the_card_named_for_an_unread_alarm_came_out_when_it_was_raised() -> None:
+    """The dealer names the card a minute after the reader lost it: the card, and the bets it
+    settles, carry the time it came out; the alarm is cleared at the time of the answer."""
+    table = open_table()
+    table.bet("dan", "9", 4)
+    deal(table, "3H")
+    table.unread(at=100.0)
+    named = table.deal(Card.parse("9C"), at=160.0)
+    times = {event.type_name: event.at for event in named}
+    assert times == {"alarm_cleared": 160.0, "card_dealt": 100.0, "bet_settled": 100.0,
+                     "turn_closed": 100.0}  # fmt: skip
+    assert table.bet("anna", "5", 1, at=170.0)[0].at == 170.0
+
+
 def test_a_card_named_for_the_reader_that_was_already_dealt_is_an_alarm_of_its_own() -> None:
     table = open_table()
     table.unread()
