@@ -150,12 +150,14 @@ ACCOUNTS = {
 }
 
 
-def make_password_file(path: Path) -> None:
+def make_password_file(path: Path, accounts: dict[str, str] | None = None) -> None:
     """The accounts' password file as hw/mosquitto/make-passwords.sh makes it in an automated
-    install: the passwords piped to it, one a line, in its order of the accounts."""
-    passwords = "".join(f"{password}\n" for password in ACCOUNTS.values())
+    install: the passwords piped to it, one a line, in its order of the accounts (the
+    example's, or ``accounts`` named on its command line)."""
+    named = [] if accounts is None else list(accounts)
+    passwords = "".join(f"{password}\n" for password in (accounts or ACCOUNTS).values())
     subprocess.run(
-        ["/bin/bash", str(HW / "make-passwords.sh"), str(path)],
+        ["/bin/bash", str(HW / "make-passwords.sh"), str(path), *named],
         input=passwords,
         text=True,
         check=True,
@@ -173,16 +175,22 @@ def broker_folder(tmp_path: Path) -> tuple[Path, Path]:
     return directory, passwords
 
 
-@pytest.fixture
-def secured_broker(tmp_path: Path) -> Iterator[Broker]:
-    directory, passwords = broker_folder(tmp_path)
-    shutil.copy(HW / "acl", directory / "acl")
-    broker = Broker(
+def secured(directory: Path, passwords: Path) -> Broker:
+    """A broker (not started) that takes only the accounts in ``passwords``, each allowed
+    what the access list ``acl`` in ``directory`` says."""
+    return Broker(
         directory,
         extra_config=(
             f"allow_anonymous false\npassword_file {passwords}\nacl_file {directory / 'acl'}\n"
         ),
     )
+
+
+@pytest.fixture
+def secured_broker(tmp_path: Path) -> Iterator[Broker]:
+    directory, passwords = broker_folder(tmp_path)
+    shutil.copy(HW / "acl", directory / "acl")
+    broker = secured(directory, passwords)
     broker.start()
     yield broker
     broker.stop()

@@ -10,6 +10,7 @@ import signal
 import socket
 import ssl
 import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,12 +22,20 @@ from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
-from table.service.config import Config, MqttConfig, TableConfig, TlsConfig
+from table.service.config import Config, MqttConfig, TableConfig, TlsConfig, load_config
 from table.service.journal import Journal
 from table.service.mqtt import MqttLink
 from table.service.table_service import TableService
 from table.service.web import MqttCommandRelay
-from tests.conftest import ACCOUNTS, HW, ShippedBroker, broker_folder, relayed
+from tests.conftest import (
+    ACCOUNTS,
+    HW,
+    ShippedBroker,
+    broker_folder,
+    make_password_file,
+    relayed,
+    secured,
+)
 from tests.mosquitto import Broker, free_port, mosquitto_binary, wait_until
 from tests.test_service_mqtt import second_table_with_first_tables_account, with_faro_1_account
 
@@ -39,6 +48,7 @@ class Client:
         client_id: str = "",
         topic: str = "dealtable/faro-1/reply",
         session_expiry: int = 0,  # seconds the broker keeps its session while it is away
+        password: str | None = None,  # the example account's, if not given
         **tls: Any,
     ) -> None:
         self.connack: Any = None
@@ -51,7 +61,7 @@ class Client:
             CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5
         )
         if user is not None:
-            self.client.username_pw_set(user, ACCOUNTS[user])
+            self.client.username_pw_set(user, password or ACCOUNTS[user])
         if tls:
             self.client.tls_set(**tls)
         self.client.on_connect = self._on_connect
@@ -272,12 +282,7 @@ def test_the_croupiers_page_is_answered_where_its_account_may_not_read_its_own_r
     (directory / "acl").write_text(
         "".join(line for line in acl.splitlines(keepends=True) if not line.startswith("pattern"))
     )
-    broker = Broker(
-        directory,
-        extra_config=(
-            f"allow_anonymous false\npassword_file {passwords}\nacl_file {directory / 'acl'}\n"
-        ),
-    )
+    broker = secured(directory, passwords)
     broker.start()
     service, link, journal = start_table(tmp_path, broker.port)
     relay = MqttCommandRelay(link.config, "faro-1")
@@ -575,8 +580,10 @@ def test_events_the_access_list_refused_go_out_once_it_is_mended(
         with caplog.at_level(logging.ERROR, "dealtable"):
             assert wait_until(lambda: "refused event 1" in caplog.text, step=link.pump)
         assert "offered again in 30 s" in caplog.text
-        # Nor may it say its state: said, not left to be guessed.
-        assert "refused a reply or state the table sent under dealtable/faro-2" in caplog.text
+        # Nor may it say it is online, or its state: said, not left to be guessed.
+        assert "refused the table's status on dealtable/faro-2/status as it connected" in (
+            caplog.text
+        )
         acl = secured_broker.directory / "acl"
         acl.write_text(
             acl.read_text().replace(
@@ -607,3 +614,130 @@ def _may_publish(port: int, topic: str) -> bool:
         return not probe.acks[info.mid].is_failure
     finally:
         probe.close()
+
+
+# A prefix other than the example's, of two levels, as a casino might set for a floor.
+FLOOR_PREFIX = "casino/floor-2"
+
+
+def table_config_file(tmp_path: Path, port: int, prefix: str) -> Path:
+    """Table faro-1's table.toml: console cards, its own account on the broker at ``port``,
+    its topics under ``prefix``."""
+    password = tmp_path / "table-password"
+    password.write_text(f"{ACCOUNTS['table-faro-1']}\n")
+    config = tmp_path / "table.toml"
+    config.write_text(
+        f'[table]\nid = "faro-1"\njournal = "{tmp_path / "journal.sqlite"}"\n'
+        '\n[reader]\nkind = "console"\n'
+        f'\n[mqtt]\nhost = "127.0.0.1"\nport = {port}\nusername = "table-faro-1"\n'
+        f'password_file = "{password}"\nprefix = "{prefix}"\n'
+    )
+    return config
+
+
+def dealtable(*args: str) -> subprocess.CompletedProcess[str]:
+    """The `dealtable` command line, run as the operator runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "table.service.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def start_configured_table(config_file: Path) -> tuple[TableService, MqttLink, Journal]:
+    """The table of ``config_file`` on its broker, anna seated, bets open."""
+    config = load_config(config_file)
+    assert config.mqtt is not None
+    journal = Journal(config.table.journal, config.table.id)
+    service = TableService(config, journal)
+    link = MqttLink(config.mqtt, config.table.id, service, journal)
+    link.start()
+    assert wait_until(lambda: link.connected, step=link.pump), "the table could not log in"
+    for line in ("punter anna 100", "shuffle", "card 2C"):
+        service.execute_line(line)
+    return service, link, journal
+
+
+def test_a_table_under_another_prefix_is_heard_through_the_access_list_written_from_its_config(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The operator sets [mqtt] prefix and writes the broker's access list from the table's
+    config, with a display of its own on the network: the display reads every event the
+    table publishes there, and the croupier's page sends bets in the betting terminal's
+    name and is answered on that account's own replies."""
+    caplog.set_level(logging.WARNING, logger="dealtable")
+    directory = tmp_path / "broker"
+    directory.mkdir()
+    passwords = directory / "passwd"
+    broker = secured(directory, passwords)
+    config_file = table_config_file(tmp_path, broker.port, FLOOR_PREFIX)
+    acl = directory / "acl"
+    written = dealtable(
+        "config", "acl", str(config_file), "--display", "display-bar", "--out", str(acl)
+    )
+    assert written.returncode == 0, written.stderr
+    accounts = "table-faro-1 dealer terminal display-bar"
+    assert f"names the accounts {accounts}: each needs a password" in written.stderr
+    display_password = "b4r-d1splay"
+    make_password_file(
+        passwords,
+        {name: ACCOUNTS.get(name, display_password) for name in accounts.split()},
+    )
+    broker.start()
+    display = Client(
+        broker.port, "display-bar", topic=f"{FLOOR_PREFIX}/faro-1/events", password=display_password
+    )
+    assert display.subscribed.wait(5)
+    service, link, journal = start_configured_table(config_file)
+    relay = MqttCommandRelay(link.config, "faro-1")
+    try:
+        bet_refused_then_taken(relay, link)
+        assert [bet.stake for bet in service.state.bets.values()] == [4]
+        everything = list(range(1, journal.last_seq + 1))
+        assert wait_until(
+            lambda: [event["seq"] for event in display.replies] == everything, step=link.pump
+        ), "the display does not hear the table"
+        assert display.replies[-1]["type"] == "bet_placed"
+        assert caplog.text == ""  # nothing refused, and the page's account reads its own replies
+    finally:
+        relay.close()
+        display.close()
+        link.stop()
+        journal.close()
+        broker.stop()
+
+
+def test_a_table_under_another_prefix_on_the_shipped_access_list_says_so_as_it_connects(
+    tmp_path: Path, secured_broker: Broker, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The shipped list is written for `dealtable/`: a table set to another prefix on it is
+    refused its own topics. The service says so as it connects, before any event, naming
+    the account, what it needs and the command that writes it; the croupier's page is told
+    why its bet does not go, rather than left waiting for an answer."""
+    caplog.set_level(logging.ERROR, logger="dealtable")
+    config_file = table_config_file(tmp_path, secured_broker.port, FLOOR_PREFIX)
+    config = load_config(config_file)
+    assert config.mqtt is not None
+    journal = Journal(config.table.journal, "faro-1")
+    link = MqttLink(config.mqtt, "faro-1", TableService(config, journal), journal)
+    relay = MqttCommandRelay(config.mqtt, "faro-1")
+    try:
+        link.start()
+        assert wait_until(lambda: "refused the table's status" in caplog.text, step=link.pump)
+        assert caplog.messages[0] == (
+            f"the broker at 127.0.0.1:{secured_broker.port} refused the table's status on "
+            f"{FLOOR_PREFIX}/faro-1/status as it connected (Not authorized): the broker's access "
+            f"list must let the account table-faro-1 read and write {FLOOR_PREFIX}/faro-1/# "
+            "(`dealtable config acl` writes one for this table's [mqtt] prefix and username)"
+        )
+        answer = relayed(relay, link, "bet", {"punter": "anna", "spot": "9", "amount": 4})
+        assert answer == {
+            "ok": False,
+            "error": "the broker does not let the account terminal send cmd/bet (Not authorized)",
+        }
+    finally:
+        relay.close()
+        link.stop()
+        journal.close()

@@ -352,3 +352,126 @@ def test_the_exhibit_and_the_snapshot_seat_a_simulated_banker_under_home_rules(
         assert drawn.returncode == 0, drawn.stderr
         assert drawn.stdout == f"dealtable snapshot: {picture}\n"
         assert picture.stat().st_size > 10_000
+
+
+HW_MOSQUITTO = Path(__file__).resolve().parent.parent / "hw" / "mosquitto"
+
+
+def table_toml(path: Path, mqtt: str | None, more: str = "") -> Path:
+    """A console Faro table's config, faro-1 unless ``more`` says otherwise, with ``mqtt`` as
+    its [mqtt] section (None: no broker)."""
+    broker = "" if mqtt is None else f"\n[mqtt]\n{mqtt}\n"
+    path.write_text(
+        f'[table]\nid = "faro-1"\njournal = "{path.parent / "j.sqlite"}"\n'
+        f'\n[reader]\nkind = "console"\n{broker}{more}'
+    )
+    return path
+
+
+def test_config_acl_writes_the_shipped_access_list_for_the_example_table(tmp_path: Path) -> None:
+    """hw/mosquitto/acl is the access list `dealtable config acl` writes for table faro-1
+    logging in as table-faro-1 under the default prefix: the example and the command agree."""
+    config = table_toml(tmp_path / "table.toml", 'username = "table-faro-1"')
+    written = run("config", "acl", str(config))
+    assert written.returncode == 0, written.stderr
+    assert written.stdout == (HW_MOSQUITTO / "acl").read_text()
+    accounts = "table-faro-1 dealer terminal display"
+    assert written.stderr == (
+        f"dealtable config: the access list names the accounts {accounts}: each needs a "
+        f"password on the broker (hw/mosquitto/make-passwords.sh FILE {accounts})\n"
+    )
+
+
+def test_config_acl_gives_each_table_its_prefix_and_each_device_its_account(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    faro = table_toml(
+        tmp_path / "a" / "faro.toml",
+        'username = "table-faro-1"\nprefix = "casino/floor-2"',
+        '\n[web]\ncroupier_username = "tablet"\n',
+    )
+    baccarat = table_toml(tmp_path / "b" / "pb.toml", 'username = "table-pb-1"', "")
+    baccarat.write_text(
+        baccarat.read_text().replace('id = "faro-1"', 'id = "pb-1"\ngame = "punto-banco"')
+    )
+    out = tmp_path / "dealtable.acl"
+    written = run(
+        "config", "acl", str(faro), str(baccarat), "--terminal", "tablet",
+        "--display", "display-bar", "--display", "display-lobby", "--out", str(out),
+    )  # fmt: skip
+    assert written.returncode == 0, written.stderr
+    assert written.stdout == ""
+    text = out.read_text()
+    lines = [line for line in text.splitlines() if line and not line.startswith("#")]
+    assert lines[:4] == [
+        "pattern read casino/floor-2/+/reply/%u",
+        "pattern read dealtable/+/reply/%u",
+        "user table-faro-1",
+        "topic readwrite casino/floor-2/faro-1/#",
+    ]
+    assert lines[4:6] == ["user table-pb-1", "topic readwrite dealtable/pb-1/#"]
+    display = lines.index("user display-lobby")
+    assert lines[display - 9 : display + 9] == [
+        "user display-bar",
+        *(f"topic read casino/floor-2/+/{leaf}" for leaf in ("events", "state", "status", "reply")),
+        *(f"topic read dealtable/+/{leaf}" for leaf in ("events", "state", "status", "reply")),
+        "user display-lobby",
+        *(f"topic read casino/floor-2/+/{leaf}" for leaf in ("events", "state", "status", "reply")),
+        *(f"topic read dealtable/+/{leaf}" for leaf in ("events", "state", "status", "reply")),
+    ]
+    assert "user terminal" not in lines and "topic write casino/floor-2/+/cmd/bet" in lines
+    accounts = "table-faro-1 table-pb-1 dealer tablet display-bar display-lobby"
+    assert written.stderr == (
+        f"dealtable config: {out} names the accounts {accounts}: each needs a password on the "
+        f"broker (hw/mosquitto/make-passwords.sh FILE {accounts})\n"
+    )
+    unnamed = run("config", "acl", str(faro))
+    assert unnamed.returncode == 0
+    assert unnamed.stderr.splitlines()[0] == (
+        f"dealtable config: warning: {faro}: [web] croupier_username tablet: the access list "
+        "gives this account no commands: name it with --terminal or --dealer"
+    )
+
+
+def test_config_acl_refuses_what_no_access_list_can_hold_and_writes_nothing(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "dealtable.acl"
+    out.write_text("kept\n")
+    anonymous = table_toml(tmp_path / "anonymous.toml", 'host = "localhost"')
+    no_broker = table_toml(tmp_path / "no-broker.toml", None)
+    blank = table_toml(tmp_path / "blank.toml", 'username = "table-faro-1"\nprefix = " casino"')
+    good = table_toml(tmp_path / "good.toml", 'username = "table-faro-1"')
+    for args, refusal in (
+        (
+            [anonymous, no_broker],
+            f"{anonymous}: [mqtt] username: none: the access list gives the table's account "
+            "its topics; name the account the table logs in with\n"
+            f"dealtable config: {no_broker}: no [mqtt]: the table uses no broker",
+        ),
+        (
+            [blank],
+            f"{blank}: [mqtt] prefix: ' casino' begins with a blank, which Mosquitto drops from "
+            "the access list's line",
+        ),
+        (
+            [good, good],
+            "table faro-1 is named twice under dealtable/: two tables with one id would "
+            "publish on each other's topics",
+        ),
+        (
+            [good, "--display", "dealer"],
+            "the account dealer is given as a dealer's and as a display's: give each part an "
+            "account of its own",
+        ),
+        (
+            [good, "--terminal", "t-1", "--terminal", "t-1"],
+            "the account t-1 is given twice as a terminal's",
+        ),
+    ):
+        refused = run("config", "acl", *map(str, args), "--out", str(out))
+        assert (refused.returncode, refused.stderr) == (2, f"dealtable config: {refusal}\n")
+        assert out.read_text() == "kept\n"
+    assert sorted(path.name for path in tmp_path.iterdir() if path.name.startswith(".")) == []

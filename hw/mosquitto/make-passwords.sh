@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
-# Create the password file for the roles of the ACL: ./make-passwords.sh FILE
-# At a terminal it asks for each password; fed from a pipe or a file (an automated install)
-# it reads them from standard input, one a line, in the order of the accounts below:
+# Create the password file for the accounts of the ACL: ./make-passwords.sh FILE [ACCOUNT...]
+# The accounts are those `dealtable config acl` names as it writes the ACL; without them, the
+# example's: table-faro-1 dealer terminal display. At a terminal it asks for each password;
+# fed from a pipe or a file (an automated install) it reads them from standard input, one a
+# line, in the order of the accounts:
 #   printf '%s\n' "$TABLE" "$DEALER" "$TERMINAL" "$DISPLAY" | ./make-passwords.sh FILE
 # mosquitto_passwd stores only salted hashes.
 set -euo pipefail
 file="${1:-/etc/mosquitto/dealtable.passwd}"
-users=(table-faro-1 dealer terminal display)
+shift || true
+users=("$@")
+if [ ${#users[@]} -eq 0 ]; then
+    users=(table-faro-1 dealer terminal display)
+fi
 if [ -t 0 ]; then
     touch "$file"
     chmod 600 "$file"

@@ -21,6 +21,7 @@ from table.language import GAMES
 from table.service.arguments import number, port_number, whole_number
 
 if TYPE_CHECKING:
+    from table.service.broker_access import TableAccount
     from table.service.config import Config, HardwareConfig
     from table.service.journal import Journal
 
@@ -583,6 +584,81 @@ def _config_check(args: argparse.Namespace) -> int:
     return 0
 
 
+def _config_acl(args: argparse.Namespace) -> int:
+    from table.service.broker_access import (
+        DEFAULT_DEALERS,
+        DEFAULT_DISPLAYS,
+        DEFAULT_TERMINALS,
+        RoleAccounts,
+        access_list,
+    )
+    from table.service.output_files import written_whole
+
+    tables, croupiers = _tables_on_the_broker(args.files)
+    roles = RoleAccounts(
+        tuple(args.dealer or DEFAULT_DEALERS),
+        tuple(args.terminal or DEFAULT_TERMINALS),
+        tuple(args.display or DEFAULT_DISPLAYS),
+    )
+    text = access_list(tables, roles)
+    if args.out:
+        with written_whole(args.out) as part:
+            part.write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    given = [*roles.dealers, *roles.terminals, *roles.displays]
+    for file, croupier in croupiers:
+        if croupier not in given:
+            print(
+                f"dealtable config: warning: {file}: [web] croupier_username {croupier}: the "
+                "access list gives this account no commands: name it with --terminal or --dealer",
+                file=sys.stderr,
+            )
+    accounts = " ".join(dict.fromkeys([*(table.username for table in tables), *given]))
+    print(
+        f"dealtable config: {args.out or 'the access list'} names the accounts {accounts}: "
+        f"each needs a password on the broker (hw/mosquitto/make-passwords.sh FILE {accounts})",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _tables_on_the_broker(files: list[str]) -> tuple[list[TableAccount], list[tuple[str, str]]]:
+    """Each config's table as the broker knows it (its topics' prefix, its id, its account),
+    and the account each one's croupier's page offers; ConfigError naming every file and key
+    that no access list can be written from."""
+    from table.service.broker_access import TableAccount, account_problem, prefix_problem
+    from table.service.config import ConfigError, load_config
+
+    tables, croupiers, problems = [], [], []
+    for file in files:
+        config = load_config(file)
+        mqtt = config.mqtt
+        if mqtt is None:
+            problems.append(f"{file}: no [mqtt]: the table uses no broker")
+            continue
+        if not mqtt.username:
+            problems.append(
+                f"{file}: [mqtt] username: none: the access list gives the table's account its "
+                "topics; name the account the table logs in with"
+            )
+            continue
+        problems += [
+            f"{file}: [mqtt] {key}: {problem}"
+            for key, problem in (
+                ("prefix", prefix_problem(mqtt.prefix)),
+                ("username", account_problem(mqtt.username)),
+            )
+            if problem
+        ]
+        tables.append(TableAccount(mqtt.prefix, config.table.id, mqtt.username))
+        if config.web is not None and config.web.croupier_username:
+            croupiers.append((file, config.web.croupier_username))
+    if problems:
+        raise ConfigError("\n".join(problems))
+    return tables, croupiers
+
+
 def _board_file(hardware: HardwareConfig) -> Path:
     from hw.board import DEFAULT_BOARD
 
@@ -909,12 +985,33 @@ def build_parser() -> argparse.ArgumentParser:
     check = config_commands.add_parser("check", help="read a config file and report problems")
     check.add_argument("file")
     check.set_defaults(handler=_config_check)
+    acl = config_commands.add_parser(
+        "acl",
+        help="write the broker's access list (Mosquitto's acl_file) for tables, from their "
+        "configs: each table's [mqtt] prefix, id and username",
+    )
+    acl.add_argument("files", nargs="+", metavar="file", help="a table's config file")
+    acl.add_argument("--out", help="file to write (default: standard output)")
+    for role in ("dealer", "terminal", "display"):
+        acl.add_argument(
+            f"--{role}",
+            action="append",
+            metavar="ACCOUNT",
+            help=f"a {role}'s account at every table, given once for each (default: {role})",
+        )
+    acl.set_defaults(handler=_config_acl)
     return parser
 
 
 # What each command writes: its folder is checked before the command starts, so that a
 # mistyped path costs nothing (not a whole simulation) and is told in one line.
-OUTPUT_ARGUMENTS = {"export": "out", "snapshot": "out", "barcodes": "out", "simulate": "plot"}
+OUTPUT_ARGUMENTS = {
+    "export": "out",
+    "snapshot": "out",
+    "barcodes": "out",
+    "simulate": "plot",
+    "config": "out",
+}
 
 
 class OutputFileError(TableError):

@@ -440,6 +440,7 @@ class MqttLink:
         self._refused_at = 0.0
         self._refused_wait = REFUSED_RETRY_SECONDS
         self._other_refused = False  # a reply or state refused, told once a connection
+        self._status_mid = -1  # the "online" said at connecting, whose refusal says the most
         # Kept from the start: no record is archived before the outbox has sent it.
         self._keep_place()
         self._state_seq = -1
@@ -618,10 +619,11 @@ class MqttLink:
             elif isinstance(item, _SubscriptionRefused):
                 log.error(
                     "the broker at %s refused the table's subscription to %s/cmd/+ (%s): no "
-                    "command sent to this table reaches it; check the broker's access list",
+                    "command sent to this table reaches it; %s",
                     self._address,
                     self.prefix,
                     item.reason,
+                    self._access_needed,
                 )
             else:
                 commands += 1
@@ -722,19 +724,48 @@ class MqttLink:
             f"{self.prefix}/cmd/+",
             options=SubscribeOptions(qos=1, retainHandling=SubscribeOptions.RETAIN_DO_NOT_SEND),
         )
-        self.client.publish(f"{self.prefix}/status", "online", qos=1, retain=True)
+        online = self.client.publish(f"{self.prefix}/status", "online", qos=1, retain=True)
+        self._status_mid = online.mid
+
+    @property
+    def _access_needed(self) -> str:
+        """What the broker's access list must give the table, and how to write one."""
+        account = (
+            f"the account {self.config.username}"
+            if self.config.username
+            else "the table (which logs in with no account)"
+        )
+        return (
+            f"the broker's access list must let {account} read and write {self.prefix}/# "
+            "(`dealtable config acl` writes one for this table's [mqtt] prefix and username)"
+        )
 
     def _acked(self, acked: _Acked) -> None:
         seq = self._in_flight.pop(acked.mid, None)
         if seq is None:
-            if acked.refusal and not self._other_refused:
-                # A reply or the state: the clients waiting for it are not told otherwise.
+            said_online = acked.mid == self._status_mid
+            if said_online:
+                self._status_mid = -1  # its mid may come round again, on another message
+            if acked.refusal and said_online and not self._other_refused:
+                # Said as the link connects, before any event: a list written for another
+                # prefix or another table refuses the table every topic of its own.
                 log.error(
-                    "the broker at %s refused a reply or state the table sent under %s (%s); "
-                    "check the broker's access list",
+                    "the broker at %s refused the table's status on %s/status as it "
+                    "connected (%s): %s",
                     self._address,
                     self.prefix,
                     acked.refusal,
+                    self._access_needed,
+                )
+                self._other_refused = True
+            elif acked.refusal and not self._other_refused:
+                # A reply or the state: the clients waiting for it are not told otherwise.
+                log.error(
+                    "the broker at %s refused a reply or state the table sent under %s (%s); %s",
+                    self._address,
+                    self.prefix,
+                    acked.refusal,
+                    self._access_needed,
                 )
                 self._other_refused = True
             return
@@ -744,13 +775,13 @@ class MqttLink:
             if not self._publish_refused:
                 log.error(
                     "the broker at %s refused event %d on %s/events (%s): the events wait "
-                    "in the journal and are offered again in %.0f s; check the broker's "
-                    "access list",
+                    "in the journal and are offered again in %.0f s; %s",
                     self._address,
                     seq,
                     self.prefix,
                     acked.refusal,
                     self._refused_wait,
+                    self._access_needed,
                 )
                 self._refused_at = self.clock()
             self._publish_refused = acked.refusal
