@@ -46,7 +46,7 @@ from tests.test_service_readers import (
     UNSURE_QH,
     Clock,
     FullDisk,
-    camera_read_in_steps,
+    camera_unsure_of_qh_before_kd,
     card_times,
     dealt,
     monte_bank,
@@ -622,13 +622,7 @@ def test_the_card_the_confirm_button_deals_carries_the_time_the_camera_asked(
     service = TableService(Config(table=table, reader=ReaderConfig(kind="camera")),
                            Journal(table.journal, "t"), clock)  # fmt: skip
     service.execute_line("shuffle")
-    steps = [[*[sure("5S")] * 3, EMPTY], [*[UNSURE_QH] * 8], [EMPTY, *[sure("KD")] * 3, EMPTY]]
-    camera = camera_read_in_steps(service, [reading for step in steps for reading in step])
-    read_at = []
-    for step in steps:
-        clock.now += 2
-        read_at.append(clock.now)
-        camera.poll(limit=len(step))
+    camera, read_at = camera_unsure_of_qh_before_kd(service, clock)
     with mock_pins() as factory:
         hardware = TableHardware(
             HardwareConfig(abacus=False, layout=False), clock=clock, pin_factory=factory

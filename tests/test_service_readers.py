@@ -1269,17 +1269,7 @@ def test_the_card_the_camera_asked_about_is_dealt_at_the_time_it_asked_not_the_a
     about carries the time the camera asked, before KD's."""
     service, _, clock = make(tmp_path)
     service.execute_line("shuffle")
-    steps = [
-        [*[sure("5S")] * 3, EMPTY],
-        [*[UNSURE_QH] * 8],
-        [EMPTY, *[sure("KD")] * 3, EMPTY],
-    ]
-    camera = camera_read_in_steps(service, [reading for step in steps for reading in step])
-    read_at = []
-    for step in steps:
-        clock.now += 2
-        read_at.append(clock.now)
-        camera.poll(limit=len(step))
+    camera, read_at = camera_unsure_of_qh_before_kd(service, clock)
     assert camera.filter.question is not None and dealt(service) == ["5S"]
     clock.now += 60
     if answer == "confirm button":
@@ -1857,6 +1847,21 @@ def test_a_second_card_the_camera_is_unsure_of_is_asked_about_after_the_first(
     assert answer_from_console(camera, "card 7D", 11.0) == []
     assert dealt(service) == ["5S", "QH", "KD", "7D", "2C"]
     camera.close()
+
+
+def camera_unsure_of_qh_before_kd(
+    service: TableService, clock: Clock
+) -> tuple[CameraReader, list[float]]:
+    """5S read, then a card the camera takes for QH but asks about, then KD, which waits
+    behind the question: one every 2 s on ``clock``, whose times are returned."""
+    steps = [[*[sure("5S")] * 3, EMPTY], [*[UNSURE_QH] * 8], [EMPTY, *[sure("KD")] * 3, EMPTY]]
+    camera = camera_read_in_steps(service, [reading for step in steps for reading in step])
+    read_at = []
+    for step in steps:
+        clock.now += 2
+        read_at.append(clock.now)
+        camera.poll(limit=len(step))
+    return camera, read_at
 
 
 def camera_read_in_steps(service: TableService, readings: list[CardReading]) -> CameraReader:
