@@ -145,6 +145,29 @@ def test_piped_passwords_open_the_accounts_and_input_that_runs_short_changes_not
     assert passwords.read_text() == "kept\n"
 
 
+def test_make_passwords_refuses_an_account_no_password_file_can_hold_and_changes_nothing(
+    tmp_path: Path,
+) -> None:
+    """Mosquitto's password file ends an account's name at ':' and skips a line beginning
+    with '#': such an account is refused before the file is touched, not after the accounts
+    named before it were written."""
+    passwords = tmp_path / "passwd"
+    passwords.write_text("kept\n")
+    for account in ("table:faro-1", "#lobby", ""):
+        refused = subprocess.run(
+            ["/bin/bash", str(HW / "make-passwords.sh"), str(passwords), "dealer", account],
+            input="d3aler\nsecond\n",
+            text=True,
+            capture_output=True,
+        )
+        assert refused.returncode == 1
+        assert refused.stderr == (
+            f"make-passwords.sh: the account {account!r} cannot be in a password file (no "
+            f"':', not beginning with '#', not empty); {passwords} is left as it was\n"
+        )
+        assert passwords.read_text() == "kept\n"
+
+
 def test_an_anonymous_client_is_refused(table: Any, secured_broker: Broker) -> None:
     anonymous = Client(secured_broker.port, None)
     assert anonymous.connected.wait(5)

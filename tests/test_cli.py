@@ -475,3 +475,42 @@ def test_config_acl_refuses_what_no_access_list_can_hold_and_writes_nothing(
         assert (refused.returncode, refused.stderr) == (2, f"dealtable config: {refusal}\n")
         assert out.read_text() == "kept\n"
     assert sorted(path.name for path in tmp_path.iterdir() if path.name.startswith(".")) == []
+
+
+def test_config_acl_refuses_an_account_mosquitto_cannot_serve_and_writes_nothing(
+    tmp_path: Path,
+) -> None:
+    """Mosquitto takes an account with + or # (MQTT's wildcards) in a `user` line, but its
+    own reply topic would be a wildcard, on which nothing is published, and Mosquitto refuses
+    it every pattern line; a ':' ends the account's name in the password file, and MQTT
+    carries no name longer than 65535 bytes. None of them is written into a list, nor named
+    as an account to make."""
+    out = tmp_path / "dealtable.acl"
+    out.write_text("kept\n")
+    good = table_toml(tmp_path / "good.toml", 'username = "table-faro-1"')
+    colon = table_toml(tmp_path / "colon.toml", 'username = "table:faro-1"')
+    long = "t" * 65536
+    for args, refusal in (
+        (
+            [good, "--terminal", "t+1"],
+            "a terminal's account: 't+1' holds + or #, MQTT's wildcards: no topic can "
+            "name the account's own replies",
+        ),
+        (
+            [good, "--display", "#lobby"],
+            "a display's account: '#lobby' holds + or #, MQTT's wildcards: no topic can "
+            "name the account's own replies",
+        ),
+        (
+            [colon],
+            f"{colon}: [mqtt] username: 'table:faro-1' holds ':', which ends an account's name "
+            "in the password file",
+        ),
+        (
+            [good, "--dealer", long],
+            "a dealer's account: an account of 65536 bytes: MQTT carries 65535",
+        ),
+    ):
+        refused = run("config", "acl", *map(str, args), "--out", str(out))
+        assert (refused.returncode, refused.stderr) == (2, f"dealtable config: {refusal}\n")
+        assert out.read_text() == "kept\n"

@@ -13,6 +13,15 @@ users=("$@")
 if [ ${#users[@]} -eq 0 ]; then
     users=(table-faro-1 dealer terminal display)
 fi
+# Mosquitto's password file ends a name at ':' and skips a line beginning with '#': such an
+# account is refused before the file is touched, not after the ones before it were written.
+for user in "${users[@]}"; do
+    if [ -z "$user" ] || [[ "$user" == *:* ]] || [[ "$user" == "#"* ]]; then
+        echo "make-passwords.sh: the account '$user' cannot be in a password file (no ':'," \
+            "not beginning with '#', not empty); $file is left as it was" >&2
+        exit 1
+    fi
+done
 if [ -t 0 ]; then
     touch "$file"
     chmod 600 "$file"

@@ -27,6 +27,8 @@ from table.errors import TableError
 DEFAULT_DEALERS = ("dealer",)
 DEFAULT_TERMINALS = ("terminal",)
 DEFAULT_DISPLAYS = ("display",)
+# The longest text MQTT carries (an account's name, a topic), in bytes of UTF-8.
+MQTT_TEXT_BYTES = 65535
 # The commands a betting terminal may send: a punter's own, never the dealer's.
 TERMINAL_VERBS = ("bet", "withdraw", "move", "call", "banco")
 # What a terminal and a display read at every table, besides their own replies.
@@ -86,6 +88,17 @@ def account_problem(username: str) -> str | None:
             f"{username!r}: an account in an access list has no blank at either end and no "
             "control character"
         )
+    if "+" in username or "#" in username:
+        # Its reply topic <prefix>/<table-id>/reply/<account> would be a wildcard, which no
+        # message is published on, and Mosquitto refuses such an account every pattern line.
+        return (
+            f"{username!r} holds + or #, MQTT's wildcards: no topic can name the account's "
+            "own replies"
+        )
+    if ":" in username:
+        return f"{username!r} holds ':', which ends an account's name in the password file"
+    if len(username.encode()) > MQTT_TEXT_BYTES:
+        return f"an account of {len(username.encode())} bytes: MQTT carries {MQTT_TEXT_BYTES}"
     return None
 
 
