@@ -514,3 +514,30 @@ def test_config_acl_refuses_an_account_mosquitto_cannot_serve_and_writes_nothing
         refused = run("config", "acl", *map(str, args), "--out", str(out))
         assert (refused.returncode, refused.stderr) == (2, f"dealtable config: {refusal}\n")
         assert out.read_text() == "kept\n"
+
+
+def test_config_acl_names_the_accounts_to_make_as_the_shell_takes_them(tmp_path: Path) -> None:
+    """The command it gives for make-passwords.sh, pasted into a shell, makes every account
+    the list names, each whole: one with a blank or a quote is not split into others."""
+    config = table_toml(tmp_path / "table.toml", 'username = "table faro 1"')
+    written = run(
+        "config", "acl", str(config), "--display", "display bar", "--display", "o'brien's",
+        "--out", str(tmp_path / "dealtable.acl"),
+    )  # fmt: skip
+    assert written.returncode == 0, written.stderr
+    command = re.search(r"\((hw/mosquitto/make-passwords\.sh FILE .*)\)$", written.stderr)
+    assert command is not None, written.stderr
+    passwords = tmp_path / "passwd"
+    made = subprocess.run(
+        ["/bin/bash", "-c", command[1].replace("FILE", str(passwords), 1)],
+        cwd=HW_MOSQUITTO.parent.parent,
+        input="".join(f"secret-{n}\n" for n in range(5)),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert made.returncode == 0, made.stderr
+    accounts = [line.rsplit(":", 1)[0] for line in passwords.read_text().splitlines()]
+    assert accounts == [
+        "table faro 1", "dealer", "terminal", "display bar", "o'brien's",
+    ]  # fmt: skip

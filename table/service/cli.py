@@ -8,6 +8,7 @@ import dataclasses
 import json
 import logging
 import os
+import shlex
 import sys
 import time
 from collections.abc import Sequence
@@ -614,7 +615,11 @@ def _config_acl(args: argparse.Namespace) -> int:
                 "access list gives this account no commands: name it with --terminal or --dealer",
                 file=sys.stderr,
             )
-    accounts = " ".join(dict.fromkeys([*(table.username for table in tables), *given]))
+    # Quoted as a shell takes them: the command below is pasted as it stands.
+    accounts = " ".join(
+        shlex.quote(account)
+        for account in dict.fromkeys([*(table.username for table in tables), *given])
+    )
     print(
         f"dealtable config: {args.out or 'the access list'} names the accounts {accounts}: "
         f"each needs a password on the broker (hw/mosquitto/make-passwords.sh FILE {accounts})",
