@@ -541,3 +541,44 @@ def test_config_acl_names_the_accounts_to_make_as_the_shell_takes_them(tmp_path:
     assert accounts == [
         "table faro 1", "dealer", "terminal", "display bar", "o'brien's",
     ]  # fmt: skip
+
+
+def test_config_acl_reads_a_table_of_another_machine_whose_files_are_not_here(
+    tmp_path: Path,
+) -> None:
+    """Several tables on one broker: the list is written on the broker's machine from every
+    table's config, and a table on another Pi keeps its journal, password, certificates and
+    devices there. The list needs only its id, prefix and account; what is not here is not
+    looked for. A config missing, and one naming no account, are each named."""
+    elsewhere = tmp_path / "pi-2"  # never made: the other Pi's folders
+    remote = table_toml(
+        tmp_path / "pi-2.toml",
+        f'host = "table-1.local"\nport = 8883\nusername = "table-faro-2"\nprefix = "casino"\n'
+        f'password_file = "{elsewhere}/mqtt-password"\n'
+        f'tls = {{ ca_file = "{elsewhere}/ca.crt" }}',
+        f'\n[web]\ncroupier_username = "terminal"\ntls = {{ cert_file = "{elsewhere}/page.crt" }}\n'
+        f'\n[hardware]\nboard = "{elsewhere}/board.toml"\n',
+    )
+    remote.write_text(
+        remote.read_text()
+        .replace('id = "faro-1"', 'id = "faro-2"')
+        .replace(str(tmp_path / "j.sqlite"), f"{elsewhere}/faro-2.sqlite")
+        .replace(
+            'kind = "console"', f'kind = "barcode-camera"\ncamera = "video:{elsewhere}/shoe.mp4"'
+        )
+    )
+    here = table_toml(tmp_path / "table.toml", 'username = "table-faro-1"')
+    written = run("config", "acl", str(here), str(remote))
+    assert written.returncode == 0, written.stderr
+    lines = written.stdout.splitlines()
+    assert "user table-faro-2" in lines and "topic readwrite casino/faro-2/#" in lines
+    assert "topic readwrite dealtable/faro-1/#" in lines
+    missing = tmp_path / "pi-3.toml"
+    anonymous = table_toml(tmp_path / "anonymous.toml", 'host = "localhost"')
+    refused = run("config", "acl", str(missing), str(anonymous))
+    assert (refused.returncode, refused.stdout) == (2, "")
+    assert refused.stderr == (
+        f"dealtable config: {missing}: cannot read: No such file or directory\n"
+        f"dealtable config: {anonymous}: [mqtt] username: none: the access list gives the "
+        "table's account its topics; name the account the table logs in with\n"
+    )

@@ -631,18 +631,22 @@ def _config_acl(args: argparse.Namespace) -> int:
 def _tables_on_the_broker(files: list[str]) -> tuple[list[TableAccount], list[tuple[str, str]]]:
     """Each config's table as the broker knows it (its topics' prefix, its id, its account),
     and the account each one's croupier's page offers; ConfigError naming every file and key
-    that no access list can be written from."""
+    that no access list can be written from. A config may be of a table on another machine:
+    only the names are read from it."""
     from table.service.broker_access import TableAccount, account_problem, prefix_problem
-    from table.service.config import ConfigError, load_config
+    from table.service.config import ConfigError, load_broker_names
 
     tables, croupiers, problems = [], [], []
     for file in files:
-        config = load_config(file)
-        mqtt = config.mqtt
-        if mqtt is None:
+        try:
+            names = load_broker_names(file)
+        except ConfigError as error:
+            problems.append(str(error))
+            continue
+        if not names.uses_broker:
             problems.append(f"{file}: no [mqtt]: the table uses no broker")
             continue
-        if not mqtt.username:
+        if not names.username:
             problems.append(
                 f"{file}: [mqtt] username: none: the access list gives the table's account its "
                 "topics; name the account the table logs in with"
@@ -651,14 +655,14 @@ def _tables_on_the_broker(files: list[str]) -> tuple[list[TableAccount], list[tu
         problems += [
             f"{file}: [mqtt] {key}: {problem}"
             for key, problem in (
-                ("prefix", prefix_problem(mqtt.prefix)),
-                ("username", account_problem(mqtt.username)),
+                ("prefix", prefix_problem(names.prefix)),
+                ("username", account_problem(names.username)),
             )
             if problem
         ]
-        tables.append(TableAccount(mqtt.prefix, config.table.id, mqtt.username))
-        if config.web is not None and config.web.croupier_username:
-            croupiers.append((file, config.web.croupier_username))
+        tables.append(TableAccount(names.prefix, names.table_id, names.username))
+        if names.croupier_username:
+            croupiers.append((file, names.croupier_username))
     if problems:
         raise ConfigError("\n".join(problems))
     return tables, croupiers

@@ -505,14 +505,57 @@ def _hardware(source: str, data: object) -> HardwareConfig:
 
 
 def load_config(path: str | Path, *, journal: str | None = None) -> Config:
-    path = Path(path)
+    return parse_config(_config_text(Path(path)), str(path), journal=journal)
+
+
+def _config_text(path: Path) -> str:
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except OSError as error:
         raise ConfigError(f"{path}: cannot read: {error.strerror}") from None
     except UnicodeDecodeError as error:
         raise ConfigError(f"{path}: not UTF-8 text ({_bad_byte(error)}); TOML is UTF-8") from None
-    return parse_config(text, str(path), journal=journal)
+
+
+@dataclass(frozen=True)
+class BrokerNames:
+    """What the broker's access list needs of a table's config: its id, and (if it uses a
+    broker) its topics' prefix and its account, and the account its croupier's page offers."""
+
+    table_id: str
+    uses_broker: bool
+    prefix: str = "dealtable"
+    username: str = ""
+    croupier_username: str = ""
+
+
+def load_broker_names(path: str | Path) -> BrokerNames:
+    """The names a broker's access list is written from, read from a table's config on the
+    broker's machine, which may be another than the table's: the table's own files (journal,
+    password, certificates, devices) are on its machine, and are not looked for here.
+    ``config check`` reads the whole config, on the table's machine."""
+    source = str(path)
+    try:
+        data = tomllib.loads(_config_text(Path(path)))
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{source}: not valid TOML: {error}") from None
+    top = _Section(source, "top level", data)
+    table_id = _table_id(_Section(source, "table", top.get("table", {})))
+    web_data = top.get("web", None)
+    croupier = (
+        "" if web_data is None else _Section(source, "web", web_data).text("croupier_username", "")
+    )
+    mqtt_data = top.get("mqtt", None)
+    if mqtt_data is None:
+        return BrokerNames(table_id, uses_broker=False, croupier_username=croupier)
+    mqtt = _Section(source, "mqtt", mqtt_data)
+    return BrokerNames(
+        table_id,
+        uses_broker=True,
+        prefix=_topic_prefix(mqtt),
+        username=mqtt.text("username", ""),
+        croupier_username=croupier,
+    )
 
 
 def _password_from(source: str, key: str, path: str) -> str:
@@ -567,9 +610,7 @@ def journal_problem(path: str) -> str | None:
 
 def _table(source: str, data: object, journal_override: str | None = None) -> TableConfig:
     section = _Section(source, "table", data)
-    table_id = section.text("id", "table")
-    if not table_id or not all(c.isalnum() or c in "-_" for c in table_id):
-        raise section.fail("id", "letters, digits, '-' or '_' (it names MQTT topics)", table_id)
+    table_id = _table_id(section)
     game = section.choice("game", "faro", sorted(GAME_FACTORIES))
     rules = section.text("rules", "classic" if game == "faro" else "standard")
     raw_options = section.get("options", {})
@@ -617,6 +658,13 @@ def _table(source: str, data: object, journal_override: str | None = None) -> Ta
     )
     section.finish()
     return config
+
+
+def _table_id(section: _Section) -> str:
+    table_id = section.text("id", "table")
+    if not table_id or not all(c.isalnum() or c in "-_" for c in table_id):
+        raise section.fail("id", "letters, digits, '-' or '_' (it names MQTT topics)", table_id)
+    return table_id
 
 
 def _seat_punters(
@@ -712,13 +760,7 @@ def _mqtt(source: str, data: object, table_id: str) -> MqttConfig:
     host = section.text("host", "localhost")
     if not host.strip():
         raise section.fail("host", "the broker's host name or address", host)
-    prefix = section.text("prefix", "dealtable")
-    # The prefix begins every topic the table publishes, its last will's too: a wildcard
-    # there is refused by the broker at every connection.
-    if not prefix or any(c in prefix for c in "+#\0") or prefix.startswith("$"):
-        raise section.fail(
-            "prefix", "a topic prefix without the wildcards + and #, not starting with $", prefix
-        )
+    prefix = _topic_prefix(section)
     config = MqttConfig(
         host=host,
         port=section.whole("port", 1883, 1, 65535),
@@ -733,6 +775,17 @@ def _mqtt(source: str, data: object, table_id: str) -> MqttConfig:
     )
     section.finish()
     return config
+
+
+def _topic_prefix(section: _Section) -> str:
+    prefix = section.text("prefix", "dealtable")
+    # The prefix begins every topic the table publishes, its last will's too: a wildcard
+    # there is refused by the broker at every connection.
+    if not prefix or any(c in prefix for c in "+#\0") or prefix.startswith("$"):
+        raise section.fail(
+            "prefix", "a topic prefix without the wildcards + and #, not starting with $", prefix
+        )
+    return prefix
 
 
 def _no_passphrase() -> bytes:
