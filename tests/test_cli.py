@@ -444,7 +444,18 @@ def test_config_acl_refuses_what_no_access_list_can_hold_and_writes_nothing(
     no_broker = table_toml(tmp_path / "no-broker.toml", None)
     blank = table_toml(tmp_path / "blank.toml", 'username = "table-faro-1"\nprefix = " casino"')
     good = table_toml(tmp_path / "good.toml", 'username = "table-faro-1"')
+    # Table floor-2 under casino/ owns casino/floor-2/#, where the tables under the prefix
+    # casino/floor-2 publish: its account would deal their cards and read their replies.
+    floor = table_toml(tmp_path / "floor.toml", 'username = "table-floor"\nprefix = "casino"')
+    floor.write_text(floor.read_text().replace('id = "faro-1"', 'id = "floor-2"'))
+    on_floor = table_toml(tmp_path / "on-floor.toml", 'username = "t-1"\nprefix = "casino/floor-2"')
     for args, refusal in (
+        (
+            [on_floor, floor],
+            "table faro-1's topics casino/floor-2/faro-1/... lie among table floor-2's "
+            "casino/floor-2/...: its account could send that table's events and commands and "
+            "read its replies; give one of them another [mqtt] prefix or [table] id",
+        ),
         (
             [anonymous, no_broker],
             f"{anonymous}: [mqtt] username: none: the access list gives the table's account "

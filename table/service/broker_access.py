@@ -149,6 +149,10 @@ def _role_lines(role: str, prefix: str) -> list[str]:
     return writes + reads
 
 
+def _topics(table: TableAccount) -> str:
+    return f"{table.prefix}/{table.table_id}/"
+
+
 def _check(tables: Sequence[TableAccount], roles: RoleAccounts) -> None:
     if not tables:
         raise AccessListError("no table to write an access list for")
@@ -166,6 +170,18 @@ def _check(tables: Sequence[TableAccount], roles: RoleAccounts) -> None:
                 "with one id would publish on each other's topics"
             )
         seen.add((table.prefix, table.table_id))
+    # A table's account reads and writes all under <prefix>/<table-id>/: another table's
+    # topics there would be its to forge and read.
+    for outer in tables:
+        for inner in tables:
+            inner_topics, outer_topics = _topics(inner), _topics(outer)
+            if inner_topics != outer_topics and inner_topics.startswith(outer_topics):
+                raise AccessListError(
+                    f"table {inner.table_id}'s topics {inner_topics}... lie among table "
+                    f"{outer.table_id}'s {outer_topics}...: its account could send that "
+                    "table's events and commands and read its replies; give one of them "
+                    "another [mqtt] prefix or [table] id"
+                )
     # An account has one part at the tables, so that its lines say all it may do.
     parts: dict[str, str] = {table.username: f"table {table.table_id}'s" for table in tables}
     for role, accounts in roles.by_role().items():
