@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
+import stat
 import subprocess
 import sys
 import threading
@@ -593,3 +595,26 @@ def test_config_acl_reads_a_table_of_another_machine_whose_files_are_not_here(
         f"dealtable config: {anonymous}: [mqtt] username: none: the access list gives the "
         "table's account its topics; name the account the table logs in with\n"
     )
+
+
+def test_config_acl_written_again_keeps_the_lists_owner_and_permissions(tmp_path: Path) -> None:
+    """The broker reads its access list as its own user, after it has left root: the operator
+    gives the list to it, and writes it again as tables and devices change. The list written
+    again keeps that owner and those permissions; left to the writer's (root, and a umask of
+    077), the broker could not read it, and Mosquitto reloads an access list it cannot read
+    as none at all, every account allowed every topic."""
+    config = table_toml(tmp_path / "table.toml", 'username = "table-faro-1"')
+    out = tmp_path / "dealtable.acl"
+    out.write_text("# the list before\n")
+    out.chmod(0o640)
+    owner = (1, 1) if os.geteuid() == 0 else (os.geteuid(), os.getegid())  # 1: daemon, not root
+    os.chown(out, *owner)
+    written = subprocess.run(
+        ["/bin/sh", "-c", 'umask 077 && exec "$@"', "sh", sys.executable, "-m",
+         "table.service.cli", "config", "acl", str(config), "--out", str(out)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert written.returncode == 0, written.stderr
+    assert out.read_text() == (HW_MOSQUITTO / "acl").read_text()
+    kept = out.stat()
+    assert (oct(stat.S_IMODE(kept.st_mode)), kept.st_uid, kept.st_gid) == (oct(0o640), *owner)

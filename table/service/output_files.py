@@ -3,14 +3,16 @@ at all.
 
 A file written in place and cut short (the disk full, Ctrl-C) would be left half written
 where the user looks for it, and would have replaced a good one there. So it is written
-beside, under a hidden name, and moved onto its name only once whole and on the disk.
+beside, under a hidden name, and moved onto its name only once whole and on the disk, with
+the owner and permissions of the file it replaces.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 
@@ -30,6 +32,7 @@ def written_whole(path: str | Path) -> Iterator[Path]:
     part = target.with_name(f".{target.stem}.{os.getpid()}.part{target.suffix}")
     try:
         yield part
+        _keep_access(target, part)
         with part.open("rb") as written:
             os.fsync(written.fileno())
         os.replace(part, target)
@@ -39,3 +42,16 @@ def written_whole(path: str | Path) -> Iterator[Path]:
         raise OSError(error.errno, error.strerror or str(error), str(named)) from error
     finally:
         part.unlink(missing_ok=True)
+
+
+def _keep_access(replaced: Path, written: Path) -> None:
+    """``written`` takes the permissions of the file it replaces, and its owner where this
+    user may give it: a file another program reads as its own user (the broker's access list)
+    stays readable to it, as it would have been had the file been written in place."""
+    try:
+        kept = replaced.stat()
+    except FileNotFoundError:
+        return
+    with suppress(PermissionError):  # only root gives a file away
+        os.chown(written, kept.st_uid, kept.st_gid)
+    os.chmod(written, stat.S_IMODE(kept.st_mode))
