@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import shutil
 import signal
 import socket
 import ssl
@@ -764,3 +765,37 @@ def test_a_table_under_another_prefix_on_the_shipped_access_list_says_so_as_it_c
         relay.close()
         link.stop()
         journal.close()
+
+
+def test_a_table_with_no_account_refused_its_topics_is_told_to_give_it_one(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A broker that lets anonymous clients in, with the shipped list: the table logging in
+    with no account is refused its own topics. `dealtable config acl` writes no list for a
+    table without an account, so the log asks for the account first."""
+    caplog.set_level(logging.ERROR, logger="dealtable")
+    directory = tmp_path / "broker"
+    directory.mkdir()
+    shutil.copy(HW / "acl", directory / "acl")
+    broker = Broker(directory, extra_config=f"allow_anonymous true\nacl_file {directory / 'acl'}\n")
+    broker.start()
+    journal = Journal(tmp_path / "j.sqlite", "faro-1")
+    config = Config(
+        table=TableConfig(id="faro-1"), mqtt=MqttConfig(host="127.0.0.1", port=broker.port)
+    )
+    assert config.mqtt is not None
+    link = MqttLink(config.mqtt, "faro-1", TableService(config, journal), journal)
+    try:
+        link.start()
+        assert wait_until(lambda: "refused the table's status" in caplog.text, step=link.pump)
+        assert caplog.messages[0] == (
+            f"the broker at 127.0.0.1:{broker.port} refused the table's status on "
+            "dealtable/faro-1/status as it connected (Not authorized): the table logs in with "
+            "no account, and the broker's access list gives topics to accounts: name one in "
+            "[mqtt] username, and `dealtable config acl` writes the list that lets it read and "
+            "write dealtable/faro-1/#"
+        )
+    finally:
+        link.stop()
+        journal.close()
+        broker.stop()

@@ -730,14 +730,17 @@ class MqttLink:
     @property
     def _access_needed(self) -> str:
         """What the broker's access list must give the table, and how to write one."""
-        account = (
-            f"the account {self.config.username}"
-            if self.config.username
-            else "the table (which logs in with no account)"
-        )
+        if not self.config.username:
+            # `dealtable config acl` writes no list for a table without an account.
+            return (
+                "the table logs in with no account, and the broker's access list gives topics "
+                "to accounts: name one in [mqtt] username, and `dealtable config acl` writes "
+                f"the list that lets it read and write {self.prefix}/#"
+            )
         return (
-            f"the broker's access list must let {account} read and write {self.prefix}/# "
-            "(`dealtable config acl` writes one for this table's [mqtt] prefix and username)"
+            f"the broker's access list must let the account {self.config.username} read and "
+            f"write {self.prefix}/# (`dealtable config acl` writes one for this table's [mqtt] "
+            "prefix and username)"
         )
 
     def _acked(self, acked: _Acked) -> None:
