@@ -618,3 +618,21 @@ def test_config_acl_written_again_keeps_the_lists_owner_and_permissions(tmp_path
     assert out.read_text() == (HW_MOSQUITTO / "acl").read_text()
     kept = out.stat()
     assert (oct(stat.S_IMODE(kept.st_mode)), kept.st_uid, kept.st_gid) == (oct(0o640), *owner)
+
+
+def test_config_acl_warns_of_a_croupiers_page_offering_a_displays_account(
+    tmp_path: Path,
+) -> None:
+    """A display's account reads only: the croupier's page logged in with it is refused every
+    bet, so the list that names it a display is warned of as one naming it nowhere."""
+    config = table_toml(
+        tmp_path / "table.toml",
+        'username = "table-faro-1"',
+        '\n[web]\ncroupier_username = "display"\n',
+    )
+    written = run("config", "acl", str(config))
+    assert written.returncode == 0, written.stderr
+    assert written.stderr.splitlines()[0] == (
+        f"dealtable config: warning: {config}: [web] croupier_username display: the access "
+        "list gives this account no commands: name it with --terminal or --dealer"
+    )

@@ -609,7 +609,7 @@ def _config_acl(args: argparse.Namespace) -> int:
         sys.stdout.write(text)
     given = [*roles.dealers, *roles.terminals, *roles.displays]
     for file, croupier in croupiers:
-        if croupier not in given:
+        if croupier not in (*roles.dealers, *roles.terminals):
             print(
                 f"dealtable config: warning: {file}: [web] croupier_username {croupier}: the "
                 "access list gives this account no commands: name it with --terminal or --dealer",
