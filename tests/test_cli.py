@@ -636,3 +636,19 @@ def test_config_acl_warns_of_a_croupiers_page_offering_a_displays_account(
         f"dealtable config: warning: {config}: [web] croupier_username display: the access "
         "list gives this account no commands: name it with --terminal or --dealer"
     )
+
+
+def test_config_acl_will_not_write_the_list_over_a_config_it_reads(tmp_path: Path) -> None:
+    """`--out` naming one of the configs (a slip of the shell's history) would replace the
+    table's config with the list: refused, the config as it was."""
+    config = table_toml(tmp_path / "table.toml", 'username = "table-faro-1"')
+    before = config.read_text()
+    (tmp_path / "current.toml").symlink_to(config)
+    for out in (config, tmp_path / "current.toml"):
+        refused = run("config", "acl", str(config), "--out", str(out))
+        assert (refused.returncode, refused.stdout) == (2, "")
+        assert refused.stderr == (
+            f"dealtable config: cannot write {out}: it is the config {config}, which the list "
+            "is written from; write the list to its own file\n"
+        )
+        assert config.read_text() == before

@@ -1047,6 +1047,13 @@ def _check_output(args: argparse.Namespace) -> None:
         raise OutputFileError(
             f"cannot write {path}: a snapshot is a picture: name it .png, .svg or .pdf"
         )
+    if args.command == "config" and path.exists():
+        for config in args.files:
+            if Path(config).exists() and path.samefile(config):
+                raise OutputFileError(
+                    f"cannot write {path}: it is the config {config}, which the list is "
+                    "written from; write the list to its own file"
+                )
     journal = getattr(args, "journal", None)
     if journal and path.exists():
         # Writing over a journal (or its write-ahead log or lock) would destroy the record.
