@@ -5,7 +5,10 @@ replaying every event; ``dealtable backup`` of it; and the archiving a service d
 new deck once enough records lie before its spare checkpoint (``[table] archive_every``), with
 the start of the journal it leaves.
 
-Builds a journal of 100,000 events from the simulated Faro table, then times each step three
+Builds a journal of 100,000 events from the simulated Faro table, dealing as fast as it can
+on the journal as ``dealtable run`` opens it (``synchronous=FULL``), and times each commit the
+table's loop waits for meanwhile (the events of a card or command, a deck's checkpoint): the
+p99 and the longest, with the largest the ``-wal`` file grew. Then times each step three
 times and prints the median, with the most memory the two starts held (tracemalloc's peak,
 in a run of its own, as tracing slows the step). Run: ``make bench`` or
 ``.venv/bin/python bench/journal_start.py``.
@@ -24,30 +27,56 @@ import tracemalloc
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from table.service.config import Config, ReaderConfig, TableConfig
 from table.service.journal import Archived, Journal, back_up
 from table.service.run import SimulatedTable, open_table
-from table.service.table_service import TableService
+from table.service.table_service import table_from_journal
 
 EVENTS = 100_000
 
 
-def build(path: Path) -> int:
-    # As a table that archives keeps it (every deck's checkpoint), none due before the end.
+@dataclass(frozen=True)
+class Built:
+    events: int
+    commits: list[float]  # seconds each commit held the table's loop
+    largest_wal: int  # bytes of the -wal file at its largest
+
+
+def build(path: Path) -> Built:
+    """The journal dealt as ``dealtable run`` deals it, as fast as the engine goes, with the
+    time each commit of the loop took. As a table that archives keeps it (every deck's
+    checkpoint), none due before the end."""
     config = Config(
         table=TableConfig(journal=str(path), archive_every=10 * EVENTS), reader=ReaderConfig(seed=3)
     )
-    with Journal(path, "table") as journal:
-        # Durability is not what is measured here: the build goes as fast as the engine.
-        journal._db.execute("PRAGMA synchronous=OFF")
-        service = TableService(config, journal)
+    journal, service = open_table(config)
+    commits: list[float] = []
+
+    def timed(write: Callable[..., None]) -> Callable[..., None]:
+        def commit(*args: Any, **kwargs: Any) -> None:
+            started = time.perf_counter()
+            write(*args, **kwargs)
+            commits.append(time.perf_counter() - started)
+
+        return commit
+
+    journal.append = timed(journal.append)  # type: ignore[method-assign]
+    journal.save_checkpoint = timed(journal.save_checkpoint)  # type: ignore[method-assign]
+    wal = Path(f"{path}-wal")
+    largest_wal = 0
+    try:
         simulated = SimulatedTable(service, seed=3)
         while journal.last_seq < EVENTS:
             simulated.step()
-        return journal.last_seq
+            largest_wal = max(largest_wal, wal.stat().st_size)
+        return Built(journal.last_seq, commits, largest_wal)
+    finally:
+        service.stop_archiving()
+        journal.close()
 
 
 def median_of_three(step: Callable[[], object]) -> float:
@@ -72,6 +101,13 @@ def verify(path: Path) -> None:
 def open_and_replay(path: Path) -> None:
     journal, _ = open_table(Config(table=TableConfig(journal=str(path))))
     journal.close()
+
+
+def rebuilt(path: Path) -> None:
+    """The start's part after the chain check: the table rebuilt from the newest checkpoint
+    and the events after it."""
+    with Journal(path, read_only=True) as journal:
+        table_from_journal(journal, "table")
 
 
 def backed_up(path: Path) -> None:
@@ -171,8 +207,19 @@ def peak_memory(step: Callable[[], object]) -> float:
 def main() -> None:
     with tempfile.TemporaryDirectory() as directory:
         path = Path(directory) / "long.sqlite"
-        events = build(path)
-        print(f"journal of {events} events, {path.stat().st_size / 2**20:.1f} MB")
+        built = build(path)
+        waits = sorted(built.commits)
+        p99 = statistics.quantiles(waits, n=100)[98]
+        print(
+            f"journal of {built.events} events, {path.stat().st_size / 2**20:.1f} MB, dealt "
+            f"as fast as the engine goes: {len(waits)} commits held the table's loop for "
+            f"p99 {p99 * 1000:.2f} ms, the longest {waits[-1] * 1000:.1f} ms; the -wal file "
+            f"at its largest {built.largest_wal / 2**20:.1f} MB"
+        )
+        with Journal(path, read_only=True) as journal:
+            kept = journal._db.execute("SELECT COUNT(*), SUM(LENGTH(body)) FROM checkpoints")
+            count, size = kept.fetchone()
+        print(f"  checkpoints kept (every deck's, as archive_every has it): {count}, {size} bytes")
         whole = without_checkpoints(path)
         for name, step in (
             ("hash chain checked (run's start-up check)", functools.partial(check_chain, path)),
@@ -185,6 +232,10 @@ def main() -> None:
                 functools.partial(open_and_replay, path),
             ),
             (
+                "the table rebuilt from the newest of the checkpoints kept and the events after",
+                functools.partial(rebuilt, path),
+            ),
+            (
                 "run's start with no checkpoint: lock, chain check, every event replayed",
                 functools.partial(open_and_replay, whole),
             ),
@@ -193,7 +244,8 @@ def main() -> None:
                 functools.partial(backed_up, path),
             ),
         ):
-            print(f"  {name}: {median_of_three(step):.2f} s")
+            took = median_of_three(step)
+            print(f"  {name}: " + (f"{took:.2f} s" if took >= 0.1 else f"{took * 1000:.1f} ms"))
         done = archived(path)
         print(
             f"  archiving every record before the spare checkpoint, at a new deck: its archive "
