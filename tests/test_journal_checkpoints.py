@@ -218,6 +218,46 @@ def test_the_spare_checkpoint_is_the_older_of_the_two_newest_sound_however_many_
         assert journal.before_spare_checkpoint() == kept[4] - 1
 
 
+class CountingCheckpointsRead:
+    """The stored checkpoints whose bodies are read and held against their records."""
+
+    def __init__(self, path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        with contextlib.closing(sqlite3.connect(path)) as db:
+            self.stored = dict(db.execute("SELECT body, seq FROM checkpoints").fetchall())
+        self.read: list[int] = []
+        hashed = journal_module.record_hash
+
+        def counted(prev_hash: str, body: str) -> str:
+            if body in self.stored:
+                self.read.append(self.stored[body])
+            return hashed(prev_hash, body)
+
+        monkeypatch.setattr(journal_module, "record_hash", counted)
+
+
+def test_a_start_reads_the_newest_checkpoint_and_none_of_every_decks_before_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A table that archives keeps every deck's checkpoint since its last archiving (a few
+    MB in a long day): a start reads the newest, and none of the others; with the newest
+    spoiled, the one before it, and no further."""
+    path = tmp_path / "faro.sqlite"
+    live = deal_faro(path, 600).state
+    read = CountingCheckpointsRead(path, monkeypatch)
+    newest, before, *older = sorted(read.stored.values(), reverse=True)
+    assert len(older) >= 8
+    service, journal = resume(path, faro_config(path))
+    journal.close()
+    assert service.state == live
+    assert read.read == [newest]
+    edit_checkpoint(path, lambda data: data.update(edited=True))
+    read = CountingCheckpointsRead(path, monkeypatch)
+    service, journal = resume(path, faro_config(path))
+    journal.close()
+    assert service.state == live
+    assert read.read == [newest, before]
+
+
 def test_an_edited_checkpoint_is_not_read_and_the_journal_is_replayed_instead(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

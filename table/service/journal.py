@@ -18,6 +18,7 @@ import csv
 import dataclasses
 import fcntl
 import hashlib
+import itertools
 import json
 import os
 import re
@@ -344,6 +345,20 @@ class ChainCheck:
 
     def _damaged(self, seq: int, reason: str) -> NoReturn:
         raise JournalDamagedError(self.path, Broken(seq, reason))
+
+
+# A checkpoint with the hash of the record it follows, to be held against it.
+_CHECKPOINTS_HELD = (
+    "SELECT checkpoints.seq, checkpoints.body, checkpoints.hash, events.hash "
+    "FROM checkpoints LEFT JOIN events ON events.seq = checkpoints.seq"
+)
+
+
+def _held_against_its_record(row: Sequence[Any]) -> tuple[int, str, bool]:
+    """A row of :data:`_CHECKPOINTS_HELD` as ``(seq, body, sound)``: sound when the body is
+    as it was written after that record."""
+    seq, body, stored, event_hash = row
+    return int(seq), str(body), record_hash(str(event_hash), str(body)) == stored
 
 
 def decode_record(path: Path, seq: int, body: str) -> Event:
@@ -873,15 +888,30 @@ class Journal:
         ``skip``, ``most`` of them (all by default)."""
         with self._reading("its checkpoints"):
             rows = self._optional_rows(
-                "SELECT checkpoints.seq, checkpoints.body, checkpoints.hash, events.hash "
-                "FROM checkpoints LEFT JOIN events ON events.seq = checkpoints.seq "
-                "WHERE checkpoints.seq <= ? ORDER BY checkpoints.seq DESC LIMIT ? OFFSET ?",
+                f"{_CHECKPOINTS_HELD} WHERE checkpoints.seq <= ? "
+                "ORDER BY checkpoints.seq DESC LIMIT ? OFFSET ?",
                 (self.last_seq, most, skip),
             )
-        return [
-            (int(seq), str(body), record_hash(str(event_hash), str(body)) == stored)
-            for seq, body, stored, event_hash in rows
-        ]
+        return [_held_against_its_record(row) for row in rows]
+
+    def newest_checkpoints(self, upto: int) -> Iterator[tuple[int, str, bool]]:
+        """The checkpoints kept at or before record ``upto``, newest first, as
+        :meth:`checkpoints` gives them, read one at a time as they are asked for: a start
+        reads the newest it can resume from and no older, where a journal archived a deck at
+        a time keeps every deck's."""
+        below = min(upto, self.last_seq) + 1
+        while True:
+            with self._reading("its checkpoints"):
+                rows = self._optional_rows(
+                    f"{_CHECKPOINTS_HELD} WHERE checkpoints.seq < ? "
+                    "ORDER BY checkpoints.seq DESC LIMIT 1",
+                    (below,),
+                )
+            if not rows:
+                return
+            checkpoint = _held_against_its_record(rows[0])
+            yield checkpoint
+            below = checkpoint[0]
 
     # --- archiving ---------------------------------------------------------------------
 
@@ -896,21 +926,21 @@ class Journal:
             return begins
         return upto
 
-    def _sound_checkpoints(self, most: int | None = None) -> list[int]:
-        """The records the checkpoints kept follow, newest first, of those still sound: the
-        newest ``most`` only, if given, read no further back than they lie (a journal
-        archived a deck at a time keeps every deck's)."""
-        if most is None:
-            return [seq for seq, _, is_sound in self.checkpoints() if is_sound]
-        sound: list[int] = []
-        read = 0
-        while len(sound) < most:
-            page = self.checkpoints(skip=read, most=most + 2)
-            if not page:
-                break
-            read += len(page)
-            sound += [seq for seq, _, is_sound in page if is_sound]
-        return sound[:most]
+    def _sound_checkpoints(self, most: int) -> list[int]:
+        """The records the newest ``most`` sound checkpoints follow, newest first, read no
+        further back than they lie (a journal archived a deck at a time keeps every deck's)."""
+        sound = (seq for seq, _, is_sound in self.newest_checkpoints(self.last_seq) if is_sound)
+        return list(itertools.islice(sound, most))
+
+    def _keeps_sound_checkpoint(self, seq: int) -> bool:
+        """A sound checkpoint is kept after record ``seq``: read alone, not among every
+        deck's."""
+        with self._reading("its checkpoints"):
+            rows = self._optional_rows(
+                f"{_CHECKPOINTS_HELD} WHERE checkpoints.seq = ? AND checkpoints.seq <= ?",
+                (seq, self.last_seq),
+            )
+        return bool(rows) and _held_against_its_record(rows[0])[2]
 
     def before_spare_checkpoint(self) -> int:
         """The last record before the older of the two newest sound checkpoints (0 if the
@@ -990,7 +1020,7 @@ class Journal:
                 folder.mkdir(parents=True)
                 _sync_folder(folder.parent)
             found, last = self._archive_in_place(folder)
-            if found is not None and last + 1 in self._sound_checkpoints():
+            if found is not None and self._keeps_sound_checkpoint(last + 1):
                 target, upto = found, last
             else:
                 if found is not None:
@@ -1085,7 +1115,7 @@ class Journal:
             return partly
         first = self.first_seq
         with self._reading("the records to archive"):
-            if found is None or last + 1 not in self._sound_checkpoints():
+            if found is None or not self._keeps_sound_checkpoint(last + 1):
                 return None
             if last > self.archivable_upto():
                 return None
@@ -1750,7 +1780,7 @@ def carry_on(damaged: str | Path, new: str | Path) -> Recovered:
                 "carry on; start a new journal"
             )
         opening_checkpoint = []
-        if opening is not None and first in old._sound_checkpoints():
+        if opening is not None and old._keeps_sound_checkpoint(first):
             opening_checkpoint = old._optional_rows(
                 "SELECT seq, body, hash FROM checkpoints WHERE seq = ?", (first,)
             )

@@ -11,7 +11,7 @@ import logging
 import math
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -509,15 +509,7 @@ def table_from_journal(
     whose first records were archived is rebuilt only from a checkpoint."""
     last = journal.last_seq if upto is None else upto
     path = journal.path
-    try:
-        kept = journal.checkpoints()
-    except JournalError as unreadable:
-        # They only save time (but where the records before were archived): rebuilt without.
-        log.warning("%s; the table is rebuilt from the records", unreadable)
-        kept = []
-    for seq, body, sound in kept:
-        if seq > last:
-            continue
+    for seq, body, sound in _checkpoints_to_read(journal, last):
         if not sound:
             log.warning(
                 "journal %s: the checkpoint after record %d does not match that record; "
@@ -547,6 +539,16 @@ def table_from_journal(
     stored = list(journal.events(upto=last))
     chosen = last_rules(stored)
     return engine_for(game if chosen is None else chosen.game).replay(stored, table_id)
+
+
+def _checkpoints_to_read(journal: Journal, upto: int) -> Iterator[tuple[int, str, bool]]:
+    """The journal's checkpoints at or before record ``upto``, newest first, each read only
+    if the one after could not be."""
+    try:
+        yield from journal.newest_checkpoints(upto)
+    except JournalError as unreadable:
+        # They only save time (but where the records before were archived): rebuilt without.
+        log.warning("%s; the table is rebuilt from the records", unreadable)
 
 
 def engine_for(game: str) -> type[FaroTable] | type[BaccaratTable]:
