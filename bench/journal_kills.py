@@ -254,7 +254,10 @@ def main() -> int:
                                 wrong.append(f"the backup {copy.name} is broken")
                     elif backup.returncode != -signal.SIGKILL and b"no journal" not in said:
                         wrong.append(f"backup failed: {said.decode()[-400:]}")
-                    leftovers = [p.name for p in folder.iterdir() if ".copying" in p.name]
+                    # This round's own: a backup killed in an earlier round leaves its file
+                    # beside its copy, cleared by the next backup to that copy.
+                    beside = f".{copy.name}.copying"
+                    leftovers = [p.name for p in folder.iterdir() if p.name.startswith(beside)]
                     if leftovers and kind != "backup killed":
                         wrong.append(f"backup left {leftovers}")
                 time.sleep(0.2)  # the replies and events on their way
