@@ -7,6 +7,7 @@ import io
 import json
 import os
 import sqlite3
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,31 @@ from table.service.journal import (
     record_hash,
 )
 from tests.conftest import deal_rest
+from tests.test_service_readers import FullDisk
+
+
+@dataclass
+class Commits:
+    """The transactions a journal committed: each a write and a sync of its disk."""
+
+    count: int = 0
+
+
+def count_commits(journal: Journal) -> Commits:
+    """Count from now on the transactions ``journal`` commits: an explicit COMMIT, or a
+    statement that writes outside a transaction (SQLite commits it alone)."""
+    commits = Commits()
+    db = journal._db
+
+    def traced(sql: str) -> None:
+        verb = sql.lstrip().split(maxsplit=1)[0].upper()
+        if verb == "COMMIT" or (
+            verb in ("INSERT", "UPDATE", "DELETE", "REPLACE") and not db.in_transaction
+        ):
+            commits.count += 1
+
+    db.set_trace_callback(traced)
+    return commits
 
 
 def journal_with_a_deal(path: Path) -> tuple[Journal, FaroTable]:
@@ -232,3 +258,32 @@ def test_a_journal_is_written_by_one_journal_at_a_time(tmp_path: Path) -> None:
     journal.close()
     with Journal(path, "t1") as reopened:
         assert reopened.last_seq == last
+
+
+def test_a_note_rides_in_the_transaction_of_the_events_it_comes_with(tmp_path: Path) -> None:
+    """A part of the service that keeps a note beside each command's events (what the layout
+    board's frames brought) has it written in the command's own transaction: one commit, and
+    the note is kept exactly when the events are. A rider with nothing new writes nothing."""
+    journal, table = journal_with_a_deal(tmp_path / "j.sqlite")
+    asked: list[tuple[str | None, int]] = []
+
+    def rider(request_id: str | None, last_seq: int) -> dict[str, str]:
+        asked.append((request_id, last_seq))
+        return {"board-frame": f"up to {last_seq}"} if request_id else {}
+
+    journal.riders.append(rider)
+    commits = count_commits(journal)
+    journal.append(table.new_deck(), "board-frame:7/3")
+    assert commits.count == 1
+    assert asked == [("board-frame:7/3", journal.last_seq)]
+    assert journal.note("board-frame") == f"up to {journal.last_seq}"
+    before = journal.last_seq
+    journal.append(table.deal("2C"))  # nothing to say: the note stays
+    assert commits.count == 2 and journal.note("board-frame") == f"up to {before}"
+
+    journal._db = FullDisk(journal._db)  # type: ignore[assignment]
+    with pytest.raises(JournalError, match="cannot append"):
+        journal.append(table.deal("3D"), "board-frame:7/4")
+    journal._db = journal._db.db  # type: ignore[attr-defined]
+    assert journal.note("board-frame") == f"up to {before}"  # neither the events nor the note
+    journal.close()

@@ -23,7 +23,7 @@ import json
 import os
 import re
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,6 +80,13 @@ _COMMITS_FROM = (
     "INSERT OR IGNORE INTO meta (key, value) "
     "SELECT 'commits_from', COALESCE(MAX(seq), 0) + 1 FROM events;"
 )
+
+
+# A part of the service that keeps a note beside a command's events, in their transaction, so
+# that the note costs the disk no write of its own and says what the journal holds at once:
+# given the command's request id and the seq of its last record, the notes to keep with it
+# (key, text: as keep_note), none if nothing changed.
+NoteRider = Callable[[str | None, int], Mapping[str, str]]
 
 
 class JournalError(TableError):
@@ -509,6 +516,8 @@ class Journal:
         # them, until one is written or the journal closes.
         self._places_unwritten: dict[str, int] = {}
         self.opening: Opening | None = None
+        # Told of each append before it is written; what they return rides in its transaction.
+        self.riders: list[NoteRider] = []
         if not read_only:
             # Taken before the journal is written: a second service on it never writes a byte.
             self._lock = lock or JournalLock(self.path)
@@ -642,7 +651,8 @@ class Journal:
     def append(self, events: Sequence[Event], request_id: str | None = None) -> None:
         """Append the events of one command in one transaction: all of them or none. A
         command sent with a request id keeps it in the same transaction, so a service that
-        dies just after cannot carry the command out again when it comes back."""
+        dies just after cannot carry the command out again when it comes back; so do the
+        notes the :attr:`riders` give for it."""
         if not events:
             if request_id is not None:
                 self.remember_request(request_id, self.last_seq)
@@ -661,6 +671,11 @@ class Journal:
             rows.append((event.seq, event.deal, event.type_name, event.at, body, prev_hash, digest))
             prev_hash = digest
             expected += 1
+        notes = [
+            (f"note:{key}", text)
+            for rider in self.riders
+            for key, text in rider(request_id, expected - 1).items()
+        ]
         try:
             self._db.execute("BEGIN IMMEDIATE")
             self._db.executemany(
@@ -670,6 +685,7 @@ class Journal:
             )
             if request_id is not None:
                 self._db.execute(_REMEMBER_REQUEST, (request_id, expected - 1))
+            self._db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", notes)
             # A command's events end here: a journal carried on from a damaged one ends where
             # a command ended, never amid its consequences.
             self._db.execute("INSERT INTO commits (seq) VALUES (?)", (expected - 1,))
