@@ -1708,3 +1708,47 @@ def test_events_the_board_lost_for_a_full_disk_are_told_as_cards_it_may_have_los
     finally:
         stop(service, hardware, reader)
         board.close()
+
+
+def test_a_card_held_for_the_journal_and_dealt_as_the_service_was_killed_is_known_dealt(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The disk is full as 5S is scanned: the reader holds the card. The disk is freed, the
+    reader deals 5S, and the service is killed before it polls the board again. The card is
+    journaled with its frame's name however long it was held, so the restarted service
+    drops the code the board sends again; before, it read it again and told the dealer 5S
+    was seen a second time."""
+    caplog.set_level(logging.INFO, "dealtable.hardware")
+    clock = ManualClock(100.0)
+    board = SimulatedMicrocontroller(tmp_path, clock)
+    start, run, stop = scanner_restarts(tmp_path, board, clock)
+
+    service, hardware, reader = start()
+    try:
+        service.execute_line("shuffle")
+        run(hardware, reader, 0.5)
+        disk = FullDisk(service.journal._db)
+        service.journal._db = disk
+        board.scan(encode_payload(Card.parse("5S"), 1))
+        run(hardware, reader, 0.1)
+        assert reader.holding_for_the_journal() == [Card.parse("5S")]
+        disk.full = False
+        clock.advance(reader.journal_retry_seconds)
+        reader.poll()  # the reader offers its card again before the loop polls the board
+        assert dealt(service) == ["5S"]
+    finally:
+        killed(service, hardware, reader)
+    assert board.firmware.unacked, "the board still holds the code's frame"
+
+    service, hardware, reader = start()
+    try:
+        run(hardware, reader, 0.5)
+        assert dealt(service) == ["5S"] and service.state.alarm is None
+        notices = [e for e in service.journal.events() if e.type_name == "reader_notice"]
+        assert notices == []
+        said = [r.getMessage() for r in caplog.records if "sent again" in r.getMessage()]
+        assert any("BARCODE" in line for line in said)
+        assert not board.firmware.unacked
+    finally:
+        stop(service, hardware, reader)
+        board.close()

@@ -121,6 +121,9 @@ class _TableReader:
         self._held_unkept = False  # what is held is not in the journal's note of it
         self._named_unwritten: set[Card] = set()  # the cards held so, each named once
         self._bound_told = False  # held_at_most reached this outage, and said
+        # The request id each card held was read with (its scanner named it): journaled with
+        # it once the card is dealt, however long it was held.
+        self._held_requests: dict[CardAccepted, str] = {}
         self.filter = self._new_filter()
         # Resumed mid-deal: the cards dealt before the restart are out, the last one perhaps
         # still lying in the box.
@@ -326,6 +329,7 @@ class _TableReader:
         if voided:
             self.filter.abandon_question()
             self.filter.drop_held()
+            self._held_requests.clear()
         if voided or starts:
             self._keep_held()
         corrections = [event for event in events if isinstance(event, DealerCorrection)]
@@ -353,25 +357,25 @@ class _TableReader:
         held_again = 0
         for output in outputs:
             if isinstance(output, CardAccepted):
+                request_id = self._held_requests.pop(output, None)
+                if named is not None and named[0].code is not None:
+                    code = named[0].code
+                    if (code.card, code.deck_number) == (output.card, output.deck):
+                        request_id = named[1]
                 alarm = output.source is not ReadingSource.DEALER and self.service.state.alarm
                 if alarm or self._journal_waits():
                     # Released into a table that cannot take it yet (the dealer's answer raised
                     # an alarm of its own, the journal cannot write): it waits again, ahead of
                     # those still held.
-                    self.filter.hold(output, held_again)
+                    self._hold(output, held_again, request_id)
                     held_again += 1
                     continue
                 self._sending = output  # its sticker's deck number, for the filter to keep
-                request_id = None
-                if named is not None and named[0].code is not None:
-                    code = named[0].code
-                    if (code.card, code.deck_number) == (output.card, output.deck):
-                        request_id = named[1]
                 try:
                     self.service.card(output.card, request_id, came_out=output.came_in)
                 except JournalError as unwritten:
                     # Out of the box all the same: it waits, and the cards after it behind it.
-                    self.filter.hold(output, held_again)
+                    self._hold(output, held_again, request_id)
                     held_again += 1
                     self._journal_failed(unwritten, news)
                 except TableError as refused:
@@ -394,6 +398,17 @@ class _TableReader:
             for card in self.filter.held_cards:
                 self._held_unwritten(card, news)
         self._keep_held()
+
+    def _hold(self, accepted: CardAccepted, position: int, request_id: str | None) -> None:
+        """Hold a card the table cannot take yet, with the request id it is to be journaled
+        with (the layout board's frame that brought its code: the board keeps the frame until
+        the journal names it, and a restarted service knows the card dealt by it)."""
+        self.filter.hold(accepted, position)
+        if request_id is not None:
+            self._held_requests[accepted] = request_id
+        held = set(self.filter.held_cards)
+        for card in [card for card in self._held_requests if card.card not in held]:
+            del self._held_requests[card]  # let go of, or voided with its deal
 
     def _ask_the_table(self, news: ReaderNews) -> None:
         """A question waiting for the dealer is an alarm of the table's: the alarm lamp, MQTT,
