@@ -70,6 +70,15 @@ class DeviceClock:
         self._device_s = 0.0
         self._offset = None
 
+    def device_ms_at(self, host_time: float) -> int | None:
+        """The board's ticks at ``host_time`` on the host's clock, as its readings place its
+        clock (the inverse of :meth:`host_time`); None before a reading of this boot came."""
+        if self._offset is None or self._last_ms is None:
+            return None
+        aged = self._offset + self.drift * (host_time - self._offset_at)
+        step_ms = round((host_time - aged - self._device_s) * 1000)
+        return (self._last_ms + step_ms) % self.period_ms
+
     def host_time(self, device_ms: int, received_at: float) -> float:
         """When a reading taken at ``device_ms`` on the board happened, on the host's clock,
         given that it arrived at ``received_at``; never later than that."""

@@ -30,7 +30,7 @@ import select
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
@@ -354,6 +354,10 @@ class SerialLink:
         # of it the board holds still, to be acknowledged and dropped when they come again.
         self._taken_before: FrameId | None = None
         self._resent: tuple[int, int] | None = None  # first and last seq, of _peer_boot_id
+        # Frames after it that run took too (resume_after's ``also``); once the board's HELLO
+        # is heard, those of them it holds still (their seqs, of _peer_boot_id).
+        self._also_taken_before: frozenset[FrameId] = frozenset()
+        self._also_resent: set[int] = set()
         # The last of the board's frames acknowledged, of _peer_boot_id; and, once the service
         # acknowledges them only when settled, those taken since, each with whether it is the
         # service's to settle (a frame that brings it nothing follows those before it).
@@ -442,12 +446,24 @@ class SerialLink:
         self._events = happened + self._events
         return self.idle
 
-    def resume_after(self, taken: FrameId | None) -> None:
+    def resume_after(self, taken: FrameId | None, also: Collection[FrameId] = frozenset()) -> None:
         """``taken`` is the last frame of the board an earlier run of the service acted on:
         if the same boot of the board sends it again (the acknowledgement was lost as that
         run stopped), it and the frames before it are acknowledged and dropped, never acted
-        on twice. Call it before the link is up."""
+        on twice. ``also`` are frames after it that run acted on too, while a frame between
+        waited (the box-empty switch whose alarm the journal could not keep yet): sent
+        again, they are dropped alike, and the frames between are taken. Call it before the
+        link is up."""
         self._taken_before = taken
+        self._also_taken_before = frozenset(also)
+
+    @property
+    def resent_to_come(self) -> frozenset[FrameId]:
+        """The frames of ``resume_after``'s ``also`` the board may still send again: all of
+        them until its HELLO says which it holds, then those it holds and has not sent."""
+        if self._peer_boot_id is None:
+            return self._also_taken_before
+        return frozenset(FrameId(self._peer_boot_id, seq) for seq in self._also_resent)
 
     def acknowledge_when_settled(self) -> None:
         """From now on a frame of the board that brings the service something (a sensor, a
@@ -724,6 +740,14 @@ class SerialLink:
             self._resent = None
             taken = self._taken_before
             self._taken_before = None
+            also, self._also_taken_before = self._also_taken_before, frozenset()
+            self._also_resent = {
+                frame.seq
+                for frame in also
+                if not restarted
+                and frame.boot_id == hello.boot_id
+                and (frame.seq - hello.next_seq) % 256 < hello.held
+            }
             # The board sends again the frames it holds, and only those: the frame taken
             # before is among them if it lies within the count its HELLO gives. Its number
             # alone, near the board's, may be one the board's count came round to since.
@@ -746,6 +770,9 @@ class SerialLink:
             self._expected_rx = hello.next_seq
             self._acked_rx = (hello.next_seq - 1) % 256
             self._unsettled.clear()
+            self._also_resent = {
+                seq for seq in self._also_resent if (seq - hello.next_seq) % 256 < hello.held
+            }
             self._nak_sent_for = None
         if hello.reply_requested:
             self._send_hello(now, reply_requested=False)
@@ -830,8 +857,11 @@ class SerialLink:
                     self._nak_sent_for = expected
                     self._write(now, nak_frame(expected))
             return
-        event = _event_for(frame)
         boot = self._peer_boot_id
+        if frame.seq in self._also_resent and boot is not None:
+            self._take_resent_again(now, frame, boot)
+            return
+        event = _event_for(frame)
         if isinstance(event, BoardFrameEvent) and boot is not None:
             event = replace(event, frame=FrameId(boot, frame.seq))
         if isinstance(event, SensorChanged):
@@ -850,6 +880,19 @@ class SerialLink:
             self._write(now, ack_frame(frame.seq))
         if event is not None and settles is None:
             self._events.append(event)
+
+    def _take_resent_again(self, now: float, frame: Frame, boot: int) -> None:
+        """A frame an earlier run of the service took, sent again after one it did not: taken
+        in its turn, as one that brings nothing, and dropped."""
+        self._also_resent.discard(frame.seq)
+        self._expected_rx = (frame.seq + 1) % 256
+        self._nak_sent_for = None
+        if self._settled_by_service and self._unsettled:
+            self._unsettled.append((frame.seq, False))  # acknowledged with those before it
+        else:
+            self._acked_rx = frame.seq
+            self._write(now, ack_frame(frame.seq))
+        self._events.append(ResentFrameDropped(FrameId(boot, frame.seq), frame.type))
 
 
 def _has_room(port: SerialPort) -> bool:

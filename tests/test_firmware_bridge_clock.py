@@ -67,3 +67,18 @@ def test_a_reading_after_a_week_of_quiet_is_placed_when_it_came_not_days_before(
     week = 7 * 24 * 3600.0
     later_ms = (1_500 + round(week * 1000)) % DEVICE_TICKS_PERIOD_MS
     assert board.host_time(later_ms, received_at=100.5 + week) == pytest.approx(100.5 + week)
+
+
+def test_the_boards_ticks_at_a_moment_of_the_hosts_are_those_its_readings_place() -> None:
+    """A code the board forwards carries no time of the board's: its ticks when the code
+    came are read off the board's clock as its sensors' readings placed it, none before a
+    reading of this boot has come."""
+    board = DeviceClock()
+    assert board.device_ms_at(50.0) is None
+    board.host_time(1_000, received_at=50.004)
+    board.host_time(1_500, received_at=50.502)
+    assert board.device_ms_at(51.002) == 2_000
+    board.host_time(DEVICE_TICKS_PERIOD_MS - 100, received_at=50.502 + 1e6)  # about 12 days
+    assert board.device_ms_at(50.502 + 1e6 + 0.5) == 400  # wrapped round
+    board.forget()  # a new boot: its clock is not known until its first reading
+    assert board.device_ms_at(60.0) is None

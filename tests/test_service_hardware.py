@@ -35,12 +35,13 @@ from table.language import EmptyCmd
 from table.service import journal as journal_module
 from table.service.config import Config, HardwareConfig, ReaderConfig, TableConfig
 from table.service.hardware import TableHardware
-from table.service.journal import Journal
+from table.service.journal import Journal, JournalError
 from table.service.readers import BarcodeShoeReader
 from table.service.run import SimulatedTable, open_table
 from table.service.run import run as run_table
 from table.service.table_service import TableService
 from tests.mosquitto import wait_until
+from tests.test_service_journal import count_commits
 from tests.test_service_readers import (
     EMPTY,
     UNSURE_QH,
@@ -986,7 +987,7 @@ def test_a_slide_the_board_sends_again_after_a_restart_asks_about_no_card(
     try:
         deal_5s_and_slide_it(board, service, hardware, reader, run)
         run_board(board, clock, 0.01)  # the barrier's level holds long enough to count
-        step_until(board, hardware, reader, lambda: not reader._codes)  # paired with 5S's code
+        step_until(board, hardware, reader, lambda: not reader.codes_waiting)  # paired with 5S
         hardware.poll()
         board.lose_what_the_host_sent()
     finally:
@@ -1705,6 +1706,273 @@ def test_events_the_board_lost_for_a_full_disk_are_told_as_cards_it_may_have_los
         run(hardware, reader, 0.5)
         notices = [e for e in service.journal.events() if e.type_name == "reader_notice"]
         assert [(n.notice.value, n.message) for n in notices] == [("missed_card", lost[0])]
+    finally:
+        stop(service, hardware, reader)
+        board.close()
+
+
+def slide_then_scan(
+    board: SimulatedMicrocontroller, clock: ManualClock, card: str, *polls: Callable[[], Any]
+) -> None:
+    """The card breaks the board's light barrier before its sticker is read, then slides on
+    out, with the service's ``polls`` polled meanwhile."""
+    board.block_card_sensor(True)
+    run_board(board, clock, 0.05, *polls)
+    board.scan(encode_payload(Card.parse(card), 1))
+    run_board(board, clock, 0.05, *polls)
+    board.block_card_sensor(False)
+    run_board(board, clock, 0.2, *polls)
+
+
+def test_a_card_dealt_from_the_boards_scanner_costs_the_journal_one_commit(
+    tmp_path: Path,
+) -> None:
+    """Each card dealt from the board's scanner (its code, its slide past the light barrier
+    and the beam clear again: three frames of the board) is one commit of the journal, a
+    write and a sync of the Pi's SD card, whether its code comes before its slide or after:
+    the journal's note of the board's frames rides in the card's own transaction. Only the
+    first card after the start costs a second, a note of its slide: the board's clock is not
+    known before one of its sensors has spoken. The board is left holding nothing."""
+    clock = ManualClock(100.0)
+    board = SimulatedMicrocontroller(tmp_path, clock)
+    start, run, stop = scanner_restarts(tmp_path, board, clock)
+    cards = ["KD", "2C", "9H", "AS", "3D", "7C", "JH", "4D", "QS", "8H"]
+
+    service, hardware, reader = start()
+    try:
+        service.execute_line("shuffle")
+        run(hardware, reader, 0.5)
+        commits = count_commits(service.journal)
+        deal_from_the_board(board, clock, "5S", hardware.poll, reader.poll)
+        assert commits.count == 2
+        commits.count = 0
+        for index, card in enumerate(cards):
+            deal = deal_from_the_board if index % 2 else slide_then_scan
+            deal(board, clock, card, hardware.poll, reader.poll)
+        assert dealt(service) == ["5S", *cards]
+        assert service.state.alarm is None
+        assert commits.count == len(cards)
+        assert not board.firmware.unacked
+    finally:
+        stop(service, hardware, reader)
+        board.close()
+
+
+def test_the_shoes_lid_opened_and_shut_costs_the_journal_a_note_every_128_frames(
+    tmp_path: Path,
+) -> None:
+    """The shoe's lid, opened and shut, asks the journal nothing: its frames are
+    acknowledged as they come, and the journal's note of the board's frames is written only
+    every 128 of them, so that the frame it names stays far behind those the board holds."""
+    clock = ManualClock(100.0)
+    board = SimulatedMicrocontroller(tmp_path, clock)
+    start, run, stop = scanner_restarts(tmp_path, board, clock)
+
+    service, hardware, reader = start()
+    try:
+        service.execute_line("shuffle")
+        run(hardware, reader, 0.5)
+        commits = count_commits(service.journal)
+        for _ in range(125):
+            board.open_lid(True)
+            run(hardware, reader, 0.03)
+            board.open_lid(False)
+            run(hardware, reader, 0.03)
+        assert commits.count == 1
+        assert not board.firmware.unacked
+    finally:
+        stop(service, hardware, reader)
+        board.close()
+
+
+def test_a_slide_paired_with_its_code_and_sent_again_after_a_restart_asks_about_no_card(
+    tmp_path: Path,
+) -> None:
+    """5S's code is read, its card dealt, and its slide past the board's light barrier then
+    paired with it, all with the board's clock known (a card dealt before): the slide costs
+    the journal no note of its own. The service is killed as the slide's acknowledgement is
+    lost, and the board sends the slide again: the restarted service pairs it with 5S's code
+    by the board's clock, from the note kept with 5S's card, and asks about nothing."""
+    clock = ManualClock(100.0)
+    board = SimulatedMicrocontroller(tmp_path, clock)
+    start, run, stop = scanner_restarts(tmp_path, board, clock)
+
+    service, hardware, reader = start()
+    try:
+        service.execute_line("shuffle")
+        run(hardware, reader, 0.5)
+        deal_from_the_board(board, clock, "2C", hardware.poll, reader.poll)
+        board.scan(encode_payload(Card.parse("5S"), 1))
+        step_until(board, hardware, reader, lambda: dealt(service) == ["2C", "5S"])
+        run_board(board, clock, 0.05)  # the card reaches the beam
+        board.block_card_sensor(True)
+        run_board(board, clock, 0.01)  # the barrier's level holds long enough to count
+        commits = count_commits(service.journal)
+        step_until(board, hardware, reader, lambda: not reader.codes_waiting)
+        assert commits.count == 0
+        board.lose_what_the_host_sent()
+    finally:
+        killed(service, hardware, reader)
+    board.block_card_sensor(False)
+    run_board(board, clock, 0.02)
+    assert board.firmware.unacked, "the board still holds the slide"
+
+    service, hardware, reader = start()
+    try:
+        run(hardware, reader, 1.0)
+        assert service.state.alarm is None
+        assert dealt(service) == ["2C", "5S"]
+        assert not board.firmware.unacked
+    finally:
+        stop(service, hardware, reader)
+        board.close()
+
+
+def test_the_slide_of_a_card_dealt_as_the_service_was_killed_asks_about_no_card(
+    tmp_path: Path,
+) -> None:
+    """5S's code is read and its card dealt, and the service is killed before the card
+    reaches the board's light barrier. The board keeps the slide for the restarted service,
+    which pairs it with 5S's code by the board's clock, from the note kept with 5S's card:
+    the dealer is asked about nothing."""
+    clock = ManualClock(100.0)
+    board = SimulatedMicrocontroller(tmp_path, clock)
+    start, run, stop = scanner_restarts(tmp_path, board, clock)
+
+    service, hardware, reader = start()
+    try:
+        service.execute_line("shuffle")
+        run(hardware, reader, 0.5)
+        deal_from_the_board(board, clock, "2C", hardware.poll, reader.poll)
+        board.scan(encode_payload(Card.parse("5S"), 1))
+        step_until(board, hardware, reader, lambda: dealt(service) == ["2C", "5S"])
+    finally:
+        killed(service, hardware, reader)
+    run_board(board, clock, 0.05)
+    board.block_card_sensor(True)
+    run_board(board, clock, 0.05)
+    board.block_card_sensor(False)
+    run_board(board, clock, 0.02)
+    assert board.firmware.unacked, "the board holds the slide"
+
+    service, hardware, reader = start()
+    try:
+        run(hardware, reader, 1.0)
+        assert service.state.alarm is None
+        assert dealt(service) == ["2C", "5S"]
+        assert not board.firmware.unacked
+    finally:
+        stop(service, hardware, reader)
+        board.close()
+
+
+def carry_out(service: TableService, hardware: TableHardware) -> None:
+    """Poll the board and carry out what it gives, as the service's loop does: the box-empty
+    switch journaled with its frame's name, and given again if the journal cannot keep it."""
+    for command in hardware.poll():
+        try:
+            service.execute(command, hardware.request_of(command))
+        except JournalError:
+            hardware.not_kept(command)
+
+
+def test_the_box_empty_switch_alarmed_as_the_service_was_killed_is_not_alarmed_again(
+    tmp_path: Path,
+) -> None:
+    """The box-empty switch closed with cards still to deal: the short deal's alarm is
+    journaled, and the dealer voids it (the box was not empty). The service is killed at
+    once, the switch's frame not yet acknowledged: the journal named it with its alarm, so
+    the restarted service drops the frame the board sends again and raises no second alarm."""
+    clock = ManualClock(100.0)
+    board = SimulatedMicrocontroller(tmp_path, clock)
+    start, run, stop = scanner_restarts(tmp_path, board, clock)
+
+    service, hardware, reader = start()
+    try:
+        service.execute_line("shuffle")
+        run(hardware, reader, 0.5)
+        board.box_empty_pin.drive(0)
+        run_board(board, clock, 0.01)  # the switch's level holds long enough to count
+        for _ in range(200):
+            board.step()
+            carry_out(service, hardware)
+            board.wait(0.0002)
+            if service.state.alarm is not None:
+                break
+        alarm = service.state.alarm
+        assert alarm is not None and alarm.kind is AlarmKind.SHORT_DEAL
+        service.execute_line("void")
+    finally:
+        killed(service, hardware, reader)
+    board.box_empty_pin.drive(1)
+    run_board(board, clock, 0.02)
+    assert board.firmware.unacked, "the board still holds the switch's frame"
+
+    service, hardware, reader = start()
+    try:
+        run_board(board, clock, 1.0, lambda: carry_out(service, hardware), reader.poll)
+        assert service.state.alarm is None
+        raised = [e for e in service.journal.events() if e.type_name == "alarm_raised"]
+        assert len(raised) == 1
+        assert not board.firmware.unacked
+    finally:
+        stop(service, hardware, reader)
+        board.close()
+
+
+def test_the_box_empty_switch_waiting_for_the_journal_is_not_lost_to_a_card_dealt_after_it(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The box-empty switch closes and 5S is scanned after it, both taken in one poll of the
+    board; the disk fails just as the switch's alarm is written, and holds again as the
+    reader deals 5S. The service is killed before the switch is carried out again. The board
+    sends both again: the restarted service raises the switch's alarm, and drops 5S's code,
+    whose card the journal has; before, the card's frame, newer than the switch's, had the
+    switch dropped with it as a frame taken."""
+    caplog.set_level(logging.INFO, "dealtable.hardware")
+    clock = ManualClock(100.0)
+    board = SimulatedMicrocontroller(tmp_path, clock)
+    start, run, stop = scanner_restarts(tmp_path, board, clock)
+
+    service, hardware, reader = start()
+    try:
+        service.execute_line("shuffle")
+        run(hardware, reader, 0.5)
+        disk = FullDisk(service.journal._db)
+        disk.full = False
+        service.journal._db = disk
+        board.box_empty_pin.drive(0)
+        run_board(board, clock, 0.02)  # the switch's level holds long enough to count
+        board.scan(encode_payload(Card.parse("5S"), 1))
+        run_board(board, clock, 0.02)  # both sent, not yet taken
+        commands = hardware.poll()
+        assert len(commands) == 1 and hardware.scanner is not None and hardware.scanner.waiting
+        disk.full = True  # the disk fails for the switch's alarm
+        with pytest.raises(JournalError):
+            service.execute(commands[0], hardware.request_of(commands[0]))
+        hardware.not_kept(commands[0])
+        disk.full = False
+        reader.poll()
+        assert dealt(service) == ["5S"] and service.state.alarm is None
+    finally:
+        killed(service, hardware, reader)
+    board.box_empty_pin.drive(1)
+    run_board(board, clock, 0.02)
+    assert len(board.firmware.unacked) >= 2, "the board holds the switch and the code"
+
+    service, hardware, reader = start()
+    try:
+        run_board(board, clock, 1.0, lambda: carry_out(service, hardware), reader.poll)
+        alarm = service.state.alarm
+        assert alarm is not None and alarm.kind is AlarmKind.SHORT_DEAL
+        assert dealt(service) == ["5S"]
+        notices = [e for e in service.journal.events() if e.type_name == "reader_notice"]
+        assert notices == []
+        said = [r.getMessage() for r in caplog.records if "sent again" in r.getMessage()]
+        assert any("BARCODE" in line for line in said)
+        service.execute_line("void")
+        run_board(board, clock, 0.2, lambda: carry_out(service, hardware), reader.poll)
+        assert not board.firmware.unacked
     finally:
         stop(service, hardware, reader)
         board.close()

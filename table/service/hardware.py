@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import enum
 import json
 import logging
 import time
@@ -21,7 +22,7 @@ from gpiozero import GPIOZeroError  # type: ignore[import-untyped]
 
 from display.frames import casekeep_frame, layout_frame
 from display.hardware import AbacusDriver, LayoutDriver
-from firmware_bridge.clock import Clock, SystemClock
+from firmware_bridge.clock import DEVICE_TICKS_PERIOD_MS, Clock, SystemClock
 from firmware_bridge.link import (
     BarcodeRead,
     BoardFrameEvent,
@@ -68,16 +69,32 @@ class AskingReader(Protocol):
     def dismiss_question(self) -> Any: ...
 
 
+class CodeWaiting(Protocol):
+    """A code read before its card's slide (readers.CodeRead): when, on the reader's clock,
+    and the request id its scanner named it by (a board's frame, BOARD_FRAME_REQUEST)."""
+
+    @property
+    def at(self) -> float: ...
+
+    @property
+    def request_id(self) -> str | None: ...
+
+
 class SlidePairingReader(Protocol):
     """A barcode shoe reader that pairs the slides past the board's light barrier with the
     codes the board's scanner read, and so says which of the board's frames it has settled."""
+
+    pair_within: float
 
     def card_slid(self, at: float | None = None) -> None: ...
 
     @property
     def slides_waiting(self) -> int: ...
 
-    def slide_of_a_code_read(self, at: float) -> bool: ...
+    def code_of_slide(self, at: float) -> CodeWaiting | None: ...
+
+    @property
+    def codes_waiting(self) -> Sequence[CodeWaiting]: ...
 
     @property
     def holds_unkept(self) -> bool: ...
@@ -88,10 +105,17 @@ LAYOUT_DARK_WITHIN = 0.5
 # A card dealt from a code the board forwarded is journaled with this request id and the
 # frame's name (FrameId): after a restart the board's frame sent again is known by it.
 BOARD_FRAME_REQUEST = "board-frame:"
-# The journal's note of the last frame of the board the service took of any kind (a slide,
-# the lid, the box-empty switch), once what it set going is done, with the journal's last
-# record then: the board sends it again too if its acknowledgement was lost.
+# The journal's note of the last frame of the board the service took of any kind (a code, a
+# slide, the box-empty switch), once what it and every frame before it set going is done, and
+# of the frames after it done already ("taken"): the board sends them again too if their
+# acknowledgement was lost. It rides in the transaction of the command that does the work (a
+# card's, the switch's alarm), and is written on its own only for work no command journals (a
+# slide paired with its code), at most once a poll.
 BOARD_FRAME_NOTE = "board-frame"
+# The most frames of the board acknowledged while the journal's note names none of them (edges
+# that ask nothing: the lid, a card's slide ending): past them the note is written on its own,
+# so the frame it names stays far behind any the board holds, whose numbers come round at 256.
+UNNAMED_SETTLED_MOST = 128
 # The events the board keeps while the service takes none (hw/firmware/dealfw.py
 # QUEUE_LIMIT): past them it loses the oldest. A card dealt from its scanner is three: its
 # code, and its slide past the light barrier, the beam broken and clear again.
@@ -106,6 +130,65 @@ _BUTTON_COMMANDS: dict[DealerAction, Command] = {
     DealerAction.LOCK_BETS: LockCmd(),
     DealerAction.VOID: VoidCmd(),
 }
+
+
+@dataclasses.dataclass(frozen=True)
+class _BoardNote:
+    """What the journal's note of the board's frames says (BOARD_FRAME_NOTE)."""
+
+    # The last frame taken whose work, and every frame's before it, is done.
+    last: FrameId | None = None
+    # The frames after it whose work is done (a card dealt while the box-empty switch's alarm
+    # waits for the journal).
+    taken: tuple[FrameId, ...] = ()
+    # The codes taken that wait for their card's slide, each with when the board had it (its
+    # ticks, ms): a slide sent again after a restart is paired with it by the board's clock.
+    codes: tuple[tuple[FrameId, int], ...] = ()
+
+    def text(self, seq: int) -> str:
+        """The note, written with the journal's last record ``seq``."""
+        record = {
+            "frame": None if self.last is None else str(self.last),
+            "seq": seq,
+            "taken": [str(frame) for frame in self.taken],
+            "codes": [[str(frame), ticks] for frame, ticks in self.codes],
+        }
+        return json.dumps(record, sort_keys=True)
+
+    @classmethod
+    def parse(cls, record: dict[str, Any]) -> _BoardNote:
+        frames = (FrameId.parse(frame) for frame in record["taken"])
+        codes = ((FrameId.parse(frame), ticks) for frame, ticks in record.get("codes", []))
+        return cls(
+            None if record["frame"] is None else FrameId.parse(record["frame"]),
+            tuple(frame for frame in frames if frame is not None),
+            tuple((frame, int(ticks)) for frame, ticks in codes if frame is not None),
+        )
+
+
+def _board_frame(request_id: str | None) -> FrameId | None:
+    """The frame of the board a request id names (BOARD_FRAME_REQUEST), if it names one."""
+    if request_id is None or not request_id.startswith(BOARD_FRAME_REQUEST):
+        return None
+    return FrameId.parse(request_id.removeprefix(BOARD_FRAME_REQUEST))
+
+
+class _Work(enum.Enum):
+    """What a frame of the board taken sets going, and so when it is done."""
+
+    NOTHING = "nothing"  # an edge that asks nothing: taken again, it does nothing again
+    CODE = "code"  # a code for the reader: its card journaled, or the code dropped or held
+    SLIDE = "slide"  # a card past the light barrier: paired with its code, or asked about
+    SWITCH = "switch"  # the box-empty switch: its command carried out
+
+
+@dataclasses.dataclass
+class _Taken:
+    """A frame of the board taken and not yet acknowledged."""
+
+    frame: FrameId
+    work: _Work
+    named: bool = False  # the journal's note names it: a restarted service knows it taken
 
 
 @contextlib.contextmanager
@@ -217,17 +300,32 @@ class TableHardware:
         self.slide_heard: Callable[[float | None], None] | None = None
         # How many of the slides told to slide_heard wait still for a code or a question.
         self.slides_waiting: Callable[[], int] = lambda: 0
-        # Whether a card that slid out at a time (as for slide_heard) is one whose code was
-        # read already; if so it is paired with it.
-        self.slide_of_a_code_read: Callable[[float], bool] = lambda at: False
+        # The code read already of a card that slid out at a time (as for slide_heard), which
+        # the slide is paired with; None if there is none. The codes read that wait for their
+        # slides, and how far apart a code and its slide may come (seconds).
+        self.code_of_slide: Callable[[float], CodeWaiting | None] = lambda at: None
+        self.codes_waiting: Callable[[], Sequence[CodeWaiting]] = lambda: ()
+        self.pair_within = 0.3
         # Whether the reader holds cards or a question the journal keeps nowhere yet (it
         # could not write): no frame of the board is noted done meanwhile, for the reader
         # holds no frame's name.
         self.reader_holds_unkept: Callable[[], bool] = lambda: False
-        # The board's frames taken and not yet noted (BOARD_FRAME_NOTE), in order, and the
-        # last of its slides told to slide_heard.
-        self._frames_taken: list[FrameId] = []
+        # The board's frames taken and not yet acknowledged, in order, and the last of its
+        # slides told to slide_heard.
+        self._frames_taken: list[_Taken] = []
         self._slides_told: deque[FrameId] = deque(maxlen=64)
+        # The last frame acknowledged (at the start, the last the journal names); what the
+        # journal's note says; the note riding a commit not yet known kept, with the seq of
+        # the commit's last record; and how many frames were acknowledged since the note was
+        # last kept.
+        self._last_settled: FrameId | None = None
+        self._note_kept = _BoardNote()
+        self._riding: tuple[int, _BoardNote] | None = None
+        self._settled_since_note = 0
+        # When the board had each of the last codes it forwarded (its ticks), where its clock
+        # is known; and the codes an earlier run left waiting for their slides (the note's).
+        self._code_ticks: deque[tuple[FrameId, int]] = deque(maxlen=64)
+        self._codes_left: list[tuple[FrameId, int]] = []
         # The commands the board's frames gave in the last poll, each with its frame; and
         # those the journal could not keep, given again once it can. Their frames wait
         # meanwhile: noted as done, the board would forget the box-empty switch.
@@ -280,7 +378,9 @@ class TableHardware:
         of the board is noted done only once ``reader`` has settled what it brought."""
         self.slide_heard = reader.card_slid
         self.slides_waiting = lambda: reader.slides_waiting
-        self.slide_of_a_code_read = reader.slide_of_a_code_read
+        self.code_of_slide = reader.code_of_slide
+        self.codes_waiting = lambda: reader.codes_waiting
+        self.pair_within = reader.pair_within
         self.reader_holds_unkept = lambda: reader.holds_unkept
 
     def answer_questions_of(self, reader: AskingReader, clock: Callable[[], float]) -> None:
@@ -292,11 +392,15 @@ class TableHardware:
         """Show the table as it is now, and after every change from here on."""
         self.service = service
         if self.link is not None:
-            self.link.resume_after(self._last_frame_taken(service))
+            self._note_kept = self._last_frames_taken(service)
+            self._last_settled = self._note_kept.last
+            self._codes_left = list(self._note_kept.codes)
+            self.link.resume_after(self._note_kept.last, self._note_kept.taken)
             # The board forgets a frame once it is acknowledged: not before the journal
-            # keeps what it brought (_note_frames_taken), or a service killed meanwhile (the
-            # Pi's power cut) would lose a card scanned or slid out unread.
+            # keeps what it brought (_settle), or a service killed meanwhile (the Pi's power
+            # cut) would lose a card scanned or slid out unread.
             self.link.acknowledge_when_settled()
+            service.journal.riders.append(self._note_riding)
         self.show()
         service.listeners.append(self._changed)
         service.trouble_listeners.append(self.show)
@@ -305,65 +409,164 @@ class TableHardware:
         self.show()
 
     @staticmethod
-    def _last_frame_taken(service: TableService) -> FrameId | None:
-        """The last frame of the board the journal says the service took: the board sends it
-        again if its acknowledgement was lost as the service stopped. The newer of the frame
-        noted last (BOARD_FRAME_NOTE) and the frame the last card from a board's code was
-        dealt from: a card journaled after the note was written is the newer."""
+    def _last_frames_taken(service: TableService) -> _BoardNote:
+        """The last frame of the board the journal says the service took, those after it it
+        took while a frame between waited, and the codes that waited for their slides: the
+        board sends them again if their acknowledgement was lost as the service stopped. A
+        note written beside each command (what it took) says them; an older note names one
+        frame, and the frame the last card from a board's code was dealt from is the newer
+        if that card was journaled after the note was written."""
         journal = service.journal
-        newest = journal.last_request_starting(BOARD_FRAME_REQUEST)
         kept = journal.note(BOARD_FRAME_NOTE)
-        if kept:
-            noted = json.loads(kept)
+        noted = json.loads(kept) if kept else None
+        if noted is not None and "taken" in noted:
+            return _BoardNote.parse(noted)
+        newest = journal.last_request_starting(BOARD_FRAME_REQUEST)
+        if noted is not None:
             if newest is None or newest[1] <= noted["seq"]:
-                return FrameId.parse(noted["frame"])
-            return FrameId.parse(newest[0].removeprefix(BOARD_FRAME_REQUEST))
+                return _BoardNote(FrameId.parse(noted["frame"]))
+            return _BoardNote(_board_frame(newest[0]))
         if newest is None:
-            return None
+            return _BoardNote()
         # A journal from before the note was kept: the last card's frame alone, and only if
         # no card came from elsewhere (the console, a camera) since, for the board's numbers
         # may have come round to it since.
         request_id, seq = newest
         last_card = journal.last_events_of("card_dealt", 1)
         if last_card and last_card[-1].seq > seq:
-            return None
-        return FrameId.parse(request_id.removeprefix(BOARD_FRAME_REQUEST))
+            return _BoardNote()
+        return _BoardNote(_board_frame(request_id))
 
-    def _note_frames_taken(self) -> None:
-        """Note the last frame of the board taken whose work is done: not a code the reader
-        has yet to read (its card is journaled with its frame), nor a slide it has yet to
-        pair with a code or ask about, nor any frame after those. A command a frame gave
-        (the box empty) was carried out after the last poll."""
-        service: TableService | None = getattr(self, "service", None)
-        if not self._frames_taken or service is None:
-            return  # nothing taken, or no table to take it (not attached)
-        if self.reader_holds_unkept():
-            # A code read and held for the journal, in memory only: acknowledged, the board
-            # would forget it, and a service killed before the journal took it lose the card.
-            return
+    def request_of(self, command: Command) -> str | None:
+        """The request id to journal ``command`` with, one the last poll gave: the frame of
+        the board that gave it (the box-empty switch), so that the journal names the frame
+        in the transaction that carries it out. None for the dealer's buttons."""
+        for given, frame in self._given:
+            if given is command:
+                return f"{BOARD_FRAME_REQUEST}{frame}"
+        return None
+
+    def _done(self, taken: _Taken, journaled: FrameId | None, reader_idle: bool) -> bool:
+        """Whether the work ``taken`` set going is done, and kept where a restarted service
+        finds it: the frame ``journaled`` is the one the commit being written carries out;
+        ``reader_idle``, the reader has read nothing since the last poll, so a code it read
+        is dealt, dropped or held in its note."""
+        if taken.named or taken.work is _Work.NOTHING:
+            return True
         waiting = self.scanner.waiting if self.scanner is not None else frozenset()
-        waiting |= frozenset(frame for _, frame in self._unkept)
-        # The reader settles its slides oldest first: those waiting are the last told.
-        slides = self.slides_waiting()
-        if slides:
-            waiting |= frozenset(list(self._slides_told)[-slides:])
-        done = 0
-        while done < len(self._frames_taken) and self._frames_taken[done] not in waiting:
-            done += 1
-        if done == 0:
+        if taken.frame == journaled and taken.work in (_Work.CODE, _Work.SWITCH):
+            # Its card, or the switch's alarm, is in the commit; a code is read first.
+            return taken.work is _Work.SWITCH or taken.frame not in waiting
+        if taken.work is _Work.SWITCH:
+            # Given, its command waits to be carried out; not kept, to be carried out again.
+            return all(frame != taken.frame for _, frame in [*self._given, *self._unkept])
+        if self.reader_holds_unkept():
+            # A code read and held for the journal, in memory only, or a question about a
+            # slide: noted done, the board would forget it, and a service killed before the
+            # journal took it lose the card. The reader holds no frame's name.
+            return False
+        if taken.work is _Work.SLIDE:
+            # The reader settles its slides oldest first: those waiting are the last told.
+            slides = self.slides_waiting()
+            return not slides or taken.frame not in list(self._slides_told)[-slides:]
+        return reader_idle and taken.frame not in waiting
+
+    def _frames_done(self, journaled: FrameId | None, reader_idle: bool) -> tuple[int, _BoardNote]:
+        """How many of the frames taken, from the oldest, are done; and the note that says
+        so: the last frame done with every frame before it (acknowledged or done), the
+        frames after it done, and the codes among those waiting for their slides."""
+        count, last = 0, self._last_settled
+        for taken in self._frames_taken:
+            if not self._done(taken, journaled, reader_idle):
+                break
+            count, last = count + 1, taken.frame
+        after = [
+            taken.frame
+            for taken in self._frames_taken[count + 1 :]
+            if self._done(taken, journaled, reader_idle)
+        ]
+        resent = self.link.resent_to_come if self.link is not None else frozenset()
+        after += sorted(resent - set(after), key=str)
+        # A code whose work is not done is taken again after a restart, and waits again.
+        undone = {taken.frame for taken in self._frames_taken[count:]} - set(after)
+        ticks = dict(self._code_ticks)
+        codes = list(self._codes_left)
+        for code in self.codes_waiting():
+            frame = _board_frame(code.request_id)
+            if frame is not None and frame not in undone and frame in ticks:
+                codes.append((frame, ticks[frame]))
+        return count, _BoardNote(last, tuple(after), tuple(codes))
+
+    def _note_riding(self, request_id: str | None, last_seq: int) -> dict[str, str]:
+        """The journal's note of the frames taken, to ride in the transaction of a command
+        about to be journaled (with ``request_id``, its last record ``last_seq``): a card
+        from a board's code, the box-empty switch's alarm, a question about a slide. None if
+        the note already says it."""
+        self._riding_kept()
+        _, note = self._frames_done(_board_frame(request_id), reader_idle=False)
+        if note == self._note_kept:
+            self._riding = None
+            return {}
+        self._riding = (last_seq, note)
+        return {BOARD_FRAME_NOTE: note.text(last_seq)}
+
+    def _riding_kept(self) -> None:
+        """The note that rode a commit is kept once the journal holds that commit's records:
+        a commit that failed left the journal where it was."""
+        riding = self._riding
+        if riding is not None and self.service.journal.last_seq >= riding[0]:
+            self._riding = None
+            self._named(riding[1])
+
+    def _named(self, note: _BoardNote) -> None:
+        """The journal's note now says ``note``."""
+        self._note_kept = note
+        self._settled_since_note = 0
+        frames = [taken.frame for taken in self._frames_taken]
+        upto = frames.index(note.last) + 1 if note.last in frames else 0
+        for index, taken in enumerate(self._frames_taken):
+            if index < upto or taken.frame in note.taken:
+                taken.named = True
+
+    def _settle(self) -> None:
+        """Acknowledge the frames taken whose work is done and that a restarted service would
+        not act on twice: those the journal names, and the edges that ask nothing. Where
+        work no command journaled is done (a slide paired with its code, a code the reader
+        dropped), the note is written on its own first, once; so it is when many frames went
+        unnamed (UNNAMED_SETTLED_MOST). The frames after one not done, or one the journal
+        cannot name (it cannot write), wait, unacknowledged: the board holds them."""
+        service: TableService | None = getattr(self, "service", None)
+        if not self._frames_taken or service is None or self.link is None:
+            return  # nothing taken, or no table to take it (not attached)
+        self._riding_kept()
+        done, note = self._frames_done(None, reader_idle=True)
+        unnamed = any(
+            not taken.named and taken.work is not _Work.NOTHING
+            for taken in self._frames_taken[:done]
+        )
+        wanted = unnamed or self._settled_since_note >= UNNAMED_SETTLED_MOST
+        if wanted and note != self._note_kept:
+            journal = service.journal
+            try:
+                journal.keep_note(BOARD_FRAME_NOTE, note.text(journal.last_seq))
+            except JournalError:
+                # Tried again at the next poll; the journal's trouble is told where it writes.
+                # Meanwhile the board holds the frames, unacknowledged.
+                pass
+            else:
+                self._named(note)
+        settled = 0
+        for taken in self._frames_taken:
+            if not (taken.named or taken.work is _Work.NOTHING):
+                break
+            settled += 1
+        if settled == 0:
             return
-        frame = self._frames_taken[done - 1]
-        journal = service.journal
-        record = {"frame": str(frame), "seq": journal.last_seq}
-        try:
-            journal.keep_note(BOARD_FRAME_NOTE, json.dumps(record, sort_keys=True))
-        except JournalError:
-            # Tried again at the next poll; the journal's trouble is told where it writes.
-            # Meanwhile the board holds the frames, unacknowledged.
-            return
-        del self._frames_taken[:done]
-        if self.link is not None:
-            self.link.settled(frame)
+        frame = self._frames_taken[settled - 1].frame
+        del self._frames_taken[:settled]
+        self._last_settled = frame
+        self._settled_since_note += settled
+        self.link.settled(frame)
 
     def not_kept(self, command: Command) -> None:
         """The journal could not keep ``command`` (a disk full or failing), which the last
@@ -451,29 +654,29 @@ class TableHardware:
                 elif self.slide_heard is not None:
                     self.slide_heard(sensed.at)  # heard late if the loop was held up
         if self.link is not None:
-            self._note_frames_taken()
+            # The note that rode the last commit says which codes' slides need no note.
+            self._riding_kept()
             if self._unkept and not self.service.journal_trouble:
                 # Before what the board sends now: the switch closed before it.
                 self._given, self._unkept = self._unkept, []
                 commands += [command for command, _ in self._given]
+            resent_to_come = self.link.resent_to_come
             for event in self.link.poll():
-                if isinstance(event, BoardFrameEvent) and event.frame:
-                    self._frames_taken.append(event.frame)
+                work = _Work.NOTHING
                 if isinstance(event, SensorChanged) and event.active:
                     if event.sensor is Sensor.BOX_EMPTY:
                         command = EmptyCmd()
                         commands.append(command)
                         if event.frame is not None:
                             self._given.append((command, event.frame))
+                        work = _Work.SWITCH
                     elif event.sensor is Sensor.CARD_SLID and self.slide_heard is not None:
-                        # When the beam broke on the board: heard late if the frame waited (a
-                        # loop held up, a frame sent again), it still pairs with its code.
-                        self.slide_heard(event.at)
-                        if event.frame is not None:
-                            self._slides_told.append(event.frame)
+                        work = self._slid(event, self.slide_heard)
                 elif isinstance(event, BarcodeRead):
                     if self.scanner is not None:
                         self.scanner.forwarded(event.text, event.frame)
+                        self._code_came(event.frame)
+                        work = _Work.CODE
                     else:
                         log.info(
                             "the board's scanner read %r; no reader takes its codes "
@@ -482,11 +685,17 @@ class TableHardware:
                         )
                 elif isinstance(event, LinkUp):
                     self._link_trouble = ""
+                    self._codes_left = [
+                        code
+                        for code in self._codes_left
+                        if code[0].boot_id == event.firmware_boot_id
+                    ]
                     log.info("layout display up (firmware boot %d)", event.firmware_boot_id)
                 elif isinstance(event, LinkDown):
                     self._link_trouble = event.reason
                     log.warning("layout display down: %s", event.reason)
                 elif isinstance(event, FirmwareRestarted):
+                    self._codes_left = []  # the slides of the boot gone by never come
                     # What the board had not yet handed over died with its last boot.
                     log.warning(
                         "the layout board restarted (firmware boot %d: a brown-out, its reset "
@@ -501,12 +710,65 @@ class TableHardware:
                         event.frame,
                         event.frame_type.name,
                     )
+                    if event.frame in resent_to_come:
+                        # Taken after a frame the last run left waiting: it waits behind
+                        # that one still, and the journal's note names it meanwhile.
+                        self._frames_taken.append(_Taken(event.frame, _Work.NOTHING, named=True))
                 elif isinstance(event, DeviceReported):
                     self._device_reported(event)
                 elif isinstance(event, FramesRefused):
                     self._noise(event)
+                if isinstance(event, BoardFrameEvent) and event.frame:
+                    self._frames_taken.append(_Taken(event.frame, work))
+            self._settle()
             self._unreached(self.link)
         return commands
+
+    def _code_came(self, frame: FrameId | None) -> None:
+        """Keep when the board had the code ``frame`` brings, on its own clock, where the
+        readings of its sensors have placed that clock: its slide, sent again after a
+        restart, is paired with it by that clock."""
+        if frame is None or self.link is None:
+            return
+        ticks = self.link.device_clock.device_ms_at(self.clock.monotonic())
+        if ticks is not None:
+            self._code_ticks.append((frame, ticks))
+
+    def _slid(self, event: SensorChanged, slide_heard: Callable[[float | None], None]) -> _Work:
+        """A card slid past the board's light barrier: paired with its code if it was read,
+        else told to ``slide_heard``, to wait for its code. What its frame asks of the
+        journal: nothing if the journal's note keeps the code it is paired with (sent again
+        after a restart, it is paired with it again), a note of its own if not."""
+        if self._code_left_pairs(event):
+            return _Work.NOTHING
+        code = self.code_of_slide(event.at)
+        if code is None:
+            # When the beam broke on the board: heard late if the frame waited (a loop held
+            # up, a frame sent again), it still pairs with its code.
+            slide_heard(event.at)
+            if event.frame is not None:
+                self._slides_told.append(event.frame)
+            return _Work.SLIDE
+        frame = _board_frame(code.request_id)
+        kept = any(frame == code_frame for code_frame, _ in self._note_kept.codes)
+        return _Work.NOTHING if kept else _Work.SLIDE
+
+    def _code_left_pairs(self, event: SensorChanged) -> bool:
+        """Whether a slide is that of a code an earlier run left waiting for it, by the
+        board's clock; if so the slide is paired with it. As the reader does, a code whose
+        slide did not come within ``pair_within`` of it is one whose card the beam missed."""
+        if event.frame is None:
+            return False
+        boot = event.frame.boot_id
+        codes = [code for code in self._codes_left if code[0].boot_id == boot]
+        period = DEVICE_TICKS_PERIOD_MS
+        while codes and (
+            (event.device_ms - codes[0][1] + period // 2) % period - period // 2
+            > self.pair_within * 1000
+        ):
+            codes.pop(0)
+        self._codes_left = codes[1:]
+        return bool(codes)
 
     def _unreached(self, link: SerialLink) -> None:
         """A board never reached (a wrong port, no board plugged in, a port the service may
@@ -573,8 +835,11 @@ class TableHardware:
             # acknowledgement be lost, the next run knows them when the board sends them
             # again. Those whose work is not (a code unread, a slide the reader still waits
             # on) stay with the board for the next run.
-            self._note_frames_taken()
+            self._settle()
             self.link.close()
+        service: TableService | None = getattr(self, "service", None)
+        if service is not None and self._note_riding in service.journal.riders:
+            service.journal.riders.remove(self._note_riding)
 
     def _settled_at_stop(self, event: LinkEvent) -> bool:
         """Whether a frame of the board that comes as the service stops is settled by then:
@@ -583,10 +848,18 @@ class TableHardware:
         the box-empty switch are work for the next run, which the board sends them to."""
         if not isinstance(event, SensorChanged):
             return False
+        work = _Work.NOTHING
         if event.sensor is Sensor.CARD_SLID and event.active:
-            settled = self.slide_of_a_code_read(event.at)
+            if self._code_left_pairs(event):
+                settled = True
+            else:
+                code = self.code_of_slide(event.at)
+                settled = code is not None
+                frame = None if code is None else _board_frame(code.request_id)
+                if all(frame != code_frame for code_frame, _ in self._note_kept.codes):
+                    work = _Work.SLIDE
         else:
             settled = not (event.sensor is Sensor.BOX_EMPTY and event.active)
         if settled and event.frame is not None:
-            self._frames_taken.append(event.frame)
+            self._frames_taken.append(_Taken(event.frame, work))
         return settled

@@ -959,6 +959,15 @@ class ScannerBehindAQueue(Scanner, Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class CodeRead:
+    """A code read before its card's slide, waiting for it: when it was read (on the reader's
+    ``monotonic`` clock), and the request id its scanner named it by (None if it names none)."""
+
+    at: float
+    request_id: str | None
+
+
 class BarcodeShoeReader(_TableReader):
     """A serial barcode scanner in the shoe: one line per card as it slides out.
 
@@ -1001,7 +1010,7 @@ class BarcodeShoeReader(_TableReader):
         # late (a loop held up, frames the board kept) is judged from then, for its code comes
         # after it was heard, not after the card broke the beam.
         self._slides: deque[tuple[float, float]] = deque()
-        self._codes: deque[float] = deque()  # codes read before their card's slide, by time
+        self._codes: deque[CodeRead] = deque()  # codes read before their card's slide
         self._last_code: tuple[str, float] = ("", -1.0)
         self._drained_at = -math.inf  # when every code waiting was last read
         # The scanner's queue held back cards for the journal, and the dealer was told to
@@ -1036,14 +1045,21 @@ class BarcodeShoeReader(_TableReader):
     def slide_of_a_code_read(self, at: float) -> bool:
         """Whether a card that slid out ``at`` (on the ``monotonic`` clock) is one whose code
         was read already, and so dealt: if so the slide is paired with that code."""
+        return self.code_of_slide(at) is not None
+
+    def code_of_slide(self, at: float) -> CodeRead | None:
+        """The code read already of a card that slid out ``at`` (on the ``monotonic``
+        clock), which the slide is paired with; None if its code is not read yet."""
         if self.scanner is None:
-            return False
-        while self._codes and at - self._codes[0] > self.pair_within:
+            return None
+        while self._codes and at - self._codes[0].at > self.pair_within:
             self._codes.popleft()  # a code whose card the beam missed
-        if not self._codes:
-            return False
-        self._codes.popleft()
-        return True
+        return self._codes.popleft() if self._codes else None
+
+    @property
+    def codes_waiting(self) -> list[CodeRead]:
+        """The codes read that wait for their card's slide, oldest first."""
+        return list(self._codes)
 
     @property
     def slides_waiting(self) -> int:
@@ -1052,12 +1068,18 @@ class BarcodeShoeReader(_TableReader):
         return len(self._slides)
 
     def _code_read(
-        self, reading: BarcodeReading, now: float, codes_left: int, news: ReaderNews
+        self,
+        reading: BarcodeReading,
+        now: float,
+        codes_left: int,
+        news: ReaderNews,
+        request_id: str | None = None,
     ) -> bool:
-        """Pair a code with its card's slide; ``codes_left`` new codes (this one among them)
-        were read together. Slides no code can answer came out unread, before it: they are
-        asked about first, so that the cards keep their order. False for a code read again
-        in its card's slide (a torn sticker read twice is one card to ask about)."""
+        """Pair a code (its scanner named it ``request_id``) with its card's slide;
+        ``codes_left`` new codes (this one among them) were read together. Slides no code can
+        answer came out unread, before it: they are asked about first, so that the cards keep
+        their order. False for a code read again in its card's slide (a torn sticker read
+        twice is one card to ask about)."""
         last_text, last_at = self._last_code
         self._last_code = (reading.text, now)
         if reading.text == last_text and now - last_at <= self.pair_within:
@@ -1072,7 +1094,7 @@ class BarcodeShoeReader(_TableReader):
         if self._slides:
             self._slides.popleft()
         else:
-            self._codes.append(now)
+            self._codes.append(CodeRead(now, request_id))
         return True
 
     def _unread_slides(self, now: float, news: ReaderNews, keep: int = 0) -> None:
@@ -1144,7 +1166,7 @@ class BarcodeShoeReader(_TableReader):
             self._works_again()
         read_at = self.monotonic()
         for index, reading in enumerate(readings):
-            if not self._code_read(reading, read_at, len(readings) - index, news):
+            if not self._code_read(reading, read_at, len(readings) - index, news, requests[index]):
                 continue
             # Each card to the engine before the next line is judged: the filter knows a
             # card is dealt once the engine took it.

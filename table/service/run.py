@@ -418,7 +418,9 @@ def run(
                     commands = []  # the service has said why, once; nothing was lost
                 for command in commands:
                     try:
-                        service.execute(command)
+                        # The box-empty switch is journaled with its frame's name: the journal
+                        # keeps, with its alarm, that the board's frame is taken.
+                        service.execute(command, hardware.request_of(command))
                     except JournalError:
                         # Not refused: the service has said why, once; the devices give it
                         # again once the journal writes (the box-empty switch is not lost).
