@@ -387,6 +387,13 @@ def test_commands_are_judged_by_the_engine_and_bad_ones_change_nothing(
             {"request_id": "r5", "punter": "anna", "spot": "2", "amount": 500},
             "only 96 chips",
         ),
+        # The layout board's frames are journaled under such ids: one sent from outside
+        # could pass, after a restart, for a frame the table took, and its card be dropped.
+        "the board's request id": (
+            "bet",
+            {"request_id": "board-frame:1.42", "punter": "anna", "spot": "9", "amount": 1},
+            "request ids beginning 'board-frame:' are the layout board's",
+        ),
     }
     for name, (verb, payload, message) in bad.items():
         reply = _ask(watcher, link, verb, payload)

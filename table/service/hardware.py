@@ -46,7 +46,7 @@ from hw.shoe_sensor import SensorChattering, ShoeSensor
 from table.events import Event
 from table.language import Command, EmptyCmd, LockCmd, ShuffleCmd, VoidCmd
 from table.service.config import HardwareConfig
-from table.service.journal import JournalError
+from table.service.journal import BOARD_FRAME_REQUEST, JournalError
 from table.service.reading_filter import ReadingFilter
 from table.service.table_service import TableService
 from vision.barcode import BarcodeReading, barcode_reading
@@ -102,9 +102,6 @@ class SlidePairingReader(Protocol):
 
 # How long a stopping service waits for the board to take the dark layout (seconds).
 LAYOUT_DARK_WITHIN = 0.5
-# A card dealt from a code the board forwarded is journaled with this request id and the
-# frame's name (FrameId): after a restart the board's frame sent again is known by it.
-BOARD_FRAME_REQUEST = "board-frame:"
 # The journal's note of the last frame of the board the service took of any kind (a code, a
 # slide, the box-empty switch), once what it and every frame before it set going is done, and
 # of the frames after it done already ("taken"): the board sends them again too if their

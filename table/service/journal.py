@@ -89,6 +89,12 @@ _COMMITS_FROM = (
 NoteRider = Callable[[str | None, int], Mapping[str, str]]
 
 
+# A card dealt from a code the layout board forwarded is journaled with this request id and
+# the frame's name: after a restart the board's frame sent again is known by it. No command
+# from outside may take one (the MQTT link refuses it).
+BOARD_FRAME_REQUEST = "board-frame:"
+
+
 class JournalError(TableError):
     """A journal that cannot be opened, written or trusted."""
 

@@ -63,7 +63,7 @@ from table.language import (
 )
 from table.options import option_text
 from table.service.config import MqttConfig
-from table.service.journal import Journal, JournalError
+from table.service.journal import BOARD_FRAME_REQUEST, Journal, JournalError
 from table.service.table_service import TableService, baccarat_snapshot, state_snapshot
 
 log = logging.getLogger("dealtable.mqtt")
@@ -934,6 +934,11 @@ class MqttLink:
                 raise CommandError(
                     f"cmd/{verb}: the payload holds half of a UTF-16 pair (an escape from "
                     "\\ud800 to \\udfff alone), which is no character"
+                )
+            if request_id.startswith(BOARD_FRAME_REQUEST):
+                raise CommandError(
+                    f"cmd/{verb}: request ids beginning '{BOARD_FRAME_REQUEST}' are the layout "
+                    "board's own; send another"
                 )
             used = self.journal.request_seq(request_id)
             if used is not None:
