@@ -2020,3 +2020,39 @@ def test_a_card_held_for_the_journal_and_dealt_as_the_service_was_killed_is_know
     finally:
         stop(service, hardware, reader)
         board.close()
+
+
+def test_cards_the_board_sends_after_the_loop_was_held_up_are_paired_with_their_codes(
+    tmp_path: Path,
+) -> None:
+    """The loop is held up (a slow write to the SD card, a service starting) while three cards
+    come out past the board's scanner and light barrier, the last breaking the beam before its
+    sticker is read. The board sends its window of eight frames, and the last card's code only
+    once the first are acknowledged: every card is dealt and nothing is asked. Before, the
+    reader heard three slides and read two codes, and took the first card for one that slid
+    out unread."""
+    clock = ManualClock(100.0)
+    board = SimulatedMicrocontroller(tmp_path, clock)
+    start, run, stop = scanner_restarts(tmp_path, board, clock)
+
+    service, hardware, reader = start()
+    try:
+        service.execute_line("shuffle")
+        run(hardware, reader, 0.5)
+        deal_from_the_board(board, clock, "2C", hardware.poll, reader.poll)
+        for card in ("5S", "KD"):
+            deal_from_the_board(board, clock, card)  # no poll: the loop is held up
+        board.block_card_sensor(True)  # 9H past the beam, then its sticker read
+        run_board(board, clock, 0.05)
+        board.block_card_sensor(False)
+        run_board(board, clock, 0.05)
+        board.scan(encode_payload(Card.parse("9H"), 1))
+        run_board(board, clock, 0.05)
+        assert len(board.firmware.unacked) == 8 and board.firmware.queue, "9H's code waits"
+        run(hardware, reader, 1.0)
+        assert service.state.alarm is None
+        assert dealt(service) == ["2C", "5S", "KD", "9H"]
+        assert not board.firmware.unacked
+    finally:
+        stop(service, hardware, reader)
+        board.close()

@@ -311,6 +311,9 @@ class TableHardware:
         # slides told to slide_heard.
         self._frames_taken: list[_Taken] = []
         self._slides_told: deque[FrameId] = deque(maxlen=64)
+        # Slides the board sent behind codes the reader has not read yet, each with those
+        # codes' frames: told to the reader once it has read them, as the board had them.
+        self._slides_behind: deque[tuple[SensorChanged, frozenset[FrameId]]] = deque()
         # The last frame acknowledged (at the start, the last the journal names); what the
         # journal's note says; the note riding a commit not yet known kept, with the seq of
         # the commit's last record; and how many frames were acknowledged since the note was
@@ -463,6 +466,8 @@ class TableHardware:
             # journal took it lose the card. The reader holds no frame's name.
             return False
         if taken.work is _Work.SLIDE:
+            if any(taken.frame == slide.frame for slide, _ in self._slides_behind):
+                return False  # not yet told to the reader
             # The reader settles its slides oldest first: those waiting are the last told.
             slides = self.slides_waiting()
             return not slides or taken.frame not in list(self._slides_told)[-slides:]
@@ -657,6 +662,7 @@ class TableHardware:
                 # Before what the board sends now: the switch closed before it.
                 self._given, self._unkept = self._unkept, []
                 commands += [command for command, _ in self._given]
+            self._tell_slides_behind()
             resent_to_come = self.link.resent_to_come
             for event in self.link.poll():
                 work = _Work.NOTHING
@@ -668,7 +674,7 @@ class TableHardware:
                             self._given.append((command, event.frame))
                         work = _Work.SWITCH
                     elif event.sensor is Sensor.CARD_SLID and self.slide_heard is not None:
-                        work = self._slid(event, self.slide_heard)
+                        work = self._slid_in_turn(event, self.slide_heard)
                 elif isinstance(event, BarcodeRead):
                     if self.scanner is not None:
                         self.scanner.forwarded(event.text, event.frame)
@@ -730,6 +736,35 @@ class TableHardware:
         ticks = self.link.device_clock.device_ms_at(self.clock.monotonic())
         if ticks is not None:
             self._code_ticks.append((frame, ticks))
+
+    def _slid_in_turn(
+        self, event: SensorChanged, slide_heard: Callable[[float | None], None]
+    ) -> _Work:
+        """A card slid past the board's light barrier, sent behind the codes the board's
+        scanner read before it: told to the reader once it has read them (_slid), so that it
+        hears codes and slides in the order the board had them. Told at once, a slide sent
+        with codes the reader had yet to read (the loop held up, a service starting) made
+        more slides than codes, and the first card was taken for one that slid out unread
+        while the last card's code still waited on the board."""
+        waiting = self.scanner.waiting if self.scanner is not None else frozenset()
+        if waiting or self._slides_behind:
+            self._slides_behind.append((event, waiting))
+            return _Work.SLIDE
+        return self._slid(event, slide_heard)
+
+    def _tell_slides_behind(self) -> None:
+        """Tell the reader the slides whose codes before them it has read since."""
+        slide_heard = self.slide_heard
+        waiting = self.scanner.waiting if self.scanner is not None else frozenset()
+        while self._slides_behind and slide_heard is not None:
+            event, before = self._slides_behind[0]
+            if before & waiting:
+                return
+            self._slides_behind.popleft()
+            work = self._slid(event, slide_heard)
+            for taken in self._frames_taken:
+                if taken.frame == event.frame:
+                    taken.work = work
 
     def _slid(self, event: SensorChanged, slide_heard: Callable[[float | None], None]) -> _Work:
         """A card slid past the board's light barrier: paired with its code if it was read,
@@ -847,7 +882,9 @@ class TableHardware:
             return False
         work = _Work.NOTHING
         if event.sensor is Sensor.CARD_SLID and event.active:
-            if self._code_left_pairs(event):
+            if self._slides_behind or (self.scanner is not None and self.scanner.waiting):
+                settled = False  # behind a code unread: both go to the next run
+            elif self._code_left_pairs(event):
                 settled = True
             else:
                 code = self.code_of_slide(event.at)
