@@ -139,20 +139,12 @@ class _TableReader:
         self._restore_held()
         alarm = service.state.alarm
         if alarm is not None and alarm.kind is AlarmKind.UNREAD_CARD:
-            # Asked before a restart: the cards read now wait for the dealer's answer, and
-            # the card named for it came out when the alarm was raised.
-            self.filter.ask_dealer(alarm.message, service.clock(), self._raised_at(alarm.alarm_id))
+            # Asked before a restart: the cards read now wait for the dealer's answer.
+            self.filter.ask_dealer(alarm.message, service.clock())
             self._asking_alarm = alarm.alarm_id
         self.filter.table_waits = alarm is not None
         service.listeners.append(self._changed)
         service.trouble_listeners.append(self._journal_trouble_changed)
-
-    def _raised_at(self, alarm_id: int) -> float | None:
-        """When the table's alarm ``alarm_id`` was raised, as its journal says."""
-        raised = self.service.journal.last_event_of("alarm_raised")
-        if isinstance(raised, AlarmRaised) and raised.alarm == alarm_id:
-            return raised.at
-        return None
 
     def _journal_trouble_changed(self) -> None:
         if not self.service.journal_trouble:
@@ -371,8 +363,11 @@ class _TableReader:
                     held_again += 1
                     continue
                 self._sending = output  # its sticker's deck number, for the filter to keep
+                # The card the dealer names answers the table's unread_card alarm, and the
+                # engine dates it from that alarm, raised when it came out.
+                came_out = None if output.source is ReadingSource.DEALER else output.came_in
                 try:
-                    self.service.card(output.card, request_id, came_out=output.came_in)
+                    self.service.card(output.card, request_id, came_out=came_out)
                 except JournalError as unwritten:
                     # Out of the box all the same: it waits, and the cards after it behind it.
                     self._hold(output, held_again, request_id)

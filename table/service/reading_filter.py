@@ -26,8 +26,8 @@ Outputs are small frozen dataclasses; the event vocabulary is wired to them in t
 Time comes only from the timestamps passed in, but for the table's clock (``table_clock``),
 read once for each card accepted and each question asked: when the card came in, its time in
 the journal however long it waits behind a question, an alarm or a journal that cannot write.
-The card the dealer names for a question came out when it was asked, and carries that time,
-however long after the answer comes.
+A question keeps when it was asked: the table's alarm for it is raised at that time, and the
+engine dates the card the dealer names for it from that alarm, however late the answer.
 
 Alone (a bench, a test) the filter counts the cards it accepts as dealt. Wired to the table
 (``follows_table``), it counts only the cards the table took (:meth:`ReadingFilter.placed`),
@@ -356,15 +356,12 @@ class ReadingFilter:
         self._question = question
         return [question]
 
-    def ask_dealer(self, message: str, timestamp: float, came_in: float | None = None) -> None:
+    def ask_dealer(self, message: str, timestamp: float) -> None:
         """Hold the cards read from now on until the dealer says which card came out: the
         table waits for that answer (a question asked before the service restarted, in its
-        own words). ``came_in`` is when the table's alarm was raised: the card came out then."""
+        own words)."""
         if self._question is None:
-            self._question = ConfirmRequest((), message, timestamp, came_in=came_in)
-        elif self._question.came_in is None:
-            # Kept by a note written before questions kept their time.
-            self._question = replace(self._question, came_in=came_in)
+            self._question = ConfirmRequest((), message, timestamp)
 
     def _vote(self, reading: CardReading, card: Card, timestamp: float) -> list[FilterOutput]:
         if self._run.card != card:
@@ -595,10 +592,7 @@ class ReadingFilter:
         timestamp: float,
         confidence: float,
         deck: int | None = None,
-        came_in: float | None = None,
     ) -> list[FilterOutput]:
-        """``came_in`` is when the card came out, if known before (a question's card):
-        otherwise the table's clock now."""
         if self.copies_out(card) >= self.decks:
             return [self._seen_before(card, timestamp, "")]
         outputs: list[FilterOutput] = []
@@ -620,8 +614,7 @@ class ReadingFilter:
             # (A card the dealer names is the troubling card itself, still lying there.)
             self._trouble_over()
         self._box_emptied = False  # the card lies in the box, even while it is held
-        if came_in is None and self.table_clock is not None:
-            came_in = self.table_clock()
+        came_in = None if self.table_clock is None else self.table_clock()
         accepted = CardAccepted(card, source, timestamp, confidence, deck, came_in)
         if self._question is not None or (self.table_waits and source is not ReadingSource.DEALER):
             # The card asked about came out first: this one waits for the dealer's answer.
@@ -703,8 +696,7 @@ class ReadingFilter:
 
     def confirm(self, card: Card, timestamp: float) -> list[FilterOutput]:
         """The dealer names the card asked about (or any card: the dealer is believed); it
-        goes first, then the cards held while the question waited. It came out when it was
-        asked about, and carries that time (the time now with no question)."""
+        goes first, then the cards held while the question waited."""
         # Only a camera sees the card it asks about still lying in the box; a shoe reads each
         # card once, and in a shoe of several decks the same card may well come again.
         still_there = ReadingSource.CAMERA in self.sources and card == self._in_box
@@ -715,12 +707,7 @@ class ReadingFilter:
         asked = self._question
         held = self._end_question()
         self._stray_frames = 0  # the frames the camera could not read were this card's
-        came_in = None if asked is None else asked.came_in
-        outputs = (
-            []
-            if still_there
-            else self._accept(card, ReadingSource.DEALER, timestamp, 1.0, came_in=came_in)
-        )
+        outputs = [] if still_there else self._accept(card, ReadingSource.DEALER, timestamp, 1.0)
         if asked is not None and asked.guess is not None and asked.guess != card:
             self._named_for = (card, asked.guess)  # the camera will go on reading it so
         return outputs + self._release(held)
