@@ -9,7 +9,7 @@ finished. A rank with one card left in the box is *cases*.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from table.cards import Card, DeckSpec, Rank
@@ -108,6 +108,10 @@ class Casekeep:
 
     def is_dead(self, rank: Rank) -> bool:
         return self.left(rank) == 0
+
+    def all_dead(self, ranks: Iterable[Rank]) -> bool:
+        """Whether none of these ranks has a card left: a bet on them can never be settled."""
+        return all(self.left(rank) == 0 for rank in ranks)
 
     def is_cases(self, rank: Rank) -> bool:
         return self.left(rank) == 1

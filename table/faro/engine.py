@@ -716,7 +716,7 @@ class FaroTable(DealerDesk):
         hand until the deal is over."""
         casekeep = self.state.casekeep
         ranks = bet.spot.ranks
-        if all(casekeep.is_dead(rank) for rank in ranks):
+        if casekeep.all_dead(ranks):
             labels = " and ".join(rank.label for rank in ranks)
             self._return(out, bet, f"{labels} are dead: nothing is left to settle it")
 
@@ -771,7 +771,7 @@ class FaroTable(DealerDesk):
 
     def _ride_refusal(self, bet: Bet, next_stake: int, net: int) -> str | None:
         state = self.state
-        if bet.spot.ranks and all(state.casekeep.is_dead(rank) for rank in bet.spot.ranks):
+        if bet.spot.ranks and state.casekeep.all_dead(bet.spot.ranks):
             return f"{bet.spot.text} is dead"
         if state.rules.max_bet and next_stake > state.rules.max_bet:
             return f"{next_stake} is over the table maximum {state.rules.max_bet}"
