@@ -20,5 +20,14 @@ class FrameError(BridgeError):
         super().__init__(message)
 
 
+class VersionError(FrameError):
+    """A whole frame, its checksum good, of another version of the protocol than this one:
+    its sender's firmware or service is of another release."""
+
+    def __init__(self, version: int, expected: int) -> None:
+        self.version = version
+        super().__init__(f"protocol version {version}, expected {expected}", "wrong_version")
+
+
 class LinkClosedError(BridgeError, ConnectionError):
     """An operation that needs an open link was asked of a closed one."""

@@ -42,6 +42,8 @@ from firmware_bridge.protocol import (
     MAX_PIXELS,
     PROTOCOL_VERSION,
     RGB,
+    BadFrame,
+    BarcodeEvent,
     ButtonEvent,
     DeviceError,
     Frame,
@@ -78,6 +80,9 @@ NETWORK_URL_SCHEMES = ("socket://", "rfc2217://")
 # Bytes kept for a board that takes none (its firmware hung with its USB port still there)
 # before the link is dropped; a few seconds of heartbeats and resent frames.
 UNSENT_LIMIT = 16384
+# Where to read how the board's firmware is flashed: the firmware of the service's own release
+# speaks its protocol, and no other does.
+FIRMWARE_README = "hw/firmware/README.md"
 # The board's window (PROTOCOL.md; hw/firmware/dealfw.py WINDOW): the most of its frames in
 # flight unacknowledged. With that many taken and not yet settled by the service, the board
 # sends nothing more, and keeps what comes meanwhile in its queue.
@@ -202,6 +207,9 @@ class SensorChanged:
 @dataclass(frozen=True)
 class BarcodeRead:
     text: str
+    # The board's ticks when its scanner read the code, on the clock of its sensors'
+    # device_ms: a code and its card's slide are paired on it.
+    device_ms: int
     frame: FrameId | None = field(default=None, compare=False)
 
 
@@ -371,6 +379,9 @@ class SerialLink:
         self._ever_up = False
         self._events: list[LinkEvent] = []
         self._reported_bad = 0
+        # Why the board is not taken, while its firmware speaks another version of the
+        # protocol: said in place of its silence until a HELLO of this version is heard.
+        self._version_trouble = ""
         self._closed = False
         # Set while the service stops: says which of the board's frames it settles then.
         self._settles_at_stop: Callable[[LinkEvent], bool] | None = None
@@ -645,14 +656,31 @@ class SerialLink:
             self._handle(now, frame)
             if self._port is None:
                 return
-        bad_total = self.decoder.stats.bad_total
-        if bad_total != self._reported_bad:
-            self._reported_bad = bad_total
-            self._events.append(FramesRefused(self.decoder.stats.as_dict()))
+        if self.decoder.other_version is not None:
+            self._speaks_another_version(self.decoder.other_version)
+            self.decoder.other_version = None
+        # Whole frames of another version are no damage on the line: the board's firmware is
+        # of another release, which last_error says.
+        stats = self.decoder.stats
+        damaged = stats.bad_total - stats.bad[BadFrame.WRONG_VERSION]
+        if damaged != self._reported_bad:
+            self._reported_bad = damaged
+            self._events.append(FramesRefused(stats.as_dict()))
+
+    def _speaks_another_version(self, version: int) -> None:
+        """The board's firmware speaks another version of the protocol: none of its frames is
+        taken (their layout is not this version's), and why is said until it is flashed."""
+        self._version_trouble = (
+            f"the layout board's firmware speaks protocol {version} and this service "
+            f"{PROTOCOL_VERSION}: flash the board with the firmware of this release "
+            f"({FIRMWARE_README})"
+        )
+        self.last_error = self._version_trouble
 
     def _run_timers(self, now: float) -> None:
         if now - self._last_rx_at > self.config.liveness_timeout:
-            self._drop(now, "firmware silent")
+            # A firmware that speaks another version is heard, but says nothing this link takes.
+            self._drop(now, self._version_trouble or "firmware silent")
             return
         if self.state is LinkState.HANDSHAKE:
             if now - self._last_hello_at >= self.config.hello_interval:
@@ -728,8 +756,9 @@ class SerialLink:
 
     def _on_hello(self, now: float, hello: Hello) -> None:
         if hello.version != PROTOCOL_VERSION:
-            self.last_error = f"firmware speaks protocol {hello.version}"
+            self._speaks_another_version(hello.version)
             return
+        self._version_trouble = ""
         restarted = False
         if hello.boot_id != self._peer_boot_id:
             restarted = self._peer_boot_id is not None
@@ -914,7 +943,8 @@ def _event_for(frame: Frame) -> LinkEvent | None:
             sensor = SensorEvent.from_payload(frame.payload)
             return SensorChanged(sensor.sensor, sensor.active, sensor.device_ms)
         if frame.type is FrameType.BARCODE:
-            return BarcodeRead(frame.payload.decode("ascii", "replace"))
+            code = BarcodeEvent.from_payload(frame.payload)
+            return BarcodeRead(code.text.decode("ascii", "replace"), code.device_ms)
         if frame.type is FrameType.BUTTON:
             button = ButtonEvent.from_payload(frame.payload)
             return ButtonChanged(button.button, button.pressed)
@@ -926,6 +956,7 @@ def _event_for(frame: Frame) -> LinkEvent | None:
 
 __all__ = [
     "BOARD_WINDOW",
+    "FIRMWARE_README",
     "BarcodeRead",
     "BoardFrameEvent",
     "ButtonChanged",

@@ -26,9 +26,11 @@ import struct
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from firmware_bridge.errors import FrameError
+from firmware_bridge.errors import FrameError, VersionError
 
-PROTOCOL_VERSION = 1
+# Version 2: a BARCODE frame carries the board's ticks when its scanner read the code, so
+# that the code and its card's slide are paired on the board's one clock (PROTOCOL.md).
+PROTOCOL_VERSION = 2
 MAX_PAYLOAD = 120
 HEADER_SIZE = 3
 CRC_SIZE = 2
@@ -37,7 +39,8 @@ MAX_FRAME = HEADER_SIZE + MAX_PAYLOAD + CRC_SIZE
 MAX_ENCODED = MAX_FRAME + MAX_FRAME // 254 + 1
 DELIMITER = b"\x00"
 MAX_PIXELS = MAX_PAYLOAD // 3
-MAX_BARCODE = 64
+MAX_BARCODE = 64  # the scanned text's bytes
+BARCODE_TICKS_SIZE = 4  # the board's ticks before the text
 
 
 class FrameType(enum.IntEnum):
@@ -224,10 +227,7 @@ def decode(wire: bytes | bytearray | memoryview) -> Frame:
         raise FrameError("checksum mismatch", BadFrame.BAD_CHECKSUM.value)
     version, type_code, seq = body[0], body[1], body[2]
     if version != PROTOCOL_VERSION:
-        raise FrameError(
-            f"protocol version {version}, expected {PROTOCOL_VERSION}",
-            BadFrame.WRONG_VERSION.value,
-        )
+        raise VersionError(version, PROTOCOL_VERSION)
     try:
         frame_type = FrameType(type_code)
     except ValueError:
@@ -264,7 +264,7 @@ def check_payload(frame_type: FrameType, payload: bytes) -> None:
     elif frame_type is FrameType.LED:
         bad = size == 0 or size % 4 != 0
     elif frame_type is FrameType.BARCODE:
-        bad = not 0 < size <= MAX_BARCODE
+        bad = not 0 < size - BARCODE_TICKS_SIZE <= MAX_BARCODE
     elif frame_type is FrameType.ERROR:
         bad = size == 0
     if bad:
@@ -308,6 +308,9 @@ class FrameDecoder:
     def __init__(self) -> None:
         self.stats = DecodeStats()
         self.last_error: FrameError | None = None
+        # The version of the last whole frame refused for its version: a peer that speaks
+        # another version of the protocol.
+        self.other_version: int | None = None
         self._buffer = bytearray()
         self._skipping = False
 
@@ -362,6 +365,8 @@ class FrameDecoder:
 
     def _count(self, error: FrameError) -> None:
         self.last_error = error
+        if isinstance(error, VersionError):
+            self.other_version = error.version
         self.stats.bad[BadFrame(error.reason)] += 1
 
 
@@ -456,6 +461,25 @@ class SensorEvent:
             return cls(Sensor(sensor), bool(active), device_ms)
         except ValueError:
             raise FrameError(f"unknown sensor {sensor}", BadFrame.BAD_PAYLOAD.value) from None
+
+
+@dataclass(frozen=True, slots=True)
+class BarcodeEvent:
+    """A code the board's scanner read: its text, and the board's ticks (``ticks_ms()``,
+    wrapping at 2^30) when the scanner's line ended, on the clock its sensors read too."""
+
+    text: bytes
+    device_ms: int
+
+    def to_payload(self) -> bytes:
+        if not 0 < len(self.text) <= MAX_BARCODE:
+            raise FrameError(f"a code is 1..{MAX_BARCODE} bytes, not {len(self.text)}")
+        return struct.pack(">I", self.device_ms & 0xFFFFFFFF) + self.text
+
+    @classmethod
+    def from_payload(cls, payload: bytes) -> BarcodeEvent:
+        (device_ms,) = struct.unpack(">I", payload[:BARCODE_TICKS_SIZE])
+        return cls(payload[BARCODE_TICKS_SIZE:], device_ms)
 
 
 @dataclass(frozen=True, slots=True)

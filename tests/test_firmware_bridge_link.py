@@ -30,6 +30,7 @@ from firmware_bridge.link import (
     SerialLink,
 )
 from firmware_bridge.protocol import (
+    BarcodeEvent,
     DeviceErrorCode,
     Frame,
     FrameType,
@@ -168,13 +169,18 @@ def test_a_card_slide_is_reported_once_even_when_acks_are_lost(tmp_path: Path) -
 def test_barcodes_and_the_shoe_lid_reach_the_host(tmp_path: Path) -> None:
     with table_bench(tmp_path) as bench:
         bench.drive(lambda: bench.link.is_up)
+        scanned_at = bench.board.firmware.clock.ticks_ms()
         bench.board.scan("DT-QH-0001")
         bench.board.open_lid()
         bench.drive(lambda: len(bench.of_type(BarcodeRead)) == 1 and bench.of_type(SensorChanged))
-        assert bench.of_type(BarcodeRead) == [BarcodeRead("DT-QH-0001")]
+        (code,) = bench.of_type(BarcodeRead)
+        assert isinstance(code, BarcodeRead) and code.text == "DT-QH-0001"
         lid = bench.of_type(SensorChanged)[0]
         assert isinstance(lid, SensorChanged)
         assert (lid.sensor, lid.active) == (Sensor.SHOE_LID, True)
+        # Each stamped with the board's own clock: the code as its line ended, the lid once
+        # it held still through the debounce (three passes of the board later).
+        assert (code.device_ms, lid.device_ms) == (scanned_at, scanned_at + 6)
 
 
 def test_a_chattering_sensor_is_reported_and_makes_no_card(tmp_path: Path) -> None:
@@ -203,17 +209,43 @@ def test_a_silent_firmware_takes_the_link_down_and_back_up(tmp_path: Path) -> No
         bench.drive(lambda: bench.link.is_up, within=2.0)
 
 
-def test_a_wrong_protocol_version_is_counted_and_reported() -> None:
+def test_a_wrong_protocol_version_is_counted_and_said_not_taken_for_damage() -> None:
     clock = ManualClock()
     port = ScriptedPort()
     link = SerialLink("scripted://", clock, opener=lambda url: port)
     link.poll()
-    body = bytes((2, int(FrameType.HELLO), 0)) + bytes((2, 1, 0, 9, 0))
+    body = bytes((3, int(FrameType.HELLO), 0)) + bytes((3, 1, 0, 9, 0))
     port.incoming += _raw_frame(body)
     events = link.poll()
     assert not link.is_up
     assert link.decoder.stats.as_dict()["wrong_version"] == 1
-    assert events == [FramesRefused(link.decoder.stats.as_dict())]
+    assert events == []  # no damaged frame on the line
+    assert "firmware speaks protocol 3 and this service 2" in link.last_error
+
+
+def test_a_board_whose_firmware_speaks_protocol_1_is_named_and_none_of_its_frames_taken(
+    tmp_path: Path,
+) -> None:
+    """The board still runs the firmware of the release before the codes' ticks: its
+    frames are refused, a code it read among them, and never acknowledged (the board keeps
+    them for the firmware flashed); the link says why it stays down, naming the firmware's
+    README, through its silences and reopenings alike."""
+    clock = ManualClock(1000.0)
+    with SimulatedMicrocontroller(tmp_path, clock, protocol=1) as board:
+        link = SerialLink(board.url, clock)
+        bench = Bench(clock, board, link)
+        try:
+            board.scan("DT-QH-0001")
+            bench.run_for(5.0)
+            assert not link.is_up and link.stats.opens > 1
+            assert link.last_error == (
+                "the layout board's firmware speaks protocol 1 and this service 2: flash the "
+                "board with the firmware of this release (hw/firmware/README.md)"
+            )
+            assert bench.of_type(BarcodeRead) == bench.of_type(FramesRefused) == []
+            assert link.stats.frames_sent and not board.firmware.synced
+        finally:
+            link.close()
 
 
 # -- step by step against a scripted port -----------------------------------------------
@@ -341,13 +373,13 @@ def test_a_stopping_link_leaves_the_boards_frames_with_it_but_those_the_service_
 
     link.stop_taking(settles)
     lid = Frame(FrameType.SENSOR, 1, SensorEvent(Sensor.SHOE_LID, True, 9).to_payload())
-    code = Frame(FrameType.BARCODE, 2, b"DT-AS-0007")
+    code = Frame(FrameType.BARCODE, 2, BarcodeEvent(b"DT-AS-0007", 10).to_payload())
     after = Frame(FrameType.SENSOR, 3, SensorEvent(Sensor.SHOE_LID, False, 12).to_payload())
     port.incoming += encode(slid) + encode(lid) + encode(code) + encode(after)
     assert link.poll() == []
     assert [f.payload for f in port.sent(FrameType.ACK)] == [b"\x00", b"\x01"]
     assert port.sent(FrameType.NAK) == []
-    assert settled == [SensorChanged(Sensor.SHOE_LID, True, 9), BarcodeRead("DT-AS-0007")]
+    assert settled == [SensorChanged(Sensor.SHOE_LID, True, 9), BarcodeRead("DT-AS-0007", 10)]
     assert link.stats.left_for_next_run == 2
 
 
@@ -358,7 +390,7 @@ def test_a_frame_the_service_keeps_is_acknowledged_only_once_it_says_it_settled_
     _, port, link = scripted_link()
     link.acknowledge_when_settled()
     slid = Frame(FrameType.SENSOR, 0, SensorEvent(Sensor.CARD_SLID, True, 5).to_payload())
-    code = Frame(FrameType.BARCODE, 1, b"DT-AS-0007")
+    code = Frame(FrameType.BARCODE, 1, BarcodeEvent(b"DT-AS-0007", 6).to_payload())
     echo = Frame(FrameType.DISPLAY, 2, b"\x00\x00\x00")
     port.incoming += encode(slid) + encode(code) + encode(echo)
     events = link.poll()
@@ -540,14 +572,14 @@ def test_a_board_restarted_while_unplugged_loses_no_card_to_a_damaged_hello() ->
     while link.state is LinkState.CLOSED:
         clock.advance(0.01)
         link.poll()
-    card = Frame(FrameType.BARCODE, 0, b"DT-0007")
+    card = Frame(FrameType.BARCODE, 0, BarcodeEvent(b"DT-0007", 2).to_payload())
     replugged.incoming += encode(card)  # its HELLO before it was damaged: not a frame
     events = link.poll()
     assert [f for f in replugged.written if f.type is FrameType.ACK] == []
     replugged.incoming += encode(Hello(0x5151, 0, reply_requested=False).to_frame())
     replugged.incoming += encode(card)  # resent: never acknowledged
     events += link.poll()
-    assert [e for e in events if isinstance(e, BarcodeRead)] == [BarcodeRead("DT-0007")]
+    assert [e for e in events if isinstance(e, BarcodeRead)] == [BarcodeRead("DT-0007", 2)]
 
 
 def test_a_late_hello_never_moves_the_host_back() -> None:

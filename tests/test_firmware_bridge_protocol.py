@@ -17,6 +17,7 @@ from firmware_bridge.protocol import (
     MAX_PAYLOAD,
     PROTOCOL_VERSION,
     BadFrame,
+    BarcodeEvent,
     Frame,
     FrameDecoder,
     FrameType,
@@ -121,6 +122,27 @@ def test_payload_codecs_round_trip() -> None:
     (vector,) = [v for v in VECTORS["frames"] if "holding 3 frames" in v["name"]]
     held = Hello.from_payload(bytes.fromhex(vector["payload"]))
     assert held == Hello(0x1234, 0, reply_requested=False, held=3)
+    code = BarcodeEvent(b"DT-QH-0001", 123456)
+    assert BarcodeEvent.from_payload(code.to_payload()) == code
+    (vector,) = [v for v in VECTORS["frames"] if v["name"] == "barcode: a card's code"]
+    assert BarcodeEvent.from_payload(bytes.fromhex(vector["payload"])) == code
+
+
+def test_a_code_of_no_text_or_too_long_is_refused_at_encoding() -> None:
+    with pytest.raises(FrameError):
+        BarcodeEvent(b"", 5).to_payload()
+    with pytest.raises(FrameError):
+        BarcodeEvent(b"A" * 65, 5).to_payload()
+
+
+def test_a_frame_of_protocol_1_names_its_version() -> None:
+    """A firmware of the release before the codes' ticks: the decoder refuses its frames for
+    their version, and says which version it speaks."""
+    (vector,) = [v for v in VECTORS["bad_frames"] if v["name"].startswith("wrong version: 1")]
+    decoder = FrameDecoder()
+    assert decoder.feed(bytes.fromhex(vector["wire"])) == []
+    assert decoder.stats.bad[BadFrame.WRONG_VERSION] == 1
+    assert decoder.other_version == 1
 
 
 @given(
@@ -153,7 +175,7 @@ def _fit_payload(frame_type: FrameType, raw: bytes) -> bytes:
     if frame_type is FrameType.LED:
         return (raw * 4)[: max(4, len(raw) - len(raw) % 4)]
     if frame_type is FrameType.BARCODE:
-        return raw[:64]
+        return (b"\x00\x00\x00\x01" + raw)[:68]  # the ticks, then 1..64 bytes of text
     return raw
 
 

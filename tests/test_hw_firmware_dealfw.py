@@ -105,10 +105,15 @@ class UsbStandIn:
         return frames
 
 
+def hello_payload(*rest: int) -> bytes:
+    """A HELLO's payload of this protocol version: its flags, boot id and sequence number."""
+    return bytes((dealfw.PROTOCOL_VERSION, *rest))
+
+
 def synced_firmware(**inputs: Any) -> tuple[dealfw.Firmware, UsbStandIn, TicksStandIn]:
     usb, ticks = UsbStandIn(), TicksStandIn()
     firmware = dealfw.Firmware(usb, NeoPixel(Pin(2), 16), ticks, boot_id=0x1234, **inputs)
-    usb.rx += dealfw.encode_frame(dealfw.HELLO, 0, bytes((1, 0, 0x42, 0x42, 0)))
+    usb.rx += dealfw.encode_frame(dealfw.HELLO, 0, hello_payload(0, 0x42, 0x42, 0))
     firmware.poll()
     usb.frames()
     return firmware, usb, ticks
@@ -153,7 +158,7 @@ def test_a_barcode_too_long_is_reported_not_forwarded() -> None:
     scanner.receive(b"X" * 100 + b"\r\n" + b"DT-AS-0007\r\n")
     run(firmware, ticks, 5)
     frames = usb.frames()
-    assert [f[2] for f in frames if f[0] == dealfw.BARCODE] == [b"DT-AS-0007"]
+    assert [f[2][4:] for f in frames if f[0] == dealfw.BARCODE] == [b"DT-AS-0007"]
     assert [f[2][0] for f in frames if f[0] == dealfw.ERROR] == [dealfw.ERROR_BARCODE_TOO_LONG]
 
 
@@ -163,7 +168,7 @@ def test_events_are_resent_until_acknowledged() -> None:
     scanner.receive(b"A\rB\r")
     run(firmware, ticks, 1)
     first = [f for f in usb.frames() if f[0] == dealfw.BARCODE]
-    assert [f[2] for f in first] == [b"A", b"B"]
+    assert [f[2][4:] for f in first] == [b"A", b"B"]
     run(firmware, ticks, 10)
     assert usb.frames() == []
     run(firmware, ticks, 50)
@@ -187,12 +192,52 @@ def test_a_full_event_queue_drops_the_oldest_and_says_so() -> None:
 def test_a_host_speaking_another_version_is_told_so() -> None:
     usb, ticks = UsbStandIn(), TicksStandIn()
     firmware = dealfw.Firmware(usb, NeoPixel(Pin(2), 16), ticks, boot_id=1)
-    usb.rx += dealfw.encode_frame(dealfw.HELLO, 0, bytes((2, 1, 0, 1, 0)))
+    other = dealfw.PROTOCOL_VERSION + 1
+    usb.rx += dealfw.encode_frame(dealfw.HELLO, 0, bytes((other, 1, 0, 1, 0)))
     firmware.poll()
     errors = [f[2] for f in usb.frames() if f[0] == dealfw.ERROR]
     assert errors
     assert errors[0][0] == dealfw.ERROR_WRONG_VERSION
     assert not firmware.synced
+
+
+def test_the_frames_of_a_host_of_protocol_1_are_refused_and_none_is_taken() -> None:
+    """A service of the release before the codes' ticks: its frames, HELLO and all, are
+    refused for their version, and the firmware waits on, unsynced, sending nothing else."""
+    usb, ticks = UsbStandIn(), TicksStandIn()
+    scanner = UART(1, 9600)
+    firmware = dealfw.Firmware(usb, NeoPixel(Pin(2), 16), ticks, boot_id=1, scanner=scanner)
+    (vector,) = [v for v in VECTORS["bad_frames"] if v["name"].startswith("wrong version: 1")]
+    usb.rx += bytes.fromhex(vector["wire"])
+    scanner.receive(b"DT-AS-0007\r\n")
+    run(firmware, ticks, 300)
+    assert firmware.decoder.bad["wrong_version"] == 1
+    assert not firmware.synced
+    assert {f[0] for f in usb.frames()} == {dealfw.HELLO}
+
+
+def test_a_code_carries_the_ticks_its_line_ended_at_on_the_clock_of_the_slide() -> None:
+    """The code's line ends at one tick, the card breaks the beam 40 ms later: both frames
+    carry the board's own ticks, so the host pairs them whatever it knows of the board's
+    clock. The ticks wrap at 2**30, as MicroPython's do."""
+    scanner = UART(1, 9600)
+    barrier = Pin(10, Pin.IN, Pin.PULL_UP)
+    card = dealfw.DebouncedInput(barrier)
+    firmware, usb, ticks = synced_firmware(scanner=scanner, sensors={dealfw.CARD_SLID: card})
+    ticks.now = dealfw.TICKS_PERIOD - 20
+    run(firmware, ticks, 1)
+    scanner.receive(b"DT-AS-")
+    run(firmware, ticks, 3)  # the scanner still sending
+    scanner.receive(b"0007\r\n")
+    run(firmware, ticks, 1)  # its line ended: at TICKS_PERIOD - 15
+    run(firmware, ticks, 39)
+    barrier.drive(0)
+    run(firmware, ticks, 20)  # the beam broken at 2**30 + 25, 5 ms of debounce
+    sent = {(f[0], f[1]): f[2] for f in usb.frames()}  # each once, though resent unacked
+    (code,) = [payload for (kind, _), payload in sent.items() if kind == dealfw.BARCODE]
+    (slide,) = [payload for (kind, _), payload in sent.items() if kind == dealfw.SENSOR]
+    assert code == (dealfw.TICKS_PERIOD - 15).to_bytes(4, "big") + b"DT-AS-0007"
+    assert slide == bytes((dealfw.CARD_SLID, 1)) + (30).to_bytes(4, "big")
 
 
 def test_ticks_wrap_like_micropython() -> None:
@@ -213,11 +258,11 @@ def test_one_nak_per_gap() -> None:
 
 def test_a_hello_from_the_same_host_moves_the_firmware_forward_only() -> None:
     firmware, usb, _ticks = synced_firmware()
-    usb.rx += dealfw.encode_frame(dealfw.HELLO, 0, bytes((1, 0, 0x42, 0x42, 5)))
+    usb.rx += dealfw.encode_frame(dealfw.HELLO, 0, hello_payload(0, 0x42, 0x42, 5))
     usb.rx += display(5)
     firmware.poll()
     assert firmware.pixels.shown[0] == (5, 0, 0)
-    usb.rx += dealfw.encode_frame(dealfw.HELLO, 0, bytes((1, 0, 0x42, 0x42, 2)))
+    usb.rx += dealfw.encode_frame(dealfw.HELLO, 0, hello_payload(0, 0x42, 0x42, 2))
     usb.rx += display(6)
     firmware.poll()
     assert firmware.pixels.shown[0] == (6, 0, 0)
@@ -248,7 +293,7 @@ def test_a_hello_counts_the_frames_the_firmware_holds_as_the_vector_does() -> No
         run(firmware, ticks, 1)
     assert len(firmware.unacked) == 3
     usb.frames()
-    usb.rx += dealfw.encode_frame(dealfw.HELLO, 0, bytes((1, 1, 0x43, 0x43, 0)))  # a new host
+    usb.rx += dealfw.encode_frame(dealfw.HELLO, 0, hello_payload(1, 0x43, 0x43, 0))  # a new host
     firmware.poll()
     (vector,) = [v for v in VECTORS["frames"] if "holding 3 frames" in v["name"]]
     hellos = [f[2] for f in usb.frames() if f[0] == dealfw.HELLO]
@@ -267,9 +312,9 @@ def test_frames_a_stopping_host_left_unacknowledged_go_to_its_next_run() -> None
     assert firmware.host_silent
     assert [frame[0] for frame in firmware.unacked] == [code[1]]
     usb.frames()
-    usb.rx += dealfw.encode_frame(dealfw.HELLO, 0, bytes((1, 1, 0x43, 0x43, 0)))  # its next run
+    usb.rx += dealfw.encode_frame(dealfw.HELLO, 0, hello_payload(1, 0x43, 0x43, 0))  # its next run
     firmware.poll()
     hellos = [f[2] for f in usb.frames() if f[0] == dealfw.HELLO]
-    assert hellos == [bytes((1, 1 << 1, 0x12, 0x34, code[1]))]
+    assert hellos == [hello_payload(1 << 1, 0x12, 0x34, code[1])]
     run(firmware, ticks, dealfw.Firmware.ACK_TIMEOUT_MS)
     assert [f for f in usb.frames() if f[0] == dealfw.BARCODE] == [code]

@@ -859,6 +859,41 @@ def step_until(
     raise AssertionError("not done within 200 steps")
 
 
+def test_a_board_whose_firmware_speaks_protocol_1_is_told_to_be_flashed_and_deals_nothing(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The service of this release meets a board still running the firmware of the release
+    before codes carried the board's ticks: the log says so once, and the table is told the
+    barcode reader is lost for it, each naming what to flash and where it says how. A code
+    the board reads meanwhile is not taken (its frame is not this version's); the board
+    keeps it."""
+    clock = ManualClock(100.0)
+    board = SimulatedMicrocontroller(tmp_path, clock, protocol=1)
+    start, run, stop = scanner_restarts(tmp_path, board, clock)
+    service, hardware, reader = start()
+    try:
+        service.execute_line("shuffle")
+        board.scan(encode_payload(Card.parse("5S"), 1))
+        run(hardware, reader, 5.0)
+        assert dealt(service) == []
+        why = (
+            "the layout board's firmware speaks protocol 1 and this service 2: flash the "
+            "board with the firmware of this release (hw/firmware/README.md)"
+        )
+        said = [
+            record.getMessage()
+            for record in caplog.records
+            if why in record.message and record.name == "dealtable.hardware"
+        ]
+        assert len(said) == 1 and "not reached" in said[0]
+        assert why in service.state.readers_lost["barcode"]
+        assert not any("damaged frames" in record.message for record in caplog.records)
+        assert board.firmware.queue, "the board keeps the code"
+    finally:
+        stop(service, hardware, reader)
+        board.close()
+
+
 def test_a_card_the_board_sends_again_after_a_service_restart_is_not_dealt_twice(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

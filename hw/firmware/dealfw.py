@@ -20,10 +20,12 @@ try:  # noqa: SIM105
 except ImportError:
     pass
 
-PROTOCOL_VERSION = 1
+# Version 2: a BARCODE frame carries the ticks when the scanner read the code, before its
+# text. The host of another version refuses every frame: flash the firmware of its release.
+PROTOCOL_VERSION = 2
 MAX_PAYLOAD = 120
 MAX_ENCODED = 3 + MAX_PAYLOAD + 2 + 1
-MAX_BARCODE = 64
+MAX_BARCODE = 64  # the code's text, after the 4 bytes of ticks
 
 HELLO = 0x01
 HEARTBEAT = 0x02
@@ -58,6 +60,12 @@ TICKS_PERIOD = 1 << 30
 
 def elapsed_ms(now: int, then: int) -> int:
     return (now - then) % TICKS_PERIOD
+
+
+def ticks_bytes(ticks: int) -> bytes:
+    """The board's ticks as a frame carries them: u32, big-endian, wrapped at 2**30."""
+    ticks %= TICKS_PERIOD
+    return bytes((ticks >> 24, (ticks >> 16) & 0xFF, (ticks >> 8) & 0xFF, ticks & 0xFF))
 
 
 def _make_crc_table() -> list[int]:
@@ -141,7 +149,7 @@ def payload_fits(frame_type: int, payload: bytes) -> bool:
     if frame_type == LED:
         return size > 0 and size % 4 == 0
     if frame_type == BARCODE:
-        return 0 < size <= MAX_BARCODE
+        return 4 < size <= 4 + MAX_BARCODE
     return size > 0  # ERROR
 
 
@@ -531,10 +539,8 @@ class Firmware:
             if chatter:
                 self._report(ERROR_SENSOR_CHATTER, "sensor " + str(sensor))
             if changed:
-                ms = now & 0xFFFFFFFF
                 state = 1 if debounced.state else 0
-                payload = bytes((sensor, state, ms >> 24, (ms >> 16) & 0xFF, (ms >> 8) & 0xFF))
-                self._enqueue(SENSOR, payload + bytes((ms & 0xFF,)))
+                self._enqueue(SENSOR, bytes((sensor, state)) + ticks_bytes(now))
         for button in self.buttons:
             debounced = self.buttons[button]
             changed, chatter = debounced.update(now)
@@ -549,10 +555,14 @@ class Firmware:
         data = self.scanner.read(self.scanner.any())
         if not data:
             return
+        # Read after the bytes, not at the top of the poll: the line ended at the latest now,
+        # and a poll that drew the lamps may have taken a while. The host pairs the code with
+        # its card's slide by these ticks, on the one clock the light barrier is read on too.
+        now = self.clock.ticks_ms()
         for byte in data:
             if byte in (10, 13):
                 if self.barcode and not self.barcode_overflow:
-                    self._enqueue(BARCODE, bytes(self.barcode))
+                    self._enqueue(BARCODE, ticks_bytes(now) + bytes(self.barcode))
                 elif self.barcode_overflow:
                     self._report(ERROR_BARCODE_TOO_LONG, "barcode longer than 64")
                 self.barcode = bytearray()

@@ -11,6 +11,10 @@ Faults act on whole frames in either direction: drop, corrupt (one bit flipped),
 delay, reorder (a frame held back until the next one has passed). ``reset()``
 reboots the firmware: its lamps go dark and it forgets the host.
 
+With ``protocol`` other than the firmware's own, the board is one flashed with the firmware
+of another release, as the host hears it: every frame it sends carries that version, codes
+without the ticks that version 2 added, and it refuses every frame of the host's version.
+
 With ``transport="tcp"`` the board listens on a loopback TCP port instead and the
 host reaches it as ``socket://127.0.0.1:PORT``, as it would a serial-to-network
 adapter; unplugging drops the connection and stops listening.
@@ -171,10 +175,12 @@ class SimulatedMicrocontroller:
         seed: int = 0,
         pixel_count: int = 16,
         transport: str = "pty",
+        protocol: int = dealfw.PROTOCOL_VERSION,
     ) -> None:
         if transport not in ("pty", "tcp"):
             raise ValueError(f"transport {transport!r} is not pty or tcp")
         self.transport = transport
+        self.protocol = protocol
         self.clock: Clock = clock or SystemClock()
         self.faults = faults or Faults()
         self._rng = random.Random(seed)
@@ -292,16 +298,16 @@ class SimulatedMicrocontroller:
                 if data:
                     self.to_device.push(data, now)
             usb: _UsbStandIn = self.firmware.usb
-            usb.rx += self.to_device.take(now)
+            usb.rx += self._heard(self.to_device.take(now))
             try:
                 self.firmware.poll()
             except ResetRequestedError:
                 if usb.tx:
-                    self.to_host.push(bytes(usb.tx), now)
+                    self.to_host.push(self._spoken(bytes(usb.tx)), now)
                 self.firmware = self._boot()
                 usb = self.firmware.usb
             if usb.tx:
-                self.to_host.push(bytes(usb.tx), now)
+                self.to_host.push(self._spoken(bytes(usb.tx)), now)
                 usb.tx.clear()
             outgoing = self.to_host.take(now)
             if outgoing and self._master is not None:
@@ -424,6 +430,29 @@ class SimulatedMicrocontroller:
             written = 0
         # A USB port whose host is not reading loses what does not fit.
         self.bytes_lost_unread += len(data) - written
+
+    def _heard(self, data: bytes) -> bytes:
+        """What the firmware hears of ``data`` from the host: all of it, unless the board
+        speaks another version, whose firmware refuses every frame of the host's."""
+        if self.protocol == dealfw.PROTOCOL_VERSION:
+            return data
+        return b""
+
+    def _spoken(self, data: bytes) -> bytes:
+        """The firmware's frames in ``data`` as the board's version of the protocol puts
+        them: the version in each, and before version 2 no ticks in a code."""
+        if self.protocol == dealfw.PROTOCOL_VERSION:
+            return data
+        out = bytearray()
+        for frame_type, seq, payload in dealfw.Decoder().feed(data):
+            if frame_type == dealfw.HELLO:
+                payload = bytes((self.protocol,)) + payload[1:]
+            elif frame_type == dealfw.BARCODE and self.protocol < 2:
+                payload = payload[4:]
+            body = bytes((self.protocol, frame_type, seq)) + payload
+            crc = dealfw.crc16(body)
+            out += dealfw.cobs_encode(body + bytes((crc >> 8, crc & 0xFF))) + b"\x00"
+        return bytes(out)
 
 
 def _restart() -> None:
