@@ -43,6 +43,13 @@ DEVICE_TICKS_PERIOD_MS = 1 << 30
 DEVICE_DRIFT = 1e-4
 
 
+def ticks_diff(later: int, earlier: int, period_ms: int = DEVICE_TICKS_PERIOD_MS) -> int:
+    """The milliseconds from ``earlier`` to ``later``, two readings of the board's wrapping
+    ticks, the nearest way round (negative if ``later`` is the earlier), as MicroPython's
+    ``time.ticks_diff``: a code and its card's slide are paired by it."""
+    return (later - earlier + period_ms // 2) % period_ms - period_ms // 2
+
+
 class DeviceClock:
     """One boot of the board's clock, read on the host's monotonic clock.
 
@@ -69,15 +76,6 @@ class DeviceClock:
         self._last_ms = None
         self._device_s = 0.0
         self._offset = None
-
-    def device_ms_at(self, host_time: float) -> int | None:
-        """The board's ticks at ``host_time`` on the host's clock, as its readings place its
-        clock (the inverse of :meth:`host_time`); None before a reading of this boot came."""
-        if self._offset is None or self._last_ms is None:
-            return None
-        aged = self._offset + self.drift * (host_time - self._offset_at)
-        step_ms = round((host_time - aged - self._device_s) * 1000)
-        return (self._last_ms + step_ms) % self.period_ms
 
     def host_time(self, device_ms: int, received_at: float) -> float:
         """When a reading taken at ``device_ms`` on the board happened, on the host's clock,

@@ -9,6 +9,7 @@ from firmware_bridge.clock import (
     DeviceClock,
     ManualClock,
     SystemClock,
+    ticks_diff,
 )
 
 
@@ -69,16 +70,11 @@ def test_a_reading_after_a_week_of_quiet_is_placed_when_it_came_not_days_before(
     assert board.host_time(later_ms, received_at=100.5 + week) == pytest.approx(100.5 + week)
 
 
-def test_the_boards_ticks_at_a_moment_of_the_hosts_are_those_its_readings_place() -> None:
-    """A code the board forwards carries no time of the board's: its ticks when the code
-    came are read off the board's clock as its sensors' readings placed it, none before a
-    reading of this boot has come."""
-    board = DeviceClock()
-    assert board.device_ms_at(50.0) is None
-    board.host_time(1_000, received_at=50.004)
-    board.host_time(1_500, received_at=50.502)
-    assert board.device_ms_at(51.002) == 2_000
-    board.host_time(DEVICE_TICKS_PERIOD_MS - 100, received_at=50.502 + 1e6)  # about 12 days
-    assert board.device_ms_at(50.502 + 1e6 + 0.5) == 400  # wrapped round
-    board.forget()  # a new boot: its clock is not known until its first reading
-    assert board.device_ms_at(60.0) is None
+def test_the_time_between_two_readings_of_the_board_is_the_nearest_way_round() -> None:
+    """A code and its card's slide are paired by the board's ticks of both, which wrap at
+    2**30 (about 12 days): the time between them is the short way round, whichever came
+    first."""
+    assert ticks_diff(1_250, 1_000) == 250
+    assert ticks_diff(1_000, 1_250) == -250
+    assert ticks_diff(40, DEVICE_TICKS_PERIOD_MS - 60) == 100  # across the wrap
+    assert ticks_diff(DEVICE_TICKS_PERIOD_MS - 60, 40) == -100

@@ -22,7 +22,7 @@ from gpiozero import GPIOZeroError  # type: ignore[import-untyped]
 
 from display.frames import casekeep_frame, layout_frame
 from display.hardware import AbacusDriver, LayoutDriver
-from firmware_bridge.clock import DEVICE_TICKS_PERIOD_MS, Clock, SystemClock
+from firmware_bridge.clock import Clock, SystemClock, ticks_diff
 from firmware_bridge.link import (
     BarcodeRead,
     BoardFrameEvent,
@@ -71,13 +71,17 @@ class AskingReader(Protocol):
 
 class CodeWaiting(Protocol):
     """A code read before its card's slide (readers.CodeRead): when, on the reader's clock,
-    and the request id its scanner named it by (a board's frame, BOARD_FRAME_REQUEST)."""
+    the request id its scanner named it by (a board's frame, BOARD_FRAME_REQUEST), and the
+    board's ticks its frame carries."""
 
     @property
     def at(self) -> float: ...
 
     @property
     def request_id(self) -> str | None: ...
+
+    @property
+    def ticks(self) -> int | None: ...
 
 
 class SlidePairingReader(Protocol):
@@ -86,12 +90,12 @@ class SlidePairingReader(Protocol):
 
     pair_within: float
 
-    def card_slid(self, at: float | None = None) -> None: ...
+    def card_slid(self, at: float | None = None, ticks: int | None = None) -> None: ...
 
     @property
     def slides_waiting(self) -> int: ...
 
-    def code_of_slide(self, at: float) -> CodeWaiting | None: ...
+    def code_of_slide(self, at: float, ticks: int | None = None) -> CodeWaiting | None: ...
 
     @property
     def codes_waiting(self) -> Sequence[CodeWaiting]: ...
@@ -138,8 +142,9 @@ class _BoardNote:
     # The frames after it whose work is done (a card dealt while the box-empty switch's alarm
     # waits for the journal).
     taken: tuple[FrameId, ...] = ()
-    # The codes taken that wait for their card's slide, each with when the board had it (its
-    # ticks, ms): a slide sent again after a restart is paired with it by the board's clock.
+    # The codes taken that wait for their card's slide, each with the board's ticks (ms) its
+    # frame carries (in a note written before protocol 2, guessed from when it came): a slide
+    # sent again after a restart is paired with it by the board's clock.
     codes: tuple[tuple[FrameId, int], ...] = ()
 
     def text(self, seq: int) -> str:
@@ -216,10 +221,11 @@ class BoardScanner:
         trouble: Callable[[], str] = lambda: "",
         window_full: Callable[[], bool] = lambda: False,
     ) -> None:
-        self._codes: deque[tuple[str, FrameId | None]] = deque()
+        self._codes: deque[tuple[str, FrameId | None, int | None]] = deque()
         self._trouble = trouble
         self._window_full = window_full
         self._last_frame: FrameId | None = None
+        self._last_ticks: int | None = None
         self._losses: list[str] = []  # the board's reports of events lost, not yet read
 
     @property
@@ -246,15 +252,16 @@ class BoardScanner:
     @property
     def waiting(self) -> frozenset[FrameId]:
         """The frames of the codes forwarded and not yet read."""
-        return frozenset(frame for _, frame in self._codes if frame is not None)
+        return frozenset(frame for _, frame, _ in self._codes if frame is not None)
 
-    def forwarded(self, text: str, frame: FrameId | None = None) -> None:
-        self._codes.append((text, frame))
+    def forwarded(self, text: str, frame: FrameId | None = None, ticks: int | None = None) -> None:
+        """The board forwarded a code, its frame ``frame``, read at the board's ``ticks``."""
+        self._codes.append((text, frame, ticks))
 
     def read(self) -> BarcodeReading | None:
-        self._last_frame = None
+        self._last_frame = self._last_ticks = None
         if self._codes:
-            text, self._last_frame = self._codes.popleft()
+            text, self._last_frame, self._last_ticks = self._codes.popleft()
             return barcode_reading(text)
         if trouble := self._trouble():
             raise ScannerError(f"the layout board that reads the scanner is not reached: {trouble}")
@@ -265,6 +272,11 @@ class BoardScanner:
         journaled with."""
         frame = self._last_frame
         return None if frame is None else f"{BOARD_FRAME_REQUEST}{frame}"
+
+    def ticks_of_last_read(self) -> int | None:
+        """The board's ticks when its scanner read the code read last: its card's slide past
+        the board's light barrier is paired with it on the board's clock."""
+        return self._last_ticks
 
     def close(self) -> None:
         self._codes.clear()
@@ -293,14 +305,15 @@ class TableHardware:
         # The board's scanner and light barrier, once a barcode shoe reader reads them.
         self.scanner: BoardScanner | None = None
         # Told of each card past a light barrier, with the time it passed (on the monotonic
-        # clock: the Pi's own barrier's edge, or the board's reading converted to it).
-        self.slide_heard: Callable[[float | None], None] | None = None
+        # clock: the Pi's own barrier's edge, or the board's reading converted to it) and,
+        # from the board's barrier, the board's ticks then.
+        self.slide_heard: Callable[[float | None, int | None], None] | None = None
         # How many of the slides told to slide_heard wait still for a code or a question.
         self.slides_waiting: Callable[[], int] = lambda: 0
-        # The code read already of a card that slid out at a time (as for slide_heard), which
-        # the slide is paired with; None if there is none. The codes read that wait for their
-        # slides, and how far apart a code and its slide may come (seconds).
-        self.code_of_slide: Callable[[float], CodeWaiting | None] = lambda at: None
+        # The code read already of a card that slid out at a time and board ticks (as for
+        # slide_heard), which the slide is paired with; None if there is none. The codes read
+        # that wait for their slides, and how far apart a code and its slide may come (s).
+        self.code_of_slide: Callable[[float, int | None], CodeWaiting | None] = lambda *_: None
         self.codes_waiting: Callable[[], Sequence[CodeWaiting]] = lambda: ()
         self.pair_within = 0.3
         # Whether the reader holds cards or a question the journal keeps nowhere yet (it
@@ -322,9 +335,8 @@ class TableHardware:
         self._note_kept = _BoardNote()
         self._riding: tuple[int, _BoardNote] | None = None
         self._settled_since_note = 0
-        # When the board had each of the last codes it forwarded (its ticks), where its clock
-        # is known; and the codes an earlier run left waiting for their slides (the note's).
-        self._code_ticks: deque[tuple[FrameId, int]] = deque(maxlen=64)
+        # The codes an earlier run left waiting for their slides, with the board's ticks of
+        # each (the note's).
         self._codes_left: list[tuple[FrameId, int]] = []
         # The commands the board's frames gave in the last poll, each with its frame; and
         # those the journal could not keep, given again once it can. Their frames wait
@@ -491,12 +503,11 @@ class TableHardware:
         after += sorted(resent - set(after), key=str)
         # A code whose work is not done is taken again after a restart, and waits again.
         undone = {taken.frame for taken in self._frames_taken[count:]} - set(after)
-        ticks = dict(self._code_ticks)
         codes = list(self._codes_left)
         for code in self.codes_waiting():
             frame = _board_frame(code.request_id)
-            if frame is not None and frame not in undone and frame in ticks:
-                codes.append((frame, ticks[frame]))
+            if frame is not None and frame not in undone and code.ticks is not None:
+                codes.append((frame, code.ticks))
         return count, _BoardNote(last, tuple(after), tuple(codes))
 
     def _note_riding(self, request_id: str | None, last_seq: int) -> dict[str, str]:
@@ -654,7 +665,7 @@ class TableHardware:
                         sensed.edges,
                     )
                 elif self.slide_heard is not None:
-                    self.slide_heard(sensed.at)  # heard late if the loop was held up
+                    self.slide_heard(sensed.at, None)  # heard late if the loop was held up
         if self.link is not None:
             # The note that rode the last commit says which codes' slides need no note.
             self._riding_kept()
@@ -677,8 +688,7 @@ class TableHardware:
                         work = self._slid_in_turn(event, self.slide_heard)
                 elif isinstance(event, BarcodeRead):
                     if self.scanner is not None:
-                        self.scanner.forwarded(event.text, event.frame)
-                        self._code_came(event.frame)
+                        self.scanner.forwarded(event.text, event.frame, event.device_ms)
                         work = _Work.CODE
                     else:
                         log.info(
@@ -727,18 +737,8 @@ class TableHardware:
             self._unreached(self.link)
         return commands
 
-    def _code_came(self, frame: FrameId | None) -> None:
-        """Keep when the board had the code ``frame`` brings, on its own clock, where the
-        readings of its sensors have placed that clock: its slide, sent again after a
-        restart, is paired with it by that clock."""
-        if frame is None or self.link is None:
-            return
-        ticks = self.link.device_clock.device_ms_at(self.clock.monotonic())
-        if ticks is not None:
-            self._code_ticks.append((frame, ticks))
-
     def _slid_in_turn(
-        self, event: SensorChanged, slide_heard: Callable[[float | None], None]
+        self, event: SensorChanged, slide_heard: Callable[[float | None, int | None], None]
     ) -> _Work:
         """A card slid past the board's light barrier, sent behind the codes the board's
         scanner read before it: told to the reader once it has read them (_slid), so that it
@@ -766,18 +766,20 @@ class TableHardware:
                 if taken.frame == event.frame:
                     taken.work = work
 
-    def _slid(self, event: SensorChanged, slide_heard: Callable[[float | None], None]) -> _Work:
+    def _slid(
+        self, event: SensorChanged, slide_heard: Callable[[float | None, int | None], None]
+    ) -> _Work:
         """A card slid past the board's light barrier: paired with its code if it was read,
         else told to ``slide_heard``, to wait for its code. What its frame asks of the
         journal: nothing if the journal's note keeps the code it is paired with (sent again
         after a restart, it is paired with it again), a note of its own if not."""
         if self._code_left_pairs(event):
             return _Work.NOTHING
-        code = self.code_of_slide(event.at)
+        code = self.code_of_slide(event.at, event.device_ms)
         if code is None:
             # When the beam broke on the board: heard late if the frame waited (a loop held
             # up, a frame sent again), it still pairs with its code.
-            slide_heard(event.at)
+            slide_heard(event.at, event.device_ms)
             if event.frame is not None:
                 self._slides_told.append(event.frame)
             return _Work.SLIDE
@@ -793,11 +795,7 @@ class TableHardware:
             return False
         boot = event.frame.boot_id
         codes = [code for code in self._codes_left if code[0].boot_id == boot]
-        period = DEVICE_TICKS_PERIOD_MS
-        while codes and (
-            (event.device_ms - codes[0][1] + period // 2) % period - period // 2
-            > self.pair_within * 1000
-        ):
+        while codes and ticks_diff(event.device_ms, codes[0][1]) > self.pair_within * 1000:
             codes.pop(0)
         self._codes_left = codes[1:]
         return bool(codes)
@@ -887,7 +885,7 @@ class TableHardware:
             elif self._code_left_pairs(event):
                 settled = True
             else:
-                code = self.code_of_slide(event.at)
+                code = self.code_of_slide(event.at, event.device_ms)
                 settled = code is not None
                 frame = None if code is None else _board_frame(code.request_id)
                 if all(frame != code_frame for code_frame, _ in self._note_kept.codes):

@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
+from firmware_bridge.clock import ticks_diff
 from table.baccarat.engine import card_key
 from table.cards import Card
 from table.errors import TableError
@@ -933,6 +934,15 @@ class ScannerThatNamesItsCodes(Scanner, Protocol):
 
 
 @runtime_checkable
+class ScannerThatStampsItsCodes(Scanner, Protocol):
+    """A scanner whose device stamps each code with its own clock's ticks (ms) when it read
+    it, the clock its light barrier stamps the cards' slides with too (the layout board): a
+    code and its slide are paired on that one clock, whatever the service knows of it."""
+
+    def ticks_of_last_read(self) -> int | None: ...
+
+
+@runtime_checkable
 class ScannerBehindAQueue(Scanner, Protocol):
     """A scanner whose codes wait in a queue of the device it is wired to while the service
     takes none (the layout board's, whose frames wait on the journal): the reader cannot
@@ -957,10 +967,12 @@ class ScannerBehindAQueue(Scanner, Protocol):
 @dataclass(frozen=True)
 class CodeRead:
     """A code read before its card's slide, waiting for it: when it was read (on the reader's
-    ``monotonic`` clock), and the request id its scanner named it by (None if it names none)."""
+    ``monotonic`` clock), the request id its scanner named it by (None if it names none),
+    and the ticks its scanner's device stamped it with (None if it stamps none)."""
 
     at: float
     request_id: str | None
+    ticks: int | None = None
 
 
 class BarcodeShoeReader(_TableReader):
@@ -1025,31 +1037,45 @@ class BarcodeShoeReader(_TableReader):
     def _monotonic(self) -> float:
         return self.monotonic()
 
-    def card_slid(self, at: float | None = None) -> None:
+    def card_slid(self, at: float | None = None, ticks: int | None = None) -> None:
         """The light barrier saw a card slide out of the shoe, ``at`` a time on the
         ``monotonic`` clock (now, if not given). A sensor heard late (the loop held up a
-        moment) gives the time the card broke the beam: its code is paired by that."""
+        moment) gives the time the card broke the beam: its code is paired by that. A
+        barrier on the scanner's device gives its ``ticks`` too: a code that device stamped
+        is paired by them."""
         if self.scanner is None:
             return  # the scanner is gone: the dealer gives the cards at the console
         slid_at = self.monotonic() if at is None else at
-        if not self.slide_of_a_code_read(slid_at):
+        if not self.slide_of_a_code_read(slid_at, ticks):
             self._slides.append((slid_at, max(slid_at, self.monotonic())))
             # Heard late, slides may come out of order with those heard already.
             self._slides = deque(sorted(self._slides))
 
-    def slide_of_a_code_read(self, at: float) -> bool:
-        """Whether a card that slid out ``at`` (on the ``monotonic`` clock) is one whose code
-        was read already, and so dealt: if so the slide is paired with that code."""
-        return self.code_of_slide(at) is not None
+    def slide_of_a_code_read(self, at: float, ticks: int | None = None) -> bool:
+        """Whether a card that slid out ``at`` (on the ``monotonic`` clock; ``ticks`` on the
+        scanner's device's) is one whose code was read already, and so dealt: if so the
+        slide is paired with that code."""
+        return self.code_of_slide(at, ticks) is not None
 
-    def code_of_slide(self, at: float) -> CodeRead | None:
+    def code_of_slide(self, at: float, ticks: int | None = None) -> CodeRead | None:
         """The code read already of a card that slid out ``at`` (on the ``monotonic``
-        clock), which the slide is paired with; None if its code is not read yet."""
+        clock; ``ticks`` on the scanner's device's, if its barrier is the device's), which
+        the slide is paired with; None if its code is not read yet."""
         if self.scanner is None:
             return None
-        while self._codes and at - self._codes[0].at > self.pair_within:
+        while self._codes and self._read_before(self._codes[0], at, ticks) > self.pair_within:
             self._codes.popleft()  # a code whose card the beam missed
         return self._codes.popleft() if self._codes else None
+
+    @staticmethod
+    def _read_before(code: CodeRead, at: float, ticks: int | None) -> float:
+        """How long before a slide ``at`` (``ticks``) ``code`` was read, in seconds: on the
+        device's clock where both carry its ticks, since when the reader had a code says
+        little of when the device read it (it waited in the device's queue, or a loop held
+        up); else on the ``monotonic`` clock."""
+        if ticks is not None and code.ticks is not None:
+            return ticks_diff(ticks, code.ticks) / 1000
+        return at - code.at
 
     @property
     def codes_waiting(self) -> list[CodeRead]:
@@ -1069,12 +1095,13 @@ class BarcodeShoeReader(_TableReader):
         codes_left: int,
         news: ReaderNews,
         request_id: str | None = None,
+        ticks: int | None = None,
     ) -> bool:
-        """Pair a code (its scanner named it ``request_id``) with its card's slide;
-        ``codes_left`` new codes (this one among them) were read together. Slides no code can
-        answer came out unread, before it: they are asked about first, so that the cards keep
-        their order. False for a code read again in its card's slide (a torn sticker read
-        twice is one card to ask about)."""
+        """Pair a code (its scanner named it ``request_id``, stamped it ``ticks``) with its
+        card's slide; ``codes_left`` new codes (this one among them) were read together.
+        Slides no code can answer came out unread, before it: they are asked about first, so
+        that the cards keep their order. False for a code read again in its card's slide (a
+        torn sticker read twice is one card to ask about)."""
         last_text, last_at = self._last_code
         self._last_code = (reading.text, now)
         if reading.text == last_text and now - last_at <= self.pair_within:
@@ -1089,7 +1116,7 @@ class BarcodeShoeReader(_TableReader):
         if self._slides:
             self._slides.popleft()
         else:
-            self._codes.append(CodeRead(now, request_id))
+            self._codes.append(CodeRead(now, request_id, ticks))
         return True
 
     def _unread_slides(self, now: float, news: ReaderNews, keep: int = 0) -> None:
@@ -1136,6 +1163,7 @@ class BarcodeShoeReader(_TableReader):
         # the slides and the codes of the cards dealt meanwhile are paired in their order.
         readings: list[BarcodeReading] = []
         requests: list[str | None] = []
+        stamps: list[int | None] = []
         drained = False
         try:
             for _ in range(limit):
@@ -1148,6 +1176,10 @@ class BarcodeShoeReader(_TableReader):
                     requests.append(scanner.request_of_last_read())
                 else:
                     requests.append(None)
+                if isinstance(scanner, ScannerThatStampsItsCodes):
+                    stamps.append(scanner.ticks_of_last_read())
+                else:
+                    stamps.append(None)
         except ScannerError as error:
             self.scanner = None
             if self.monotonic() - self._opened_at >= self.steady_after:
@@ -1161,7 +1193,8 @@ class BarcodeShoeReader(_TableReader):
             self._works_again()
         read_at = self.monotonic()
         for index, reading in enumerate(readings):
-            if not self._code_read(reading, read_at, len(readings) - index, news, requests[index]):
+            left = len(readings) - index
+            if not self._code_read(reading, read_at, left, news, requests[index], stamps[index]):
                 continue
             # Each card to the engine before the next line is judged: the filter knows a
             # card is dealt once the engine took it.
