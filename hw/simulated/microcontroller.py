@@ -12,8 +12,9 @@ delay, reorder (a frame held back until the next one has passed). ``reset()``
 reboots the firmware: its lamps go dark and it forgets the host.
 
 With ``protocol`` other than the firmware's own, the board is one flashed with the firmware
-of another release, as the host hears it: every frame it sends carries that version, codes
-without the ticks that version 2 added, and it refuses every frame of the host's version.
+of another release, as the host hears it: every frame it sends carries that version, and it
+refuses every frame of the host's, so it never hears the host's HELLO and sends nothing but
+its own HELLOs and reports.
 
 With ``transport="tcp"`` the board listens on a loopback TCP port instead and the
 host reaches it as ``socket://127.0.0.1:PORT``, as it would a serial-to-network
@@ -440,15 +441,13 @@ class SimulatedMicrocontroller:
 
     def _spoken(self, data: bytes) -> bytes:
         """The firmware's frames in ``data`` as the board's version of the protocol puts
-        them: the version in each, and before version 2 no ticks in a code."""
+        them: the version in each (a HELLO's payload names it too)."""
         if self.protocol == dealfw.PROTOCOL_VERSION:
             return data
         out = bytearray()
         for frame_type, seq, payload in dealfw.Decoder().feed(data):
             if frame_type == dealfw.HELLO:
                 payload = bytes((self.protocol,)) + payload[1:]
-            elif frame_type == dealfw.BARCODE and self.protocol < 2:
-                payload = payload[4:]
             body = bytes((self.protocol, frame_type, seq)) + payload
             crc = dealfw.crc16(body)
             out += dealfw.cobs_encode(body + bytes((crc >> 8, crc & 0xFF))) + b"\x00"
