@@ -2214,3 +2214,41 @@ def test_cards_the_board_sends_after_the_loop_was_held_up_are_paired_with_their_
     finally:
         stop(service, hardware, reader)
         board.close()
+
+
+@pytest.mark.parametrize("taken", ["at the restart", "after the loop was held up"])
+def test_the_box_empty_switch_sent_behind_the_hocs_code_is_carried_out_after_the_hoc(
+    tmp_path: Path, taken: str
+) -> None:
+    """The hoc's code is read, the hoc slides out past the board's light barrier and the
+    box-empty switch closes, while the service takes none of the board's frames: it was
+    killed and starts again (the board kept them), or its loop was held up. The service
+    takes them in one poll, and carries the switch out after the hoc, whose code the board
+    sent before it: the deal is over, and the table raises no alarm. Before, the switch was
+    carried out at once, the hoc's code still unread, and the table, its box empty one card
+    short, raised a short deal's alarm."""
+    clock = ManualClock(100.0)
+    board = SimulatedMicrocontroller(tmp_path, clock)
+    start, run, stop = scanner_restarts(tmp_path, board, clock)
+    deck = [str(card) for card in STANDARD_52]
+
+    service, hardware, reader = start()
+    try:
+        for line in ["shuffle", *(f"card {card}" for card in deck[:-1])]:
+            service.execute_line(line)
+        run(hardware, reader, 0.5)
+        if taken == "at the restart":
+            killed(service, hardware, reader)
+        deal_from_the_board(board, clock, deck[-1])  # no poll: the service takes none
+        board.box_empty_pin.drive(0)
+        run_board(board, clock, 0.05)  # the switch's level holds long enough to count
+        assert board.firmware.unacked, "the board holds the hoc and the switch"
+        if taken == "at the restart":
+            service, hardware, reader = start()
+        run_board(board, clock, 1.0, lambda: carry_out(service, hardware), reader.poll)
+        assert service.state.alarm is None
+        assert dealt(service) == deck and service.faro.phase is Phase.FINISHED
+        assert not board.firmware.unacked
+    finally:
+        stop(service, hardware, reader)
+        board.close()

@@ -327,6 +327,9 @@ class TableHardware:
         # Slides the board sent behind codes the reader has not read yet, each with those
         # codes' frames: told to the reader once it has read them, as the board had them.
         self._slides_behind: deque[tuple[SensorChanged, frozenset[FrameId]]] = deque()
+        # The box-empty switch closed behind codes the reader has not read yet (the hoc's),
+        # with its frame and those codes' frames: carried out once the reader has read them.
+        self._switches_behind: deque[tuple[FrameId | None, frozenset[FrameId]]] = deque()
         # The last frame acknowledged (at the start, the last the journal names); what the
         # journal's note says; the note riding a commit not yet known kept, with the seq of
         # the commit's last record; and how many frames were acknowledged since the note was
@@ -470,8 +473,11 @@ class TableHardware:
             # Its card, or the switch's alarm, is in the commit; a code is read first.
             return taken.work is _Work.SWITCH or taken.frame not in waiting
         if taken.work is _Work.SWITCH:
-            # Given, its command waits to be carried out; not kept, to be carried out again.
-            return all(frame != taken.frame for _, frame in [*self._given, *self._unkept])
+            # Given, its command waits to be carried out; not kept, to be carried out again;
+            # behind codes unread, not yet given.
+            waits: list[FrameId | None] = [frame for _, frame in [*self._given, *self._unkept]]
+            waits += [frame for frame, _ in self._switches_behind]
+            return taken.frame not in waits
         if self.reader_holds_unkept():
             # A code read and held for the journal, in memory only, or a question about a
             # slide: noted done, the board would forget it, and a service killed before the
@@ -674,15 +680,13 @@ class TableHardware:
                 self._given, self._unkept = self._unkept, []
                 commands += [command for command, _ in self._given]
             self._tell_slides_behind()
+            commands += self._switches_in_turn()
             resent_to_come = self.link.resent_to_come
             for event in self.link.poll():
                 work = _Work.NOTHING
                 if isinstance(event, SensorChanged) and event.active:
                     if event.sensor is Sensor.BOX_EMPTY:
-                        command = EmptyCmd()
-                        commands.append(command)
-                        if event.frame is not None:
-                            self._given.append((command, event.frame))
+                        commands += self._switch_in_turn(event.frame)
                         work = _Work.SWITCH
                     elif event.sensor is Sensor.CARD_SLID and self.slide_heard is not None:
                         work = self._slid_in_turn(event, self.slide_heard)
@@ -736,6 +740,37 @@ class TableHardware:
             self._settle()
             self._unreached(self.link)
         return commands
+
+    def _switch_in_turn(self, frame: FrameId | None) -> list[Command]:
+        """The box-empty switch closed, sent behind the codes the board's scanner read
+        before it: carried out once the reader has read them (_switches_in_turn), so that
+        the table hears the box empty after the cards that came out before. Carried out at
+        once, a switch sent with the hoc's code still unread (the loop held up, a service
+        starting) found the box empty one card short, and raised a short deal's alarm."""
+        waiting = self.scanner.waiting if self.scanner is not None else frozenset()
+        if waiting or self._switches_behind:
+            self._switches_behind.append((frame, waiting))
+            return []
+        return [self._give_empty(frame)]
+
+    def _switches_in_turn(self) -> list[Command]:
+        """The switches whose codes before them the reader has read since."""
+        commands: list[Command] = []
+        waiting = self.scanner.waiting if self.scanner is not None else frozenset()
+        while self._switches_behind:
+            frame, before = self._switches_behind[0]
+            if before & waiting:
+                break
+            self._switches_behind.popleft()
+            commands.append(self._give_empty(frame))
+        return commands
+
+    def _give_empty(self, frame: FrameId | None) -> Command:
+        """The box-empty switch's command, given with its frame: journaled with its name."""
+        command = EmptyCmd()
+        if frame is not None:
+            self._given.append((command, frame))
+        return command
 
     def _slid_in_turn(
         self, event: SensorChanged, slide_heard: Callable[[float | None, int | None], None]
