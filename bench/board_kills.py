@@ -390,12 +390,11 @@ def judge(events: list[Event], decks: list[Deck], run_ends: list[int]) -> Findin
             )
         if deck.deal in voided:
             found.defects.append(f"deal {deck.deal} was voided")
-    first_of_run: set[int] = set()  # the first card each run dealt, by its record
-    runs_seen: set[int] = set()
+    cards_of_run: dict[int, list[int]] = {}  # the records of the cards each run dealt
     for event in events:
-        if isinstance(event, CardDealt) and run_of(event.seq, run_ends) not in runs_seen:
-            runs_seen.add(run_of(event.seq, run_ends))
-            first_of_run.add(event.seq)
+        if isinstance(event, CardDealt):
+            cards_of_run.setdefault(run_of(event.seq, run_ends), []).append(event.seq)
+    first_of_run = {seqs[0] for seqs in cards_of_run.values()}
     before_run: CardDealt | None = None  # the last card dealt before this run
     last_card: CardDealt | None = None
     known_runs: set[int] = set()
@@ -407,7 +406,17 @@ def judge(events: list[Event], decks: list[Deck], run_ends: list[int]) -> Findin
         if isinstance(event, CardDealt):
             last_card = event
         elif isinstance(event, AlarmRaised) and event.kind is AlarmKind.UNREAD_CARD:
-            asked = f"deal {event.deal}, run {run}: dealer asked about a card: {event.message}"
+            asked = f"deal {event.deal}, run {run}: dealer asked about a card"
+            if before_run is not None:
+                # Which card's slide it may be: the last dealt before this run, and where.
+                ran = run_of(before_run.seq, run_ends)
+                place = cards_of_run[ran].index(before_run.seq) + 1
+                since = sum(seq < event.seq for seq in cards_of_run.get(run, []))
+                asked += (
+                    f" ({before_run.card}, the last card dealt before this run, was card "
+                    f"{place} of run {ran}; {since} dealt in this run before the question)"
+                )
+            asked += f": {event.message}"
             # The known fault, once a run: the last card dealt before this run was the first
             # its run dealt (the board's clock unknown when its code came), that run killed
             # before the card's slide was taken. Cards the board kept for this run may be
