@@ -40,7 +40,7 @@ from table.service.journal import Journal, JournalError
 from table.service.readers import BarcodeShoeReader
 from table.service.run import SimulatedTable, open_table
 from table.service.run import run as run_table
-from table.service.table_service import TableService
+from table.service.table_service import JOURNAL_RETRY_SECONDS, TableService
 from tests.mosquitto import wait_until
 from tests.test_service_journal import count_commits
 from tests.test_service_readers import (
@@ -2246,6 +2246,47 @@ def test_the_box_empty_switch_sent_behind_the_hocs_code_is_carried_out_after_the
         if taken == "at the restart":
             service, hardware, reader = start()
         run_board(board, clock, 1.0, lambda: carry_out(service, hardware), reader.poll)
+        assert service.state.alarm is None
+        assert dealt(service) == deck and service.faro.phase is Phase.FINISHED
+        assert not board.firmware.unacked
+    finally:
+        stop(service, hardware, reader)
+        board.close()
+
+
+def test_the_box_empty_switch_the_journal_could_not_keep_waits_for_the_hoc_held_with_it(
+    tmp_path: Path,
+) -> None:
+    """The disk fills as the hoc comes out: the reader holds the hoc for the journal, and the
+    box-empty switch closing behind it cannot be kept either. The disk is freed: the hoc is
+    dealt, then the switch carried out, and the deal is over with no alarm. Before, the
+    switch, given again at the board's next poll, came before the hoc the reader still held,
+    and the table, its box empty one card short, raised a short deal's alarm."""
+    clock = ManualClock(100.0)
+    board = SimulatedMicrocontroller(tmp_path, clock)
+    start, run, stop = scanner_restarts(tmp_path, board, clock)
+    deck = [str(card) for card in STANDARD_52]
+
+    service, hardware, reader = start()
+    try:
+        for line in ["shuffle", *(f"card {card}" for card in deck[:-1])]:
+            service.execute_line(line)
+        run(hardware, reader, 0.5)
+        disk = FullDisk(service.journal._db)
+        service.journal._db = disk
+        poll_and_carry_out = (lambda: carry_out(service, hardware), reader.poll)
+        deal_from_the_board(board, clock, deck[-1], *poll_and_carry_out)
+        board.box_empty_pin.drive(0)
+        run_board(board, clock, 0.5, *poll_and_carry_out)
+        assert reader.holding_for_the_journal() == [Card.parse(deck[-1])]
+        disk.full = False
+        run_board(
+            board,
+            clock,
+            JOURNAL_RETRY_SECONDS + 1.0,
+            lambda: service.try_the_journal(clock.monotonic()),
+            *poll_and_carry_out,
+        )
         assert service.state.alarm is None
         assert dealt(service) == deck and service.faro.phase is Phase.FINISHED
         assert not board.firmware.unacked

@@ -103,6 +103,9 @@ class SlidePairingReader(Protocol):
     @property
     def holds_unkept(self) -> bool: ...
 
+    @property
+    def holds_cards(self) -> bool: ...
+
 
 # How long a stopping service waits for the board to take the dark layout (seconds).
 LAYOUT_DARK_WITHIN = 0.5
@@ -320,6 +323,7 @@ class TableHardware:
         # could not write): no frame of the board is noted done meanwhile, for the reader
         # holds no frame's name.
         self.reader_holds_unkept: Callable[[], bool] = lambda: False
+        self.reader_holds_cards: Callable[[], bool] = lambda: False
         # The board's frames taken and not yet acknowledged, in order, and the last of its
         # slides told to slide_heard.
         self._frames_taken: list[_Taken] = []
@@ -397,6 +401,7 @@ class TableHardware:
         self.codes_waiting = lambda: reader.codes_waiting
         self.pair_within = reader.pair_within
         self.reader_holds_unkept = lambda: reader.holds_unkept
+        self.reader_holds_cards = lambda: reader.holds_cards
 
     def answer_questions_of(self, reader: AskingReader, clock: Callable[[], float]) -> None:
         """The buttons answer ``reader``'s questions; ``clock`` is the one its filter keeps."""
@@ -675,8 +680,9 @@ class TableHardware:
         if self.link is not None:
             # The note that rode the last commit says which codes' slides need no note.
             self._riding_kept()
-            if self._unkept and not self.service.journal_trouble:
-                # Before what the board sends now: the switch closed before it.
+            if self._unkept and not (self.service.journal_trouble or self.reader_holds_cards()):
+                # Before what the board sends now: the switch closed before it; after the
+                # cards the reader held for the journal with it, which came out before it.
                 self._given, self._unkept = self._unkept, []
                 commands += [command for command, _ in self._given]
             self._tell_slides_behind()
@@ -743,19 +749,23 @@ class TableHardware:
 
     def _switch_in_turn(self, frame: FrameId | None) -> list[Command]:
         """The box-empty switch closed, sent behind the codes the board's scanner read
-        before it: carried out once the reader has read them (_switches_in_turn), so that
-        the table hears the box empty after the cards that came out before. Carried out at
+        before it, or while the reader holds cards: carried out once the reader has read and
+        dealt them (_switches_in_turn), so that the table hears the box empty after the cards
+        that came out before. Carried out at
         once, a switch sent with the hoc's code still unread (the loop held up, a service
         starting) found the box empty one card short, and raised a short deal's alarm."""
         waiting = self.scanner.waiting if self.scanner is not None else frozenset()
-        if waiting or self._switches_behind:
+        if waiting or self._switches_behind or self.reader_holds_cards():
             self._switches_behind.append((frame, waiting))
             return []
         return [self._give_empty(frame)]
 
     def _switches_in_turn(self) -> list[Command]:
-        """The switches whose codes before them the reader has read since."""
+        """The switches whose codes before them the reader has read since, and dealt: a
+        card it holds (for the journal, or behind a question to the dealer) came out before."""
         commands: list[Command] = []
+        if self._unkept or self.reader_holds_cards():
+            return commands
         waiting = self.scanner.waiting if self.scanner is not None else frozenset()
         while self._switches_behind:
             frame, before = self._switches_behind[0]

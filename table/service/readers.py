@@ -158,6 +158,12 @@ class _TableReader:
     HELD_NOTE = "reader-held"
 
     @property
+    def holds_cards(self) -> bool:
+        """Whether cards the reader took wait to be dealt: held for the journal, or behind a
+        question to the dealer, or the question's own card."""
+        return self.filter.holds_anything
+
+    @property
     def holds_unkept(self) -> bool:
         """Whether the reader holds cards or a question that the journal keeps neither as
         dealt nor in its note of what the reader holds (it could not write): a restart now
