@@ -12,12 +12,6 @@ deck, whether each card the board dealt was dealt once, in the order it came out
 and whether the table asked the dealer about a card whose code was read or raised a false
 alarm (a short deal, a card seen twice).
 
-One fault is known, and counted apart so that it hides no other: the slide of the first card
-after a start, dealt as the service was killed, is asked about after the restart (the board's
-clock was not yet known when its code came, so the journal's note keeps no time to pair the
-slide by). A question is taken for it, once a run, when the last card dealt before the run
-began was the first card of the run that dealt it.
-
 Prints a line a kill, the defects found (each described) and the totals; exits 1 if it found
 a defect, keeping the files. Run: ``.venv/bin/python bench/board_kills.py [--kills N]
 [--seed S]``.
@@ -75,7 +69,6 @@ SWITCH_AFTER_HOC = 0.3
 DEAL_FINISHED_WITHIN = 10.0
 # A console line the service may not have read before it was killed is given again.
 LINE_AGAIN_AFTER = 2.0
-KNOWN_CLOCK = "known: slide asked, board clock unknown"
 
 
 def write_config(folder: Path, board: SimulatedMicrocontroller) -> Path:
@@ -343,7 +336,6 @@ class Dealer:
 @dataclass
 class Findings:
     defects: list[str] = field(default_factory=list)
-    known: list[str] = field(default_factory=list)
     cards: int = 0
 
 
@@ -394,10 +386,8 @@ def judge(events: list[Event], decks: list[Deck], run_ends: list[int]) -> Findin
     for event in events:
         if isinstance(event, CardDealt):
             cards_of_run.setdefault(run_of(event.seq, run_ends), []).append(event.seq)
-    first_of_run = {seqs[0] for seqs in cards_of_run.values()}
     before_run: CardDealt | None = None  # the last card dealt before this run
     last_card: CardDealt | None = None
-    known_runs: set[int] = set()
     run = 1
     for event in events:
         if run_of(event.seq, run_ends) != run:
@@ -417,19 +407,7 @@ def judge(events: list[Event], decks: list[Deck], run_ends: list[int]) -> Findin
                     f"{place} of run {ran}; {since} dealt in this run before the question)"
                 )
             asked += f": {event.message}"
-            # The known fault, once a run: the last card dealt before this run was the first
-            # its run dealt (the board's clock unknown when its code came), that run killed
-            # before the card's slide was taken. Cards the board kept for this run may be
-            # dealt before the question, which waits out the code first.
-            known = (
-                before_run is not None
-                and before_run.seq in first_of_run
-                and before_run.deal == event.deal
-                and run not in known_runs
-            )
-            if known:
-                known_runs.add(run)
-            (found.known if known else found.defects).append(asked)
+            found.defects.append(asked)
         elif isinstance(event, AlarmRaised):
             found.defects.append(
                 f"deal {event.deal}, run {run}: {event.kind.value} alarm: {event.message}"
@@ -525,9 +503,6 @@ def main() -> int:
         f"{kills} kills ({', '.join(f'{k} {n}' for k, n in sorted(kinds.items()))}), "
         f"{len(dealer.decks)} decks, {found.cards} cards, {took:.0f} s"
     )
-    print(f"{KNOWN_CLOCK}: {len(found.known)}")
-    for line in found.known:
-        print(f"  {line}")
     print(f"defects: {len(found.defects)}")
     for line in found.defects:
         print(f"  DEFECT: {line}")
