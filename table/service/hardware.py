@@ -751,9 +751,9 @@ class TableHardware:
         """The box-empty switch closed, sent behind the codes the board's scanner read
         before it, or while the reader holds cards: carried out once the reader has read and
         dealt them (_switches_in_turn), so that the table hears the box empty after the cards
-        that came out before. Carried out at
-        once, a switch sent with the hoc's code still unread (the loop held up, a service
-        starting) found the box empty one card short, and raised a short deal's alarm."""
+        that came out before. Carried out at once, a switch sent with the hoc's code still
+        unread (the loop held up, a service starting) found the box empty one card short, and
+        raised a short deal's alarm."""
         waiting = self.scanner.waiting if self.scanner is not None else frozenset()
         if waiting or self._switches_behind or self.reader_holds_cards():
             self._switches_behind.append((frame, waiting))
