@@ -457,6 +457,13 @@ class SerialLink:
         self._events = happened + self._events
         return self.idle
 
+    def take_events(self) -> list[LinkEvent]:
+        """What happened since the last :meth:`poll` (a :meth:`flush` keeps it for the next),
+        without reading or sending anything more: a stopping service reads what the board
+        said while it waited for it."""
+        events, self._events = self._events, []
+        return events
+
     def resume_after(self, taken: FrameId | None, also: Collection[FrameId] = frozenset()) -> None:
         """``taken`` is the last frame of the board an earlier run of the service acted on:
         if the same boot of the board sends it again (the acknowledgement was lost as that

@@ -23,6 +23,7 @@ from wire_fixtures import STEP, mock_pins, run_board
 from display.frames import layout_frame
 from display.hardware import ALARM, LINK_UP, OFF, READER_LOST, layout_pixels
 from firmware_bridge.clock import ManualClock, SystemClock
+from firmware_bridge.protocol import DeviceErrorCode
 from hw.board import DEFAULT_BOARD, load_board
 from hw.casekeep import STARTING_RANKS
 from hw.errors import HardwareError
@@ -2258,3 +2259,26 @@ def test_the_box_empty_switch_the_journal_could_not_keep_waits_for_the_hoc_held_
     finally:
         stop(service, hardware, reader)
         board.close()
+
+
+def test_the_boards_report_of_events_lost_as_the_service_stops_is_told(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The board's queue overflows just as the service stops cleanly: its report that events
+    were lost comes while the service waits for the board to take the dark layout. The log
+    says so, and what to check at the next start; before, the report was dropped unread."""
+    caplog.set_level(logging.WARNING, "dealtable.hardware")
+    clock = BoardAlongside(100.0)
+    board = SimulatedMicrocontroller(tmp_path, clock)
+    start, run, _ = scanner_restarts(tmp_path, board, clock)
+
+    service, hardware, reader = start()
+    try:
+        service.execute_line("shuffle")
+        run(hardware, reader, 0.5)
+        board.firmware._report(DeviceErrorCode.QUEUE_FULL, "event queue full")
+    finally:
+        stop_cleanly(clock, board, service, hardware, reader)
+    told = [r.getMessage() for r in caplog.records if "event queue full" in r.getMessage()]
+    assert told and "as the service stopped" in told[0] and "check the box" in told[0], told
+    board.close()

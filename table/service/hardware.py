@@ -906,6 +906,11 @@ class TableHardware:
                 # service still runs.
                 self.layout.go_dark()
                 self.link.flush(LAYOUT_DARK_WITHIN)
+            for event in self.link.take_events():
+                # Reports the board sent meanwhile; the rest of what came is settled at the
+                # stop, or left with the board for the next run.
+                if isinstance(event, DeviceReported):
+                    self._reported_at_stop(event)
             # The frames whose work is done are noted and acknowledged; should an
             # acknowledgement be lost, the next run knows them when the board sends them
             # again. Those whose work is not (a code unread, a slide the reader still waits
@@ -915,6 +920,20 @@ class TableHardware:
         service: TableService | None = getattr(self, "service", None)
         if service is not None and self._note_riding in service.journal.riders:
             service.journal.riders.remove(self._note_riding)
+
+    def _reported_at_stop(self, report: DeviceReported) -> None:
+        """The board reported trouble as the service stopped: no reader reads it any more to
+        tell the dealer, so the log says what to check."""
+        if report.code == DeviceErrorCode.QUEUE_FULL:
+            log.error(
+                "the layout board lost events as the service stopped (%s): a card scanned, a "
+                "card that slid out, a button press or the box-empty switch may have gone "
+                "unheard; check the box, and the cards dealt against the casekeep, at the "
+                "next start",
+                report.detail,
+            )
+        else:
+            self._device_reported(report)
 
     def _settled_at_stop(self, event: LinkEvent) -> bool:
         """Whether a frame of the board that comes as the service stops is settled by then:
