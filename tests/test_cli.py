@@ -451,7 +451,17 @@ def test_config_acl_refuses_what_no_access_list_can_hold_and_writes_nothing(
     floor = table_toml(tmp_path / "floor.toml", 'username = "table-floor"\nprefix = "casino"')
     floor.write_text(floor.read_text().replace('id = "faro-1"', 'id = "floor-2"'))
     on_floor = table_toml(tmp_path / "on-floor.toml", 'username = "t-1"\nprefix = "casino/floor-2"')
+    # A second table logging in with the first's account: either could send the other's
+    # events and commands.
+    second = table_toml(tmp_path / "second.toml", 'username = "table-faro-1"')
+    second.write_text(second.read_text().replace('id = "faro-1"', 'id = "faro-2"'))
     for args, refusal in (
+        (
+            [good, second],
+            "tables faro-1 and faro-2 both log in as table-faro-1: either could send the "
+            "other's events and commands and read its replies; give each table an account "
+            "of its own",
+        ),
         (
             [on_floor, floor],
             "table faro-1's topics casino/floor-2/faro-1/... lie among table floor-2's "

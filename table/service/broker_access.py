@@ -182,8 +182,21 @@ def _check(tables: Sequence[TableAccount], roles: RoleAccounts) -> None:
                     "table's events and commands and read its replies; give one of them "
                     "another [mqtt] prefix or [table] id"
                 )
-    # An account has one part at the tables, so that its lines say all it may do.
-    parts: dict[str, str] = {table.username: f"table {table.table_id}'s" for table in tables}
+    # An account has one part at the tables, so that its lines say all it may do: a table's
+    # account shared with another table would hold that table's topics too.
+    parts: dict[str, str] = {}
+    for table in tables:
+        sharing = next(
+            (other for other in tables if other is not table and other.username == table.username),
+            None,
+        )
+        if sharing is not None:
+            raise AccessListError(
+                f"tables {table.table_id} and {sharing.table_id} both log in as "
+                f"{table.username}: either could send the other's events and commands and "
+                "read its replies; give each table an account of its own"
+            )
+        parts[table.username] = f"table {table.table_id}'s"
     for role, accounts in roles.by_role().items():
         for username in accounts:
             problem = account_problem(username)
