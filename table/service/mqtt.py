@@ -6,10 +6,12 @@ Topics under ``<prefix>/<table-id>/``: ``events`` (every event, QoS 1, in seq or
 
 The journal is the outbox: events are published from it, and the last seq the broker
 acknowledged is kept in the journal, so after a broker outage or a restart publishing goes
-on from there. Nothing is lost and the order is kept; a subscriber may see an event twice
-after a reconnect and drops repeats by ``seq`` within one journal: every ``events`` and
-``state`` message names its journal (:meth:`Journal.name`) in the MQTT v5 user property
-``journal``, as a new journal for the table begins again at seq 1.
+on from there. Nothing is lost, and the events go out in seq order. A subscriber may see an
+event twice after a reconnect and drops repeats by ``seq`` within one journal (every
+``events`` and ``state`` message names its journal (:meth:`Journal.name`) in the MQTT v5 user
+property ``journal``, as a new journal for the table begins again at seq 1), by the seqs it
+has seen rather than the highest: after the broker refuses an event (an access list mended
+meanwhile), those already in flight behind it arrive before it, and all again after it.
 
 paho runs its network loop on its own thread; its callbacks only put what they were told on
 a queue, which the service's main loop drains in :meth:`MqttLink.pump`.
