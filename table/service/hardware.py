@@ -466,6 +466,11 @@ class TableHardware:
                 return f"{BOARD_FRAME_REQUEST}{frame}"
         return None
 
+    @property
+    def _codes_unread(self) -> frozenset[FrameId]:
+        """The frames of the codes the board forwarded that the reader has not yet read."""
+        return self.scanner.waiting if self.scanner is not None else frozenset()
+
     def _done(self, taken: _Taken, journaled: FrameId | None, reader_idle: bool) -> bool:
         """Whether the work ``taken`` set going is done, and kept where a restarted service
         finds it: the frame ``journaled`` is the one the commit being written carries out;
@@ -473,7 +478,7 @@ class TableHardware:
         is dealt, dropped or held in its note."""
         if taken.named or taken.work is _Work.NOTHING:
             return True
-        waiting = self.scanner.waiting if self.scanner is not None else frozenset()
+        waiting = self._codes_unread
         if taken.frame == journaled and taken.work in (_Work.CODE, _Work.SWITCH):
             # Its card, or the switch's alarm, is in the commit; a code is read first.
             return taken.work is _Work.SWITCH or taken.frame not in waiting
@@ -754,7 +759,7 @@ class TableHardware:
         that came out before. Carried out at once, a switch sent with the hoc's code still
         unread (the loop held up, a service starting) found the box empty one card short, and
         raised a short deal's alarm."""
-        waiting = self.scanner.waiting if self.scanner is not None else frozenset()
+        waiting = self._codes_unread
         if waiting or self._switches_behind or self.reader_holds_cards():
             self._switches_behind.append((frame, waiting))
             return []
@@ -766,7 +771,7 @@ class TableHardware:
         commands: list[Command] = []
         if self._unkept or self.reader_holds_cards():
             return commands
-        waiting = self.scanner.waiting if self.scanner is not None else frozenset()
+        waiting = self._codes_unread
         while self._switches_behind:
             frame, before = self._switches_behind[0]
             if before & waiting:
@@ -791,7 +796,7 @@ class TableHardware:
         with codes the reader had yet to read (the loop held up, a service starting) made
         more slides than codes, and the first card was taken for one that slid out unread
         while the last card's code still waited on the board."""
-        waiting = self.scanner.waiting if self.scanner is not None else frozenset()
+        waiting = self._codes_unread
         if waiting or self._slides_behind:
             self._slides_behind.append((event, waiting))
             return _Work.SLIDE
@@ -800,7 +805,7 @@ class TableHardware:
     def _tell_slides_behind(self) -> None:
         """Tell the reader the slides whose codes before them it has read since."""
         slide_heard = self.slide_heard
-        waiting = self.scanner.waiting if self.scanner is not None else frozenset()
+        waiting = self._codes_unread
         while self._slides_behind and slide_heard is not None:
             event, before = self._slides_behind[0]
             if before & waiting:
@@ -828,6 +833,12 @@ class TableHardware:
             if event.frame is not None:
                 self._slides_told.append(event.frame)
             return _Work.SLIDE
+        return self._paired_work(code)
+
+    def _paired_work(self, code: CodeWaiting) -> _Work:
+        """What the slide paired with ``code`` asks of the journal: nothing if its note keeps
+        that code (the slide, sent again after a restart, is paired with it again), a note of
+        its own if not."""
         frame = _board_frame(code.request_id)
         kept = any(frame == code_frame for code_frame, _ in self._note_kept.codes)
         return _Work.NOTHING if kept else _Work.SLIDE
@@ -944,16 +955,14 @@ class TableHardware:
             return False
         work = _Work.NOTHING
         if event.sensor is Sensor.CARD_SLID and event.active:
-            if self._slides_behind or (self.scanner is not None and self.scanner.waiting):
+            if self._slides_behind or self._codes_unread:
                 settled = False  # behind a code unread: both go to the next run
             elif self._code_left_pairs(event):
                 settled = True
             else:
                 code = self.code_of_slide(event.at, event.device_ms)
                 settled = code is not None
-                frame = None if code is None else _board_frame(code.request_id)
-                if all(frame != code_frame for code_frame, _ in self._note_kept.codes):
-                    work = _Work.SLIDE
+                work = _Work.SLIDE if code is None else self._paired_work(code)
         else:
             settled = not (event.sensor is Sensor.BOX_EMPTY and event.active)
         if settled and event.frame is not None:

@@ -1052,16 +1052,10 @@ class BarcodeShoeReader(_TableReader):
         if self.scanner is None:
             return  # the scanner is gone: the dealer gives the cards at the console
         slid_at = self.monotonic() if at is None else at
-        if not self.slide_of_a_code_read(slid_at, ticks):
+        if self.code_of_slide(slid_at, ticks) is None:
             self._slides.append((slid_at, max(slid_at, self.monotonic())))
             # Heard late, slides may come out of order with those heard already.
             self._slides = deque(sorted(self._slides))
-
-    def slide_of_a_code_read(self, at: float, ticks: int | None = None) -> bool:
-        """Whether a card that slid out ``at`` (on the ``monotonic`` clock; ``ticks`` on the
-        scanner's device's) is one whose code was read already, and so dealt: if so the
-        slide is paired with that code."""
-        return self.code_of_slide(at, ticks) is not None
 
     def code_of_slide(self, at: float, ticks: int | None = None) -> CodeRead | None:
         """The code read already of a card that slid out ``at`` (on the ``monotonic``
