@@ -184,19 +184,16 @@ def _check(tables: Sequence[TableAccount], roles: RoleAccounts) -> None:
                 )
     # An account has one part at the tables, so that its lines say all it may do: a table's
     # account shared with another table would hold that table's topics too.
-    parts: dict[str, str] = {}
+    table_of: dict[str, TableAccount] = {}
     for table in tables:
-        sharing = next(
-            (other for other in tables if other is not table and other.username == table.username),
-            None,
-        )
-        if sharing is not None:
+        earlier = table_of.setdefault(table.username, table)
+        if earlier is not table:
             raise AccessListError(
-                f"tables {table.table_id} and {sharing.table_id} both log in as "
+                f"tables {earlier.table_id} and {table.table_id} both log in as "
                 f"{table.username}: either could send the other's events and commands and "
                 "read its replies; give each table an account of its own"
             )
-        parts[table.username] = f"table {table.table_id}'s"
+    parts = {username: f"table {table.table_id}'s" for username, table in table_of.items()}
     for role, accounts in roles.by_role().items():
         for username in accounts:
             problem = account_problem(username)
