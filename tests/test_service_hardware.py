@@ -757,16 +757,20 @@ def board_scanner_config(
     )
 
 
+# A table's start, run for a while, and stop (see scanner_restarts).
+Restarts = tuple[
+    Callable[[], tuple[TableService, TableHardware, BarcodeShoeReader]],
+    Callable[[TableHardware, BarcodeShoeReader, float], None],
+    Callable[[TableService, TableHardware, BarcodeShoeReader], None],
+]
+
+
 def scanner_restarts(
     tmp_path: Path,
     board: SimulatedMicrocontroller,
     clock: ManualClock,
     table: TableConfig | None = None,
-) -> tuple[
-    Callable[[], tuple[TableService, TableHardware, BarcodeShoeReader]],
-    Callable[[TableHardware, BarcodeShoeReader, float], None],
-    Callable[[TableService, TableHardware, BarcodeShoeReader], None],
-]:
+) -> Restarts:
     """A table dealing from the board's scanner, to start, run a while and stop at once (no
     dark layout sent, nothing more heard: as a service killed), again and again."""
     config = board_scanner_config(tmp_path, board, table)
@@ -1863,6 +1867,34 @@ def test_a_slide_paired_with_its_code_and_sent_again_after_a_restart_asks_about_
         board.close()
 
 
+def slide_while_down_and_restart(
+    board: SimulatedMicrocontroller,
+    clock: ManualClock,
+    restarts: Restarts,
+    cards: list[str],
+) -> None:
+    """The last card dealt slides past the board's light barrier while the service is down;
+    the board holds the slide for the restarted service, which pairs it with the card's code
+    and asks the dealer about nothing: ``cards`` are dealt, each once."""
+    start, run, stop = restarts
+    run_board(board, clock, 0.05)
+    board.block_card_sensor(True)
+    run_board(board, clock, 0.05)
+    board.block_card_sensor(False)
+    run_board(board, clock, 0.02)
+    assert board.firmware.unacked, "the board holds the slide"
+
+    service, hardware, reader = start()
+    try:
+        run(hardware, reader, 1.0)
+        assert service.state.alarm is None
+        assert dealt(service) == cards
+        assert not board.firmware.unacked
+    finally:
+        stop(service, hardware, reader)
+        board.close()
+
+
 def test_the_slide_of_a_card_dealt_as_the_service_was_killed_asks_about_no_card(
     tmp_path: Path,
 ) -> None:
@@ -1883,22 +1915,7 @@ def test_the_slide_of_a_card_dealt_as_the_service_was_killed_asks_about_no_card(
         step_until(board, hardware, reader, lambda: dealt(service) == ["2C", "5S"])
     finally:
         killed(service, hardware, reader)
-    run_board(board, clock, 0.05)
-    board.block_card_sensor(True)
-    run_board(board, clock, 0.05)
-    board.block_card_sensor(False)
-    run_board(board, clock, 0.02)
-    assert board.firmware.unacked, "the board holds the slide"
-
-    service, hardware, reader = start()
-    try:
-        run(hardware, reader, 1.0)
-        assert service.state.alarm is None
-        assert dealt(service) == ["2C", "5S"]
-        assert not board.firmware.unacked
-    finally:
-        stop(service, hardware, reader)
-        board.close()
+    slide_while_down_and_restart(board, clock, (start, run, stop), ["2C", "5S"])
 
 
 @pytest.mark.parametrize("board_clock", ["not yet placed", "placed half a second off"])
@@ -1928,22 +1945,7 @@ def test_a_card_dealt_as_the_service_was_killed_is_paired_by_the_boards_stamps(
         step_until(board, hardware, reader, lambda: dealt(service) == ["5S"])
     finally:
         killed(service, hardware, reader)
-    run_board(board, clock, 0.05)
-    board.block_card_sensor(True)
-    run_board(board, clock, 0.05)
-    board.block_card_sensor(False)
-    run_board(board, clock, 0.02)
-    assert board.firmware.unacked, "the board holds the slide"
-
-    service, hardware, reader = start()
-    try:
-        run(hardware, reader, 1.0)
-        assert service.state.alarm is None
-        assert dealt(service) == ["5S"]
-        assert not board.firmware.unacked
-    finally:
-        stop(service, hardware, reader)
-        board.close()
+    slide_while_down_and_restart(board, clock, (start, run, stop), ["5S"])
 
 
 def test_a_note_written_before_codes_carried_the_boards_ticks_still_pairs_the_slide(
@@ -1972,22 +1974,7 @@ def test_a_note_written_before_codes_carried_the_boards_ticks_still_pairs_the_sl
         service.journal.keep_note("board-frame", json.dumps(note, sort_keys=True))
     finally:
         killed(service, hardware, reader)
-    run_board(board, clock, 0.05)
-    board.block_card_sensor(True)
-    run_board(board, clock, 0.05)
-    board.block_card_sensor(False)
-    run_board(board, clock, 0.02)
-    assert board.firmware.unacked, "the board holds the slide"
-
-    service, hardware, reader = start()
-    try:
-        run(hardware, reader, 1.0)
-        assert service.state.alarm is None
-        assert dealt(service) == ["2C", "5S"]
-        assert not board.firmware.unacked
-    finally:
-        stop(service, hardware, reader)
-        board.close()
+    slide_while_down_and_restart(board, clock, (start, run, stop), ["2C", "5S"])
 
 
 def carry_out(service: TableService, hardware: TableHardware) -> None:
