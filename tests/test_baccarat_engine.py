@@ -1394,6 +1394,40 @@ def test_002_banque_a_player_hands_natural_is_shown_while_the_coup_goes_on() -> 
     assert not [e for e in deal(table, "stand stand") if isinstance(e, HandShown)]
 
 
+def test_002_banque_a_card_after_a_coup_a_natural_did_not_end_names_the_hands_that_stood() -> None:
+    """002, Baccarat Banque: one player hand's natural does not end the coup; the other
+    hand and the banker play on. A card after such a coup is refused for the hands that
+    stood, not for the natural (the banker may even have drawn)."""
+    table = open_chemin_de_fer(game="banque", bank=200)
+    table.bet("ana", "right", 20)
+    table.bet("ben", "left", 20)
+    table.lock()
+    deal(table, "9H 3C 3D KC 4S 4H stand stand")  # right 9 natural; left 7; banker 7 stands
+    alarm = table.deal("5C")[0]
+    assert isinstance(alarm, AlarmRaised) and alarm.kind is AlarmKind.FORBIDDEN_DRAW
+    assert alarm.message == (
+        "card 5C after coup 1 is over: the banker stood on 7; the tableau gives no third "
+        "card to right on 9 or left on 7"
+    )
+    table.void_card()
+    table.bet("ana", "right", 20)
+    table.lock()
+    deal(table, "2H 3H 4H 5H 6H 7H stand 8H")  # right 7 stands; left 9; banker 1 draws
+    alarm = table.deal("9C")[0]
+    assert isinstance(alarm, AlarmRaised)
+    assert alarm.message == (
+        "card 9C after coup 2 is over: the tableau gives no third card to right on 7 or left on 9"
+    )
+    table.void_card()
+    # Where the naturals end the coup, they are named as before.
+    table.bet("ana", "right", 20)
+    table.lock()
+    deal(table, "2D 3D 9D 5D 2C KD")  # banker 9+K: a natural
+    alarm = table.deal("9S")[0]
+    assert isinstance(alarm, AlarmRaised)
+    assert alarm.message == "card 9S after coup 3 is over: a natural (banker) ends the coup"
+
+
 def test_002_banque_the_bank_lasts_until_it_is_exhausted() -> None:
     """002: the Banque seat is semi-permanent; it lasts until the bank is spent."""
     table = open_chemin_de_fer(game="banque", bank=50)

@@ -1451,7 +1451,10 @@ class BaccaratTable(DealerDesk):
         over = f"card {card} after coup {result.coup} is over"
         if self.state.rules.family is Family.MACAO or not short:
             return AlarmKind.EXTRA_CARD, f"{over}: no hand takes another card"
-        if result.naturals:
+        players = [hand for hand in result.hands if hand != "banker"]
+        # At Banque one player hand's natural leaves the others to play on (002): the coup
+        # ended on naturals only if the banker's or every player hand's was one.
+        if "banker" in result.naturals or all(hand in result.naturals for hand in players):
             naturals = ", ".join(result.naturals)
             return AlarmKind.FORBIDDEN_DRAW, f"{over}: a natural ({naturals}) ends the coup"
         # A hand the tableau let choose, and that chose to stand, could have drawn: the
