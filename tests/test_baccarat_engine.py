@@ -1221,6 +1221,31 @@ def test_002_a_tie_as_the_shoes_last_coup_stands_for_the_next_shoes_first() -> N
     assert settlements(events) == [("ana", "player", "win", 40)]
 
 
+def test_rules_refused_between_shoes_name_the_stakes_on_the_layout_not_the_shoe() -> None:
+    """Between shoes the rules may change, unless stakes still lie on the layout: the
+    refusal names them (002, Puntuación 4: a tie's stand for the next coup), not the shoe."""
+    table = _tie_as_the_shoes_last_coup()
+    refused(
+        table,
+        lambda: table.choose_rules("casino"),
+        r"^rules casino: the stakes of the tied coup stand for the next coup \(002\): ana 40 "
+        r"on player; the rules change once it is played$",
+    )
+    table.leave("ben")  # short-handed, the tied stake may come back
+    refused(table, lambda: table.choose_rules("casino"), "once they are withdrawn$")
+    placed = open_punto_banco()
+    placed.bet("ana", "player", 30)
+    placed.cut()
+    refused(
+        placed,
+        lambda: placed.choose_rules("no-commission"),
+        r"^rules no-commission: stakes lie on the layout: ana 30 on player; the rules change "
+        r"once they are withdrawn$",
+    )
+    placed.withdraw("ana", "player")
+    assert [e.type_name for e in placed.choose_rules("no-commission")] == ["rules_chosen"]
+
+
 def test_002_a_tie_as_the_shoes_last_coup_comes_back_short_handed() -> None:
     """Short of players between shoes no shoe can go in: the tied stake comes back there as
     it would while bets are open, and its punter may leave."""

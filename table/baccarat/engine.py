@@ -797,8 +797,23 @@ class BaccaratTable(DealerDesk):
         rules = find_rules(self.game, name, options)
         rules.check_cut_card()
         state = self.state
-        if state.phase is not Phase.NO_SHOE or state.bets:
+        if state.phase is not Phase.NO_SHOE:
             raise RulesError(f"rules {name}: the rules change only between shoes ({state.where()})")
+        if state.bets:
+            # Between shoes all the same: what holds the rules is the stakes left lying.
+            stakes = ", ".join(
+                f"{bet.punter} {bet.stake} on {bet.spot}" for bet in state.bets.values()
+            )
+            # Short of players they may come back (:meth:`withdraw`).
+            if state.carried and len(state.seats) >= state.rules.min_seats:
+                raise RulesError(
+                    f"rules {name}: the stakes of the tied coup stand for the next coup (002): "
+                    f"{stakes}; the rules change once it is played"
+                )
+            raise RulesError(
+                f"rules {name}: stakes lie on the layout: {stakes}; the rules change once they "
+                "are withdrawn"
+            )
         if len(state.seats) > rules.max_seats:
             raise RulesError(
                 f"rules {name}: {len(state.seats)} seated, more than {rules.max_seats}"
