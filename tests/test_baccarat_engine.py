@@ -264,6 +264,41 @@ def test_void_deal_between_coups_is_refused_and_a_stray_card_is_voided_alone() -
     assert [event.type_name for event in voided] == ["dealer_correction", "alarm_cleared"]
 
 
+def test_a_command_refused_while_an_alarm_waits_offers_only_what_resolves_it() -> None:
+    """Between coups there is no coup to void and any card given would come as stray as the
+    one alarmed: only its void resolves the alarm. A shoe run dry (002, Puntuación 5) has
+    no card to void or correct: a new shoe, the coup's void, or the alarm's."""
+    table = open_punto_banco()
+    table.bet("ana", "banker", 10)
+    table.lock()
+    deal(table, "7H 7C KD KS 2C")  # a fifth card after the coup
+    refused(table, table.lock, r"\); void the card first$")
+    table.void_card()
+    table.cut()
+    table.deal("3C")  # after the shoe
+    refused(table, table.new_shoe, r"\); void the card first$")
+    table.void_card()
+    burning = BaccaratTable("t1", "punto-banco", options={"decks": "1", "burn": "value"})
+    burning.fund_bank(100)
+    burning.seat("ana", 100)
+    burning.new_shoe()
+    deal(burning, "3C 4C")
+    burning.deal("4C")  # seen once already in a one-deck shoe
+    refused(burning, burning.stand, r"\); void the card or correct it first$")
+    dry = open_punto_banco()
+    dry.lock()
+    deal(dry, "9H 10S 4D 3H")
+    dry.shoe_empty()
+    refused(
+        dry,
+        lambda: dry.bet("ana", "player", 5),
+        r"\); shuffle a new shoe to finish coup 1, void the coup, or void the alarm first$",
+    )
+    burning.void_card()
+    burning.shoe_empty()  # dry while burned, no coup waiting
+    refused(burning, burning.stand, r"\); shuffle a new shoe, or void the alarm first$")
+
+
 def test_a_reader_lost_mid_coup_stays_lost_when_the_coups_card_is_voided() -> None:
     table = BaccaratTable("t1", "punto-banco", "standard", {"burn": "none"})
     events = [*table.opening, *table.fund_bank(10_000), *table.seat("ben", 1000)]

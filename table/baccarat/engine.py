@@ -782,6 +782,22 @@ class BaccaratTable(DealerDesk):
         finally:
             self._batch_coup = None
 
+    def _alarm_advice(self, alarm: Alarm) -> str:
+        state = self.state
+        if alarm.kind is AlarmKind.SHORT_DEAL:
+            if state.coup_in_play:
+                return (
+                    f"shuffle a new shoe to finish coup {state.coup}, void the coup, or void "
+                    "the alarm first"
+                )
+            return "shuffle a new shoe, or void the alarm first"
+        if alarm.card is not None and state.phase in (Phase.BETTING, Phase.NO_SHOE):
+            # No coup to void, and any card named instead would be as stray as this one.
+            return "void the card first"
+        if alarm.card is not None and not state.coup_in_play:
+            return "void the card or correct it first"  # a card of the burn
+        return super()._alarm_advice(alarm)
+
     def _between_coups(self, what: str) -> None:
         state = self.state
         self._refuse_during_alarm(what)
