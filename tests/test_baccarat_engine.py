@@ -1740,7 +1740,20 @@ def test_002_banque_stakes_on_both_hands_together_stay_within_the_bank() -> None
     refused(table, lambda: table.bet("ben", "left", 41), "at most 40 more")
     table.bet("ben", "left", 40)
     refused(table, lambda: table.bet("ana", "player", 1), "unknown side 'player'")
-    refused(table, lambda: table.banco("cy"), "banco is called at Chemin de Fer")
+    refused(table, lambda: table.banco("cy"), "banco is called at Chemin de Fer and Macao")
+
+
+def test_002_macao_banco_written_as_a_bet_is_refused_with_the_line_that_calls_it() -> None:
+    """002, Variantes, Macao is played as Chemin de Fer, banco and all: a stake written on
+    'banco' is told to call it, as at Chemin de Fer, not that Macao has no such side."""
+    for game in ("chemin-de-fer", "macao"):
+        table = open_chemin_de_fer(game=game)
+        refused(
+            table,
+            functools.partial(table.bet, "ana", "banco", 100),
+            r"^bet ana banco 100: call banco with 'banco PUNTER'$",
+        )
+        assert [e.type_name for e in table.banco("ana")] == ["bet_placed"]
 
 
 def test_faro_lines_at_a_baccarat_table_are_refused_by_name() -> None:

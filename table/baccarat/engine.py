@@ -164,6 +164,9 @@ class NextCard(NamedTuple):
     advice: bool | None = None
 
 
+# Where a punter may call banco (002): Chemin de Fer, and Macao played as it is.
+_BANCO = (Family.CHEMIN_DE_FER, Family.MACAO)
+
 # Where the players hold their cards face down and say "non" to a third card (002).
 _SAY_NO = (Family.CHEMIN_DE_FER, Family.BANQUE)
 
@@ -1078,7 +1081,7 @@ class BaccaratTable(DealerDesk):
                     f"{what}: in {self.game} the punters stake against the bank; "
                     "the banker's side is the banker's own"
                 )
-            if family is Family.CHEMIN_DE_FER and spot.lower() == "banco":
+            if family in _BANCO and spot.strip().lower() == "banco":
                 raise BetRefusedError(f"{what}: call banco with 'banco PUNTER'")
             known = ", ".join(sorted(set(_SPOTS[family].values())))
             if _is_faro_spot(spot):
@@ -1174,8 +1177,10 @@ class BaccaratTable(DealerDesk):
         partial stakes already placed this coup come back to their punters."""
         state = self.state
         what = f"banco {punter}"
-        if state.rules.family not in (Family.CHEMIN_DE_FER, Family.MACAO):
-            raise BetRefusedError(f"{what}: banco is called at Chemin de Fer, not at {self.game}")
+        if state.rules.family not in _BANCO:
+            raise BetRefusedError(
+                f"{what}: banco is called at Chemin de Fer and Macao, not at {self.game}"
+            )
         self._check_open(what)
         self._check_seated(punter, what)
         self._check_enough_seated(what, BetRefusedError)
