@@ -1312,6 +1312,19 @@ def test_002_in_chemin_de_fer_punters_stake_only_against_the_bank() -> None:
     refused(table, lambda: table.lock(), "nobody has faded the bank")
 
 
+def test_002_a_lock_before_the_bank_is_announced_asks_for_the_bank() -> None:
+    """002, Preparación 1: the banker announces the bank before anyone fades it: a lock
+    then is refused for the bank not announced, not for the stakes not placed."""
+    table = open_chemin_de_fer(bank=None)
+    refused(table, table.lock, r"^lock: bea has not announced a bank yet$")
+    table.announce_bank(100)
+    table.bet("ana", "player", 100)
+    table.lock()
+    deal(table, "9H 2C KD 5S")  # the player's natural: the bank passes to ana
+    assert table.state.banker == "ana" and not table.state.bank
+    refused(table, table.lock, r"^lock: ana has not announced a bank yet$")
+
+
 # --- 002: Baccarat Banque and Macao -----------------------------------------------------
 
 

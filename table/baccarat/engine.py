@@ -1309,9 +1309,14 @@ class BaccaratTable(DealerDesk):
         state = self.state
         if punter == state.banker:
             raise BetRefusedError(f"{what}: {punter} holds the bank and does not stake against it")
+        self._check_bank_announced(what, BetRefusedError)
+
+    def _check_bank_announced(self, what: str, refusal: type[IllegalCommandError]) -> None:
+        """002, Preparación 1: a player's bank is announced before anyone fades it."""
+        state = self.state
         if not state.bank:
             holder = state.banker or "the banker"
-            raise BetRefusedError(f"{what}: {holder} has not announced a bank yet")
+            raise refusal(f"{what}: {holder} has not announced a bank yet")
 
     def _check_bank_covers(self, what: str, punter: str, amount: int) -> None:
         state = self.state
@@ -1339,6 +1344,7 @@ class BaccaratTable(DealerDesk):
             raise IllegalCommandError(f"lock: bets are not open ({state.where()})")
         self._check_enough_seated("lock", IllegalCommandError)
         if not state.rules.house_banks and not state.bets:
+            self._check_bank_announced("lock", IllegalCommandError)
             raise IllegalCommandError("lock: nobody has faded the bank; a coup needs a stake")
         out = self._begin(at)
         self._emit(out, BetsLocked, deal=state.coup + 1, turn=state.coup + 1)
