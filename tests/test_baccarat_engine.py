@@ -1312,6 +1312,33 @@ def test_002_in_chemin_de_fer_punters_stake_only_against_the_bank() -> None:
     refused(table, lambda: table.lock(), "nobody has faded the bank")
 
 
+def test_the_bank_refused_during_a_new_shoes_burn_waits_for_the_burn_not_a_coup() -> None:
+    """While a new shoe is burned no coup is in play: the bank's announcement, a pass or
+    the house's funds wait for the burn; a coup waiting for the burn of a shoe loaded to
+    finish it (002, Puntuación 5) is waited for as before."""
+    table = BaccaratTable("t1", "chemin-de-fer", options={"burn": "one"})
+    for name in ("bea", "ana", "ben"):
+        table.seat(name, 500)
+    table.new_shoe()
+    refused(
+        table,
+        lambda: table.announce_bank(100),
+        r"^bank 100: not while shoe 1 is burned; wait until the burn is done$",
+    )
+    refused(table, table.pass_bank, r"^pass: not while shoe 1 is burned; wait until the burn")
+    house = BaccaratTable("t2", "punto-banco", options={"burn": "one"})
+    house.seat("ana", 100)
+    house.new_shoe()
+    refused(house, lambda: house.fund_bank(10), r"^bank 10: not while shoe 1 is burned; wait")
+    house.deal("5S")
+    house.fund_bank(1000)
+    house.lock()
+    deal(house, "9H 10S")
+    house.shoe_empty()
+    house.new_shoe()  # loaded to finish coup 1: burned first
+    refused(house, lambda: house.fund_bank(10), r"^bank 10: not during coup 1; wait for the coup")
+
+
 def test_002_a_lock_before_the_bank_is_announced_asks_for_the_bank() -> None:
     """002, Preparación 1: the banker announces the bank before anyone fades it: a lock
     then is refused for the bank not announced, not for the stakes not placed."""

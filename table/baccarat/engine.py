@@ -804,8 +804,13 @@ class BaccaratTable(DealerDesk):
     def _between_coups(self, what: str) -> None:
         state = self.state
         self._refuse_during_alarm(what)
-        if state.phase in (Phase.DEALING, Phase.BURNING):
-            raise IllegalCommandError(f"{what}: not {state.where()}; wait for the coup's end")
+        if state.coup_in_play or state.phase is Phase.DEALING:
+            # Also while a shoe loaded to finish the coup is burned (002, Puntuación 5).
+            raise IllegalCommandError(
+                f"{what}: not during coup {state.coup}; wait for the coup's end"
+            )
+        if state.phase is Phase.BURNING:
+            raise IllegalCommandError(f"{what}: not {state.where()}; wait until the burn is done")
 
     # --- the table and its people ---------------------------------------------------------
 
