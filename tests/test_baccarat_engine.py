@@ -600,6 +600,28 @@ def test_before_the_first_shoe_a_refusal_says_once_that_no_shoe_is_in_play() -> 
         assert table.state == before
 
 
+def test_the_cut_card_said_again_after_the_shoe_it_ended_is_the_same_card() -> None:
+    """The cut card ends the shoe after the coup in play (counted by the table, or said by
+    a reader): said again once the shoe is over (the dealer saw it come out), it is the
+    card already counted, not a refusal that no cut card can come out."""
+    table = open_punto_banco(decks="1", cut_card="6")
+    table.bet("ana", "player", 10)
+    table.lock()
+    deal(table, "2H 3C")
+    assert [type(e) for e in table.cut()] == [CutCardOut]
+    events = deal(table, "4D 5S")  # player 6 stands, banker 8: a natural
+    assert isinstance(events[-1], ShoeFinished)
+    assert table.cut() == [] and table.cut() == []
+    table.new_shoe()
+    shoe = BaccaratShoe(decks=1, cut_card=6, rng=random.Random(3))
+    while table.state.phase is not Phase.NO_SHOE:  # the table counts the cut card
+        table.lock()
+        while table.state.coup_in_play:
+            table.deal(shoe.draw())
+    assert table.state.cut_out and table.state.cards_out >= 46
+    assert table.cut() == []
+
+
 @pytest.mark.parametrize(
     ("game", "least"),
     [("punto-banco", 6), ("chemin-de-fer", 6), ("banque", 9), ("macao", 2)],

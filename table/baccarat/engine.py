@@ -1017,10 +1017,11 @@ class BaccaratTable(DealerDesk):
     def cut(self, *, at: float | None = None) -> list[Event]:
         """The reader (or dealer) saw the cut card: this coup is the shoe's last."""
         state = self.state
+        if state.cut_out:
+            # Said again, or seen coming out after the table counted it and ended the shoe.
+            return []
         if state.phase is Phase.NO_SHOE:
             raise IllegalCommandError(f"cut: {state.no_shoe()}; no cut card can come out")
-        if state.cut_out:
-            return []
         out = self._begin(at)
         self._emit(out, CutCardOut, shoe=state.shoe, cards_out=state.cards_out)
         if state.phase is Phase.BETTING and state.alarm is None:
