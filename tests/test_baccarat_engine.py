@@ -1223,6 +1223,19 @@ def test_002_the_banker_withdraws_after_a_win_and_the_bank_passes() -> None:
     refused(table, lambda: table.bet("ben", "player", 201), "the bank holds 200")
 
 
+def test_002_a_bank_under_the_table_minimum_is_refused_as_no_stake_could_fade_it() -> None:
+    """002, Preparación 1-2: the punters fade the bank the banker announces; one below the
+    table minimum could take no stake, and the table would wait on it until it passed."""
+    table = open_chemin_de_fer(bank=None, min_bet="5")
+    refused(
+        table,
+        lambda: table.announce_bank(4),
+        r"^bank 4: under the table minimum 5, so no stake could fade it$",
+    )
+    table.announce_bank(5)
+    table.bet("ana", "player", 5)
+
+
 def test_002_three_to_twelve_seats() -> None:
     """002, Jugadores: at least 3 (a banker and two representatives), at most 12."""
     table = BaccaratTable("t1", "chemin-de-fer")

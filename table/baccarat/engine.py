@@ -878,6 +878,10 @@ class BaccaratTable(DealerDesk):
             )
         if amount > state.bankrolls[banker]:
             raise IllegalCommandError(f"{what}: {banker} has only {state.bankrolls[banker]} chips")
+        if amount < state.rules.min_bet:
+            raise IllegalCommandError(
+                f"{what}: under the table minimum {state.rules.min_bet}, so no stake could fade it"
+            )
         out = self._begin(at)
         if state.banker is None:
             self._emit(out, BankerChosen, banker=banker)
