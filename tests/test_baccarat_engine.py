@@ -1223,6 +1223,21 @@ def test_002_the_banker_withdraws_after_a_win_and_the_bank_passes() -> None:
     refused(table, lambda: table.bet("ben", "player", 201), "the bank holds 200")
 
 
+def test_002_a_bank_with_nobody_else_seated_has_no_one_to_pass_to() -> None:
+    """002, Jugabilidad 6: the bank passes counter-clockwise to the next player; with the
+    banker alone at the table there is none, and a pass is refused rather than handing
+    the bank back to its own holder."""
+    table = open_chemin_de_fer(seats={"bea": 500, "ana": 500, "ben": 500})
+    table.leave("ana")
+    table.leave("ben")
+    refused(table, table.pass_bank, r"^pass: nobody else is seated to take bea's bank$")
+    table.seat("cy", 300)
+    events = table.pass_bank()
+    assert [(e.from_banker, e.to_banker) for e in events if isinstance(e, BankPassed)] == [
+        ("bea", "cy")
+    ]
+
+
 def test_002_a_bank_under_the_table_minimum_is_refused_as_no_stake_could_fade_it() -> None:
     """002, Preparación 1-2: the punters fade the bank the banker announces; one below the
     table minimum could take no stake, and the table would wait on it until it passed."""

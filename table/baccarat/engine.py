@@ -963,6 +963,8 @@ class BaccaratTable(DealerDesk):
         self._between_coups("pass")
         if state.bets:
             raise IllegalCommandError("pass: stakes are on the layout; the coup must be played")
+        if state.seats == [state.banker]:
+            raise IllegalCommandError(f"pass: nobody else is seated to take {state.banker}'s bank")
         out = self._begin(at)
         self._pass_bank(out)
         return out
