@@ -474,6 +474,11 @@ class DealerDesk:
         # as its correction on the events topic does not name it.
         hidden = self._corrects_face_down()
         given = "correct" if hidden else f"correct {card}"
+        if alarm is not None and alarm.kind is AlarmKind.UNREAD_CARD:
+            raise IllegalCommandError(
+                f"{given}: alarm {alarm.alarm_id} is about a card the reader could not read: "
+                "name it with 'card CARD', or void the alarm if no card came out"
+            )
         if alarm is not None and alarm.card is None:
             raise IllegalCommandError(
                 f"{given}: alarm {alarm.alarm_id} is not about a card ({alarm.public_message})"

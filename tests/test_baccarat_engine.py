@@ -1520,6 +1520,32 @@ def test_002_a_correction_refused_names_no_card_for_a_place_dealt_face_down() ->
     assert third.startswith("correct 4H:")
 
 
+@pytest.mark.parametrize(("game", "face_down"), [("chemin-de-fer", True), ("punto-banco", False)])
+def test_a_correction_of_a_card_the_reader_could_not_read_says_to_name_it(
+    game: str, face_down: bool
+) -> None:
+    """A card came out that the reader could not name: 'correct' has no card to correct
+    and is refused with what answers the alarm (the card named with 'card', or the alarm
+    voided), not that the alarm 'is not about a card' while it is about one, which at
+    Chemin de Fer (002: the cards dealt face down) was all the refusal said."""
+    table = open_chemin_de_fer() if game == "chemin-de-fer" else open_punto_banco()
+    table.bet("ana", "player", 10)
+    table.lock()
+    deal(table, "2H")
+    (alarm,) = table.unread()
+    assert isinstance(alarm, AlarmRaised) and alarm.face_down is face_down
+    refused(
+        table,
+        lambda: table.correct("5H"),
+        # The card given is not named for a place dealt face down.
+        ("^correct:" if face_down else "^correct 5H:")
+        + r" alarm 1 is about a card the reader could not read: name it with 'card CARD', or "
+        r"void the alarm if no card came out$",
+    )
+    table.deal("5H")
+    assert table.state.alarm is None and [c.code for c in table.state.hands[1]] == ["5H"]
+
+
 def test_002_banque_a_player_hands_natural_is_shown_while_the_coup_goes_on() -> None:
     """002, Baccarat Banque: a player hand's natural is turned over at once; the coup goes
     on for the other hands, whose cards stay face down. Voiding the card that made the

@@ -1004,7 +1004,10 @@ def test_a_card_the_reader_could_not_name_waits_for_the_dealer_to_name_it() -> N
     )
     with pytest.raises(IllegalCommandError, match=r"alarm 1 waits .*; answer it first"):
         table.bet("anna", "3", 1)
-    with pytest.raises(IllegalCommandError, match="alarm 1 is not about a card"):
+    with pytest.raises(
+        IllegalCommandError,
+        match="alarm 1 is about a card the reader could not read: name it with 'card CARD'",
+    ):
         table.correct(Card.parse("9C"))
     assert table.state.casekeep == before.casekeep and table.state.bets == before.bets
     named = table.deal(Card.parse("9H"))
