@@ -874,6 +874,46 @@ def test_a_punto_banco_table_runs_from_the_console_and_resumes(tmp_path: Path) -
     assert [(e["punter"], e["outcome"], e["net"]) for e in ours] == settled
 
 
+def bead_plate_of_last_frame(drawn: str) -> list[str]:
+    """The first column of the bead plate in the last table drawn on a plain terminal."""
+    frame = drawn.rsplit("-" * 78, 2)[-2].splitlines()
+    start = next(i for i, line in enumerate(frame) if line.startswith("bead plate"))
+    return [line[:1] for line in frame[start + 1 : start + 7] if line[:1].strip()]
+
+
+def test_a_restarted_console_table_is_drawn_at_once_with_the_shoes_scoreboards(
+    tmp_path: Path,
+) -> None:
+    """After a restart the dealer at the keyboard sees the table as it stands before typing
+    a line, and the scoreboards keep the coups the shoe dealt before the restart."""
+    config = tmp_path / "pb.toml"
+    journal = tmp_path / "pb.sqlite"
+    config.write_text(
+        '[table]\nid = "pb"\ngame = "punto-banco"\nrules = "standard"\n'
+        'options = { burn = "one" }\nbank = 5000\n'
+        f'journal = "{journal}"\n'
+        'punters = [ { name = "ana", bankroll = 200 }, { name = "ben", bankroll = 200 } ]\n'
+        '\n[reader]\nkind = "console"\n\n[display]\nterminal = true\n'
+    )
+    record = (RECORDS / "004_punto_banco.deal").read_text().splitlines()
+    coups = [line.split("#")[0].strip() for line in record if line.split("#")[0].strip()]
+    coups = [line for line in coups if line.split()[0] not in ("game", "rules", "bank", "punter")]
+    second_coup = coups.index("bet ana tie 5")
+    third_coup = coups.index("bet ana banker 30")
+    tie = dealtable("run", "--config", str(config), typed="\n".join(coups[:second_coup]) + "\n")
+    assert tie.returncode == 0, tie.stderr
+    assert bead_plate_of_last_frame(tie.stdout) == ["T"]
+    restarted = dealtable("run", "--config", str(config), typed="help\n")
+    assert restarted.returncode == 0, restarted.stderr
+    assert "coup 1: player 9♠ 7♥ = 6 · banker K♦ A♣ 5♦ = 6" in restarted.stdout
+    assert bead_plate_of_last_frame(restarted.stdout) == ["T"]
+    natural = dealtable(
+        "run", "--config", str(config), typed="\n".join(coups[second_coup:third_coup]) + "\n"
+    )
+    assert natural.returncode == 0, natural.stderr
+    assert bead_plate_of_last_frame(natural.stdout) == ["T", "P"]
+
+
 def test_deals_counts_the_coups_of_a_baccarat_table(tmp_path: Path) -> None:
     """`run --deals 1` at Punto Banco stops once a coup is over, as --until-deal counts
     coups: it had dealt on to the end of the shoe."""

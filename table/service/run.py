@@ -41,7 +41,7 @@ from table.faro.punters import DEMO_PUNTERS, fresh_visitors, round_of_bets
 from table.language import CardCmd, Command, ShuffleCmd, parse_line, usage
 from table.service.config import Config, ConfigError, config_warnings
 from table.service.journal import Journal, JournalDamagedError, JournalError, JournalLock
-from table.service.table_service import JOURNAL_RETRY_SECONDS, TableService
+from table.service.table_service import JOURNAL_RETRY_SECONDS, TableService, shoe_so_far
 from table.shoe import Shoe
 
 if TYPE_CHECKING:
@@ -248,9 +248,13 @@ class TerminalDisplay:
         self._trouble_drawn = ""
 
     def attach(self) -> None:
-        """Drawn after every change of the table, and of the journal's trouble."""
+        """Drawn at once, as the table stands (a restart's dealer sees where it resumed, and
+        the scoreboards keep the shoe's coups so far), then after every change of the
+        table, and of the journal's trouble."""
+        follow_shoe(self.results, shoe_so_far(self.service.journal, self.service.state))
         self.service.listeners.append(self.show)
         self.service.trouble_listeners.append(self.redraw)
+        self.show(())
 
     def redraw(self) -> None:
         """The table as it stands, with nothing new to tell: the journal's trouble changed,

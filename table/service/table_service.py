@@ -17,6 +17,7 @@ from typing import Any
 
 from table.baccarat.engine import BaccaratState, BaccaratTable
 from table.baccarat.engine import Phase as BaccaratPhase
+from table.baccarat.roads import COUPS_SHOWN
 from table.baccarat.rules import BaccaratRules
 from table.baccarat.rules import find_rules as find_baccarat_rules
 from table.cards import Card
@@ -549,6 +550,24 @@ def _checkpoints_to_read(journal: Journal, upto: int) -> Iterator[tuple[int, str
     except JournalError as unreadable:
         # They only save time (but where the records before were archived): rebuilt without.
         log.warning("%s; the table is rebuilt from the records", unreadable)
+
+
+def shoe_so_far(journal: Journal, state: FaroState | BaccaratState) -> list[Event]:
+    """What a baccarat table's roads show of the past: the shoe's newest coup results. Those
+    since the engine's checkpoint come from its log, where a void or a correction has taken
+    back what it undid; those before (a continuous shuffler's earlier coups, past any void)
+    from the journal."""
+    if isinstance(state, FaroState) or state.checkpoint is None:
+        return []
+    shoe = journal.last_event_of("shoe_started")
+    archived = journal.archived_results() if shoe is None else []
+    settled = journal.last_events_of(
+        "coup_result",
+        COUPS_SHOWN,
+        after_seq=0 if shoe is None else shoe.seq,
+        upto=state.checkpoint.last_seq,
+    )
+    return [*archived, *settled, *state.since_checkpoint]
 
 
 def engine_for(game: str) -> type[FaroTable] | type[BaccaratTable]:

@@ -41,7 +41,7 @@ from paho.mqtt.properties import Properties
 from display.baccarat_view import baccarat_view
 from display.frames import table_view
 from table.baccarat.engine import BaccaratState, BaccaratTable
-from table.baccarat.roads import COUPS_SHOWN, follow_shoe
+from table.baccarat.roads import follow_shoe
 from table.errors import TableError
 from table.events import CoupResult, Event, RulesChosen
 from table.faro.engine import FaroState, FaroTable
@@ -60,7 +60,12 @@ from table.service.mqtt import (
     command_json,
     private_reply_topic,
 )
-from table.service.table_service import TableService, engine_for, table_from_journal
+from table.service.table_service import (
+    TableService,
+    engine_for,
+    shoe_so_far,
+    table_from_journal,
+)
 
 log = logging.getLogger("dealtable.web")
 
@@ -182,24 +187,6 @@ class ServiceFeed:
 
     def _trouble_changed(self) -> None:
         self.view.publish(self.service.state, (), self.service.journal_trouble)
-
-
-def shoe_so_far(journal: Journal, state: FaroState | BaccaratState) -> list[Event]:
-    """What a baccarat table's roads show of the past: the shoe's newest coup results. Those
-    since the engine's checkpoint come from its log, where a void or a correction has taken
-    back what it undid; those before (a continuous shuffler's earlier coups, past any void)
-    from the journal."""
-    if isinstance(state, FaroState) or state.checkpoint is None:
-        return []
-    shoe = journal.last_event_of("shoe_started")
-    archived = journal.archived_results() if shoe is None else []
-    settled = journal.last_events_of(
-        "coup_result",
-        COUPS_SHOWN,
-        after_seq=0 if shoe is None else shoe.seq,
-        upto=state.checkpoint.last_seq,
-    )
-    return [*archived, *settled, *state.since_checkpoint]
 
 
 class JournalFollower:
