@@ -419,6 +419,27 @@ def test_commands_are_judged_by_the_engine_and_bad_ones_change_nothing(
     assert [bet.stake for bet in service.state.bets.values()] == [4]
 
 
+def test_a_request_id_that_is_no_text_is_refused_naming_what_was_sent(
+    table: tuple[TableService, MqttLink, Journal], watcher: Watcher
+) -> None:
+    """A request id sent as a number or left empty is there, not missing: the refusal says
+    what it must be and what came."""
+    service, link, journal = table
+    open_deal(service)
+    last = journal.last_seq
+    for sent, said in ((42, "not 42"), ("", "not ''"), (None, "not None")):
+        before = len(watcher.on("/reply"))
+        watcher.publish(
+            "dealtable/t1/cmd/bet",
+            {"request_id": sent, "punter": "anna", "spot": "9", "amount": 1},
+        )
+        assert wait_until(lambda at=before: len(watcher.on("/reply")) > at, step=link.pump)
+        error = json.loads(watcher.on("/reply")[-1])["error"]
+        assert "missing" not in error
+        assert f"field 'request_id' must be a non-empty text, {said}" in error
+    assert journal.last_seq == last
+
+
 def test_a_command_is_answered_on_its_own_reply_topic_of_the_table_and_nowhere_else(
     table: tuple[TableService, MqttLink, Journal], watcher: Watcher
 ) -> None:

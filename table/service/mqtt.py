@@ -926,9 +926,13 @@ class MqttLink:
             payload = command_json(item.payload, f"cmd/{verb}")
             if not isinstance(payload, dict):
                 raise CommandError(f"cmd/{verb}: the payload must be a JSON object")
-            raw_id = payload.get("request_id")
-            if not isinstance(raw_id, str) or not raw_id:
+            if "request_id" not in payload:
                 raise CommandError(f"cmd/{verb}: field 'request_id' (text) is missing")
+            raw_id = payload["request_id"]
+            if not isinstance(raw_id, str) or not raw_id:
+                raise CommandError(
+                    f"cmd/{verb}: field 'request_id' must be a non-empty text, not {raw_id!r}"
+                )
             request_id = _request_id_of(payload)
             if request_id is None or not _is_text(json.dumps(payload, ensure_ascii=False)):
                 # JSON may escape half of a UTF-16 pair ("\\ud800"): no text that can be
