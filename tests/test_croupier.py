@@ -682,3 +682,32 @@ def test_a_bet_the_croupier_was_told_had_failed_is_not_made_when_the_table_comes
         relay.close()
         link.stop()
         journal.close()
+
+
+def test_a_bet_sent_while_the_broker_was_away_is_not_made_once_it_is_back(
+    tmp_path: Path, secured_broker: Broker
+) -> None:
+    """The croupier bets while the table's broker is down: the page says the bet failed, and
+    so it stays. Held in the page's own connection, it went out once the broker was back,
+    and the table made the bet the croupier had been told had failed."""
+    _, link, journal = start_table(tmp_path, secured_broker.port)
+    relay = MqttCommandRelay(
+        MqttConfig(host="127.0.0.1", port=secured_broker.port), "faro-1", timeout=2.0
+    )
+    try:
+        assert relayed(relay, link, "bet", {"punter": "anna", "spot": "9", "amount": 4})["ok"]
+        secured_broker.stop()
+        failed = relay.send(TERMINAL, "bet", {"punter": "anna", "spot": "Q", "amount": 10})
+        assert failed["ok"] is False
+        assert "broker" in failed["error"], failed
+        secured_broker.start()
+        assert wait_until(lambda: link.connected, step=link.pump, timeout=30)
+        # The croupier bets again: this bet reaches the table after any older one.
+        answer = relayed(relay, link, "bet", {"punter": "anna", "spot": "K", "amount": 4})
+        assert answer["ok"] is True, answer
+        placed = [e for e in journal.events() if isinstance(e, BetPlaced)]
+        assert [(e.spot, e.amount) for e in placed] == [("9", 4), ("K", 4)]
+    finally:
+        relay.close()
+        link.stop()
+        journal.close()

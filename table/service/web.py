@@ -371,6 +371,9 @@ ONLY_SHOWN = (
 )
 
 
+UNREACHABLE = "the table's broker cannot be reached"
+
+
 class _AccountLink:
     """One account's connection to the broker: its commands out, the table's replies in."""
 
@@ -393,6 +396,9 @@ class _AccountLink:
         self._own_subscribed = False
         self._answered_on: str | None = None  # the own topic, or "" for the shared one
         self._finding = threading.Lock()
+        # The broker was away as a command was sent: the connection is let go with what it
+        # holds unsent, never to send it late.
+        self.lost = False
         client = broker_client(config, client_id, (account.username, account.password))
         client.on_connect = self._on_connect
         client.on_subscribe = self._on_subscribe
@@ -549,6 +555,11 @@ class _AccountLink:
                 self._waiting.discard(request_id)
         if refused is not None:
             return self._refused(verb, refused)
+        if reply is None and not sent.is_published():
+            # Held in this client (the broker away): it would go out at the reconnect, and
+            # the table carry out a command the croupier was told had failed.
+            self.lost = True
+            return {"ok": False, "error": f"{UNREACHABLE}: the command was not sent"}
         if reply is None:
             return {"ok": False, "error": f"the table did not answer within {timeout:g} s"}
         return reply[1]
@@ -636,14 +647,17 @@ class MqttCommandRelay:
             )
             return
         try:
-            if not link.ready.wait(self.timeout):
-                self._drop(link)  # tried afresh at the next command
-                yield "the table's broker cannot be reached"
-            elif link.refusal:
+            ready = link.ready.wait(self.timeout)
+            if ready and link.refusal:
                 self._drop(link)
                 raise AccountRefusedError(link.refusal)
+            if not ready or link.lost or not link.client.is_connected():
+                self._drop(link)  # tried afresh at the next command
+                yield UNREACHABLE
             else:
                 yield link
+                if link.lost:
+                    self._drop(link)
         finally:
             with self._lock:
                 link.users -= 1
