@@ -1224,10 +1224,32 @@ def test_a_broker_that_refuses_the_account_is_told_once(
     assert wait_until(lambda: link.connect_failures >= 2, step=link.pump)
     link.stop()
     journal.close()
-    told = [r.getMessage() for r in caplog.records if "the connection" in r.getMessage()]
+    told = [r.getMessage() for r in caplog.records if "refused" in r.getMessage()]
     assert told == [
-        f"the broker at 127.0.0.1:{secured_broker.port} refused the connection: Not "
-        "authorized; retrying, the events wait in the journal"
+        f"the broker at 127.0.0.1:{secured_broker.port} refused the account table-faro-1: Not "
+        "authorized (the password in [mqtt] password_file, or [mqtt] password, must be the "
+        "one the broker's password file holds for that account: "
+        "hw/mosquitto/make-passwords.sh); retrying, the events wait in the journal"
+    ]
+
+
+def test_a_broker_that_refuses_a_table_with_no_account_says_the_table_logs_in_with_none(
+    tmp_path: Path, secured_broker: Broker, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="dealtable.mqtt")
+    journal = Journal(tmp_path / "j.sqlite", "faro-1")
+    config = MqttConfig(host="127.0.0.1", port=secured_broker.port)
+    service = TableService(Config(table=TableConfig(id="faro-1"), mqtt=config), journal)
+    link = MqttLink(config, "faro-1", service, journal, reconnect_delay=(1, 1))
+    link.start()
+    assert wait_until(lambda: link.connect_failures >= 1, step=link.pump)
+    link.stop()
+    journal.close()
+    told = [r.getMessage() for r in caplog.records if "refused" in r.getMessage()]
+    assert told == [
+        f"the broker at 127.0.0.1:{secured_broker.port} refused the table, which logs in "
+        "with no account: Not authorized (set [mqtt] username and password_file); "
+        "retrying, the events wait in the journal"
     ]
 
 

@@ -75,6 +75,8 @@ WINDOW = 50  # events in flight before the broker acknowledges them
 # The longest command is a bet with a standing instruction, well under a kilobyte; anything
 # far larger is not a command, and parsing it would hold up the table's main loop.
 MAX_COMMAND_BYTES = 4096
+# A CONNACK's reasons for refusing who logs in: a bad user name or password, not authorized.
+ACCOUNT_REFUSED_CODES = frozenset({134, 135})
 # Commands carried out in one pump at most: a client that sends without pause must not keep
 # the table's loop (its cards, buttons and watchdog) waiting; the rest wait for the next pump.
 COMMANDS_PER_PUMP = 20
@@ -97,6 +99,8 @@ class CommandError(TableError):
 class _Connected:
     reason: str
     success: bool
+    # The broker took the account or its password for wrong (MQTT 5's reason codes 134, 135).
+    account_refused: bool = False
 
 
 @dataclass(frozen=True)
@@ -471,7 +475,8 @@ class MqttLink:
     def _on_connect(
         self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any
     ) -> None:
-        self._queue.put(_Connected(str(reason), not reason.is_failure))
+        refused = reason.value in ACCOUNT_REFUSED_CODES
+        self._queue.put(_Connected(str(reason), not reason.is_failure, refused))
 
     def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
         # paho calls this from inside its `except OSError`, without the error: the error
@@ -698,9 +703,21 @@ class MqttLink:
     def _connected(self, item: _Connected) -> None:
         if not item.success:
             self._refused_this_attempt = True
-            self._not_reached(
-                f"the broker at {self._address} refused the connection: {item.reason}"
-            )
+            account = self.config.username
+            if not item.account_refused:
+                refused = f"refused the connection: {item.reason}"
+            elif account:
+                refused = (
+                    f"refused the account {account}: {item.reason} (the password in [mqtt] "
+                    "password_file, or [mqtt] password, must be the one the broker's password "
+                    "file holds for that account: hw/mosquitto/make-passwords.sh)"
+                )
+            else:
+                refused = (
+                    f"refused the table, which logs in with no account: {item.reason} (set "
+                    "[mqtt] username and password_file)"
+                )
+            self._not_reached(f"the broker at {self._address} {refused}")
             return
         if self.unacknowledged:
             log.info(
