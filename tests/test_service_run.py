@@ -1085,6 +1085,40 @@ def test_a_page_that_cannot_be_served_is_refused_in_one_line_and_changes_nothing
     )
 
 
+def test_a_second_run_of_a_table_with_a_page_is_refused_naming_the_service_at_work(
+    tmp_path: Path,
+) -> None:
+    """The table's own page holds the port: a second run of its config (the service was
+    running under systemd already) is told the journal is in use by that service's pid,
+    not that another server listens on the port."""
+    journal = tmp_path / "t.sqlite"
+    config = tmp_path / "web.toml"
+    config.write_text(
+        f'[table]\njournal = "{journal}"\n\n[reader]\nkind = "simulated"\n'
+        "cards_per_second = 50\n\n[display]\nterminal = false\n\n"
+        f'[web]\nhost = "127.0.0.1"\nport = {free_port()}\n'
+    )
+    first = subprocess.Popen(
+        [*CLI, "run", "--config", str(config)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert wait_until(functools.partial(progressed, journal, 0, first), 30)
+        second = dealtable("run", "--config", str(config), "--deals", "1")
+        assert second.returncode == 2
+        assert second.stderr.splitlines()[-1] == (
+            f"dealtable run: journal {journal} is in use by another process (pid {first.pid}): "
+            "one journal, one table service; stop that one first, or give this one a journal "
+            "of its own"
+        )
+        assert first.poll() is None
+    finally:
+        first.terminate()
+        first.wait(timeout=30)
+
+
 def test_at_the_console_a_line_of_the_other_game_is_refused_in_a_dealers_words(
     tmp_path: Path,
 ) -> None:

@@ -304,19 +304,20 @@ def run(
     notifier = SystemdNotifier.from_environment()
     for warning in config_warnings(config):
         log.warning("%s", warning)
-    # The page's port is taken before the journal is touched: a port in use refuses the
-    # start and changes nothing.
     with contextlib.ExitStack() as undo_if_refused:
+        # The journal's lock first: a second service on a journal in use is refused, naming
+        # the one dealing, before it can take the camera or blank the lights of that one, or
+        # be refused the page's port that one holds as though another server held it.
+        lock = JournalLock(config.table.journal)
+        undo_if_refused.callback(lock.release)
+        # The page's port is taken before the journal is touched: a port in use refuses the
+        # start and changes nothing.
         web = _bind_web(config)
         if web is not None:
             undo_if_refused.callback(web.stop)
         camera = _open_camera(config)
         if camera is not None:
             undo_if_refused.callback(camera[0].close)
-        # The journal's lock before the devices: a second service on a journal in use is
-        # refused before it can blank the lights of the one dealing.
-        lock = JournalLock(config.table.journal)
-        undo_if_refused.callback(lock.release)
         if hardware is None and config.hardware is not None:
             # Before the journal: a board that cannot be driven refuses the start.
             from table.service.hardware import TableHardware
