@@ -871,6 +871,20 @@ def test_000_saratoga_paroli_lets_a_win_ride() -> None:
     assert table.state.bankrolls["dan"] == 106
 
 
+def test_000_003_a_plie_on_a_standing_paroli_does_not_restart_its_count_of_wins() -> None:
+    """000, Faro de Saratoga (paroli) with 003's plie on a bet that acts every turn: equal
+    ranks pay nothing and the bet stays as it was, so a paroli 2 that has ridden one win
+    comes down at its next win, not a third."""
+    table = open_table("saratoga")
+    table.bet("dan", "high", 2, instruction="paroli 2")
+    assert settlements(deal(table, "3H 8S")) == [("dan", "high", "win", 2)]
+    assert settlements(deal(table, "5S 5H")) == [("dan", "high", "split", 0)]
+    assert [b.stake for b in table.state.bets.values()] == [4]
+    assert settlements(deal(table, "3D 8D")) == [("dan", "high", "win", 4)]
+    assert table.state.bets == {}  # two wins ridden: the bet comes down
+    assert table.state.bankrolls["dan"] == 106
+
+
 def test_000_saratoga_martingale_doubles_after_a_loss_up_to_the_cap() -> None:
     """000, Faro de Saratoga: martingale: double after a loss up to a cap."""
     table = open_table("saratoga")

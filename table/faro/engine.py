@@ -401,7 +401,16 @@ class FaroState(TableFolds):
         if event.stake == 0:
             self._remove_bet(bet)
         elif event.stake != bet.stake or bet.instruction is not None:
-            rides = bet.rides + 1 if event.outcome is Outcome.WIN else 0
+            # A win adds a ride and a loss starts over; a plie (003: no payment, the bet
+            # stays) or chips taken for marks leave the paroli where it stood.
+            outcome = event.outcome
+            rides = (
+                bet.rides + 1
+                if outcome is Outcome.WIN
+                else 0
+                if outcome is Outcome.LOSE
+                else bet.rides
+            )
             self._replace_bet(bet, bet._replace(stake=event.stake, rides=rides))
 
 
