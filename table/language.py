@@ -76,13 +76,15 @@ class BetCmd(Command):
 
 @dataclass(frozen=True)
 class WithdrawCmd(Command):
-    """``order``: which call of the turn, as it was called (loser, winner, hoc)."""
+    """``order``: which call of the turn, as it was called (loser, winner, hoc). ``copper``
+    and ``mark`` choose among a punter's stacks on one spot (None: any)."""
 
     punter: str
     spot: str
     amount: int | None = None
     copper: bool | None = None
     order: tuple[str, str, str] | None = None
+    mark: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,7 @@ class MoveCmd(Command):
     from_spot: str
     to_spot: str
     copper: bool | None = None
+    mark: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -173,9 +176,9 @@ _USAGE = {
     "leave": "leave NAME",
     "banker": "banker NAME",
     "bet": "bet PUNTER SPOT AMOUNT [copper] [mark] [paroli N | martingale CAP]",
-    "withdraw": "withdraw PUNTER SPOT [AMOUNT] [copper | plain]  |  "
+    "withdraw": "withdraw PUNTER SPOT [AMOUNT] [copper | plain] [mark | chips]  |  "
     "withdraw PUNTER call [LOSER WINNER HOC] [AMOUNT]",
-    "move": "move PUNTER FROM_SPOT TO_SPOT [copper | plain]",
+    "move": "move PUNTER FROM_SPOT TO_SPOT [copper | plain] [mark | chips]",
     "call": "call PUNTER LOSER WINNER HOC AMOUNT",
     "card": "card CARD (e.g. card QH, card 10♠)",
     "stand": "stand",
@@ -264,12 +267,26 @@ def _card(text: str) -> Card:
         raise LanguageError(str(error)) from None
 
 
-def _copper_flag(word: str) -> bool | None:
-    if word == "copper":
-        return True
-    if word == "plain":
-        return False
-    return None
+# The words that choose among a punter's stacks on one spot: by copper, and by chips or marks.
+_STACK_FLAGS = {
+    "copper": ("copper", True),
+    "plain": ("copper", False),
+    "mark": ("mark", True),
+    "chips": ("mark", False),
+}
+
+
+def _stack_flags(words: list[str]) -> tuple[bool | None, bool | None, list[str]]:
+    """The copper and mark flags among ``words`` (None where not said), and the other words."""
+    said: dict[str, bool] = {}
+    rest: list[str] = []
+    for word in words:
+        flag = _STACK_FLAGS.get(word.lower())
+        if flag is None:
+            rest.append(word)
+        else:
+            said[flag[0]] = flag[1]
+    return said.get("copper"), said.get("mark"), rest
 
 
 def parse_line(line: str, line_number: int = 0) -> Command | None:
@@ -325,11 +342,11 @@ def _parse_words(verb: str, words: list[str], where: dict[str, int]) -> Command:
     if verb == "withdraw":
         return _parse_withdraw(words, where)
     if verb == "move":
-        _expect(words, 3, 4)
-        copper = _copper_flag(words[4].lower()) if len(words) == 5 else None
-        if len(words) == 5 and copper is None:
+        _expect(words, 3, 5)
+        copper, mark, rest = _stack_flags(words[4:])
+        if rest:
             raise LanguageError(f"expected: {_USAGE['move']}")
-        return MoveCmd(_name(words[1], "punter"), words[2], words[3], copper, **where)
+        return MoveCmd(_name(words[1], "punter"), words[2], words[3], copper, mark, **where)
     if verb == "call":
         _expect(words, 5, 5)
         order = (words[2], words[3], words[4])
@@ -382,15 +399,8 @@ def _parse_words(verb: str, words: list[str], where: dict[str, int]) -> Command:
 def _parse_withdraw(words: list[str], where: dict[str, int]) -> WithdrawCmd:
     is_call = len(words) > 2 and words[2].lower() == "call"
     # A call is named by its three cards, as it was called: one of several can be taken back.
-    _expect(words, 2, 7 if is_call else 4)
-    copper: bool | None = None
-    rest: list[str] = []
-    for word in words[3:]:
-        flag = _copper_flag(word.lower())
-        if flag is not None:
-            copper = flag
-        else:
-            rest.append(word)
+    _expect(words, 2, 7 if is_call else 5)
+    copper, mark, rest = _stack_flags(words[3:])
     order: tuple[str, str, str] | None = None
     if is_call and len(rest) >= 3:
         order = (rest[0], rest[1], rest[2])
@@ -398,7 +408,7 @@ def _parse_withdraw(words: list[str], where: dict[str, int]) -> WithdrawCmd:
     if len(rest) > 1:
         raise LanguageError(f"expected: {_USAGE['withdraw']}")
     amount = _amount(rest[0], "the amount to withdraw") if rest else None
-    return WithdrawCmd(_name(words[1], "punter"), words[2], amount, copper, order, **where)
+    return WithdrawCmd(_name(words[1], "punter"), words[2], amount, copper, order, mark, **where)
 
 
 def _parse_bet(words: list[str], where: dict[str, int]) -> BetCmd:

@@ -1884,15 +1884,17 @@ def test_faro_lines_at_a_baccarat_table_are_refused_by_name() -> None:
             "bet ana banker 5 copper",
             "withdraw ana banker copper",
             "withdraw ana call 7 J 3",
+            "withdraw ana banker mark",
         ]
     )
     messages = [error.message for error in replay.errors]
-    assert [error.line_number for error in replay.errors] == [5, 6, 7, 8, 9]
+    assert [error.line_number for error in replay.errors] == [5, 6, 7, 8, 9, 10]
     assert "calling the turn is Faro's" in messages[0]
     assert "withdrawn and placed again, not moved" in messages[1]
     assert "coppers, marks and progressions are Faro's" in messages[2]
-    assert "coppers are Faro's" in messages[3]
+    assert "coppers and marks are Faro's" in messages[3]
     assert "calling the turn is Faro's" in messages[4]
+    assert "coppers and marks are Faro's" in messages[5]
 
 
 def test_002_a_tie_whose_stakes_were_all_taken_back_holds_no_later_bank() -> None:

@@ -607,6 +607,35 @@ def test_003_a_mark_is_matched_by_chips_somewhere_else_on_the_layout() -> None:
     ]
 
 
+def test_003_a_mark_lying_with_chips_on_one_spot_is_taken_back_or_moved_alone() -> None:
+    """003, ставочные марки: the punter takes back "свою марочную ставку", his bet in marks,
+    alone; where chips of his lie on the same spot, the line says which by `mark` or
+    `chips`, and a line that names neither is told those words, not copper."""
+    table = open_table("casino-003", {"dan": 20})
+    for line in ("bet dan 9 5", "bet dan 4 5", "bet dan 9 5 mark"):
+        table.apply(parse_line(line))
+    before = table.state.copy()
+    for line in ("withdraw dan 9 2", "withdraw dan 9 plain 2", "move dan 9 10 plain"):
+        with pytest.raises(BetRefusedError) as refused:
+            table.apply(parse_line(line))
+        assert "chips and marks" in str(refused.value) and "say mark or chips" in str(
+            refused.value
+        ), line
+        assert table.state == before
+    events = table.apply(parse_line("withdraw dan 9 mark"))
+    assert [(e.spot, e.amount, e.stake) for e in events if isinstance(e, BetWithdrawn)] == [
+        ("9", 5, 0)
+    ]
+    table.apply(parse_line("bet dan 9 3 mark"))
+    table.apply(parse_line("withdraw dan 9 chips 1"))
+    table.apply(parse_line("move dan 9 10 chips"))
+    assert sorted((bet.spot.text, bet.stake, bet.mark) for bet in table.state.bets.values()) == [
+        ("10", 4, False),
+        ("4", 5, False),
+        ("9", 3, True),
+    ]
+
+
 def test_003_no_bets_on_cases_unless_the_punter_backs_a_rank_that_can_split() -> None:
     """003, ставки на кейсиз: most casinos forbid a bet on cases until the punter bets on a
     rank that can still split."""

@@ -685,6 +685,11 @@ def test_every_dealer_action_of_the_table_language_has_its_verb() -> None:
          "rules standard pair_bets=true"),
         ("move", {"punter": "ann", "from": "9", "to": "10", "copper": True},
          "move ann 9 10 copper"),
+        # 003: a punter's marks and chips on one spot are taken back or moved apart
+        ("move", {"punter": "ann", "from": "9", "to": "10", "mark": True},
+         "move ann 9 10 mark"),
+        ("withdraw", {"punter": "ann", "spot": "9", "amount": 2, "mark": False},
+         "withdraw ann 9 2 chips"),
     ):  # fmt: skip
         assert command_from_payload(verb, payload) == parse_line(line), verb
     with pytest.raises(CommandError, match="cmd/rules: option 'decks' must be text"):

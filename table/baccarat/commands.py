@@ -43,7 +43,7 @@ def run_command(table: BaccaratTable, command: Command, *, at: float | None = No
                 f"withdraw {command.punter} {command.spot} {' '.join(order)}: calling the turn "
                 "is Faro's; baccarat has no turn"
             )
-        case WithdrawCmd(copper=None):
+        case WithdrawCmd(copper=None, mark=None):
             return table.withdraw(command.punter, command.spot, command.amount, at=at)
         case StandCmd():
             return table.stand(at=at)
@@ -65,7 +65,7 @@ def run_command(table: BaccaratTable, command: Command, *, at: float | None = No
             )
         case WithdrawCmd():
             raise BetRefusedError(
-                f"withdraw {command.punter} {command.spot}: coppers are Faro's; "
+                f"withdraw {command.punter} {command.spot}: coppers and marks are Faro's; "
                 "a baccarat withdrawal is PUNTER SIDE [AMOUNT]"
             )
     return run_table_command(table, command, at=at)

@@ -46,11 +46,17 @@ def run_command(table: FaroTable, command: Command, *, at: float | None = None) 
                 command.amount,
                 copper=command.copper,
                 order=command.order,
+                mark=command.mark,
                 at=at,
             )
         case MoveCmd():
             return table.move(
-                command.punter, command.from_spot, command.to_spot, copper=command.copper, at=at
+                command.punter,
+                command.from_spot,
+                command.to_spot,
+                copper=command.copper,
+                mark=command.mark,
+                at=at,
             )
         case CallCmd():
             return table.call(command.punter, command.order, command.amount, at=at)

@@ -1155,10 +1155,12 @@ class FaroTable(DealerDesk):
         *,
         copper: bool | None = None,
         order: Sequence[str] | None = None,
+        mark: bool | None = None,
         at: float | None = None,
     ) -> list[Event]:
         """Take a bet (or ``amount`` of it) back between turns; ``order`` names one call of
-        the turn by its loser, winner and hoc, as it was called."""
+        the turn by its loser, winner and hoc, as it was called; ``copper`` and ``mark``
+        choose among the punter's stacks on the spot."""
         parsed = spot if isinstance(spot, Spot) else parse_spot(spot)
         what = f"withdraw {punter} {parsed.text}"
         if order is not None:
@@ -1169,7 +1171,7 @@ class FaroTable(DealerDesk):
         if state.alarm is not None or not between_deals:
             self._check_open(what)
         self._check_seated(punter, what)
-        stacks = self._stacks_on(punter, parsed, copper)
+        stacks = self._stacks_on(punter, parsed, copper, mark)
         if parsed.kind is SpotKind.CALL:
             stacks = self._calls_named(what, punter, stacks, order, amount)
         elif order is not None:
@@ -1177,7 +1179,7 @@ class FaroTable(DealerDesk):
         if amount is not None:
             check_amount(what, amount)
             if len(stacks) > 1:
-                raise BetRefusedError(f"{what}: {punter} has several bets there; say copper or not")
+                raise _several_stacks(what, punter, stacks)
             stake = stacks[0].stake
             if amount > stake:
                 raise BetRefusedError(f"{what}: only {stake} lies there")
@@ -1247,16 +1249,21 @@ class FaroTable(DealerDesk):
             )
         return chosen
 
-    def _stacks_on(self, punter: str, spot: Spot, copper: bool | None) -> list[Bet]:
+    def _stacks_on(
+        self, punter: str, spot: Spot, copper: bool | None, mark: bool | None = None
+    ) -> list[Bet]:
         stacks = [
             bet
             for bet in self.state.bets_of(punter)
-            if bet.spot == spot and (copper is None or bet.coppered == copper)
+            if bet.spot == spot
+            and (copper is None or bet.coppered == copper)
+            and (mark is None or bet.mark == mark)
         ]
         if not stacks:
             kind = {None: "", True: "coppered ", False: "uncoppered "}[copper]
+            made = {None: "", True: " in marks", False: " in chips"}[mark]
             raise BetRefusedError(
-                f"{punter} has no {kind}bet on {spot.text} ({self.state.where()})"
+                f"{punter} has no {kind}bet{made} on {spot.text} ({self.state.where()})"
             )
         return sorted(stacks, key=lambda bet: bet.bet_id)
 
@@ -1267,6 +1274,7 @@ class FaroTable(DealerDesk):
         to_spot: str | Spot,
         *,
         copper: bool | None = None,
+        mark: bool | None = None,
         at: float | None = None,
     ) -> list[Event]:
         """Move a bet to another spot between turns (a withdrawal and a new bet in one)."""
@@ -1275,11 +1283,11 @@ class FaroTable(DealerDesk):
         what = f"move {punter} {source.text} to {target.text}"
         self._check_open(what)
         self._check_seated(punter, what)
-        stacks = self._stacks_on(punter, source, copper)
+        stacks = self._stacks_on(punter, source, copper, mark)
         if source.kind is SpotKind.CALL:
             raise BetRefusedError(f"{what}: a call cannot be moved; withdraw it and call again")
         if len(stacks) > 1:
-            raise BetRefusedError(f"{what}: {punter} has several bets there; say copper or not")
+            raise _several_stacks(what, punter, stacks)
         bet = stacks[0]
         if target == source:
             raise BetRefusedError(f"{what}: the bet already lies on {source.text}")
@@ -1440,6 +1448,27 @@ class FaroTable(DealerDesk):
         from table.faro.commands import run_command
 
         return run_command(self, command, at=at)
+
+
+def _several_stacks(what: str, punter: str, stacks: Sequence[Bet]) -> BetRefusedError:
+    """The refusal of a line that must take one of a punter's stacks on a spot and names
+    none: it says what tells them apart and the words that choose one."""
+    labels = ", ".join(bet.label.removeprefix(f"{punter} ") for bet in stacks)
+    kinds, words = [], []
+    if len({bet.coppered for bet in stacks}) > 1:
+        kinds.append("plain and coppered bets")
+        words.append("copper or plain")
+    if len({bet.mark for bet in stacks}) > 1:
+        kinds.append("chips and marks")
+        words.append("mark or chips")
+    if not words:  # Saratoga: stacks that differ only by their progressions
+        return BetRefusedError(
+            f"{what}: {punter} has bets with different progressions there ({labels}); "
+            "take them back whole"
+        )
+    return BetRefusedError(
+        f"{what}: {punter} has {' and '.join(kinds)} there ({labels}); say {' and '.join(words)}"
+    )
 
 
 def _bank_pays(bets: Sequence[Bet], loser_rank: Rank, winner_rank: Rank, rules: FaroRules) -> int:

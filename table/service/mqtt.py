@@ -168,8 +168,8 @@ def _field(payload: dict[str, Any], name: str, kind: type, verb: str, default: A
 # that ``amuont`` does not withdraw a whole bet.
 COMMAND_FIELDS: dict[str, frozenset[str]] = {
     "bet": frozenset({"punter", "spot", "amount", "copper", "mark", "instruction"}),
-    "withdraw": frozenset({"punter", "spot", "amount", "copper", "order"}),
-    "move": frozenset({"punter", "from", "to", "copper"}),
+    "withdraw": frozenset({"punter", "spot", "amount", "copper", "order", "mark"}),
+    "move": frozenset({"punter", "from", "to", "copper", "mark"}),
     "call": frozenset({"punter", "order", "amount"}),
     "banco": frozenset({"punter"}),
     "pass": frozenset(),
@@ -252,6 +252,7 @@ def command_from_payload(verb: str, payload: dict[str, Any]) -> Command:
             amount,
             copper,
             _order(payload, verb) if "order" in payload else None,
+            _field(payload, "mark", bool, verb, None),
         )
     if verb == "move":
         return MoveCmd(
@@ -259,6 +260,7 @@ def command_from_payload(verb: str, payload: dict[str, Any]) -> Command:
             _field(payload, "from", str, verb),
             _field(payload, "to", str, verb),
             _field(payload, "copper", bool, verb, None),
+            _field(payload, "mark", bool, verb, None),
         )
     if verb == "call":
         return CallCmd(
