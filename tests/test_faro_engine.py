@@ -456,6 +456,45 @@ def test_000_a_failed_call_costs_the_whole_stake() -> None:
     assert ("ben", "call", "lose", -2) in settlements(deal(table, "7C JD 3S"))
 
 
+def test_001_calls_of_different_orders_are_taken_while_the_bank_can_pay_the_order_that_comes() -> (
+    None
+):
+    """001, The last turn: calling the turn is a bet on the exact order of the three cards,
+    so of calls on different orders one at most comes right: the bank takes them while it
+    can pay the worst order, not as if every call could win at once."""
+    table = open_table(bank=50, punters={"ann": 100, "ben": 100, "carla": 100})
+    _to_last_three(table, "3S 7S JS")
+    table.call("ann", ["3", "7", "J"], 5)
+    table.call("ben", ["7", "3", "J"], 5)
+    table.call("carla", ["J", "3", "7"], 5)  # 20 each, 60 if all could win
+    with pytest.raises(BetRefusedError, match=r"cannot cover the layout .*worst turn: 55"):
+        table.bet("ann", "3", 35)  # 7 loses, 3 wins: ben's call 20 and ann's 35 on the 3
+    events = deal(table, "7S 3S JS")
+    assert settlements(events) == [
+        ("ann", "call", "lose", -5),
+        ("ben", "call", "win", 20),
+        ("carla", "call", "lose", -5),
+    ]
+    assert table.state.bank == 40
+
+
+def test_003_a_call_that_comes_is_paid_though_a_standing_bet_won_on_the_last_turn() -> None:
+    """003, последний абцуг and ставки, действующие в каждом абцуге: after the last turn only
+    the calls are still to settle before the hoc; a high card bet won on that turn stays
+    for the next deal, and is no reason to hand back a call the bank can pay."""
+    table = open_table(bank=55, punters={"ann": 100, "dmitri": 100})
+    _to_last_three(table, "3S 7S JS")
+    table.bet("dmitri", "high", 20)
+    table.call("ann", ["3", "7", "J"], 5)
+    events = deal(table, "3S 7S JS")
+    assert settlements(events) == [
+        ("dmitri", "high", "win", 20),
+        ("ann", "call", "win", 20),
+        ("dmitri", "high", "returned", 0),  # the bank's 15 cannot cover it in the next deal
+    ]
+    assert table.state.bank == 15
+
+
 def test_001_cat_hop_pays_2_to_1_and_the_option_pays_1_to_1() -> None:
     """001 / 000, cat-hop: a pair plus one pays 2 to 1; some houses pay 1 to 1 (000)."""
     for option, net in ((None, 6), ("1", 3)):

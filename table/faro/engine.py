@@ -12,6 +12,7 @@ import dataclasses
 import enum
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import permutations
 from typing import Any
 
 from table.cards import Card, Rank, Suit
@@ -1036,6 +1037,7 @@ class FaroTable(DealerDesk):
         mark: bool,
         *,
         pays: int = 1,
+        order: tuple[str, str, str] | None = None,
         freed: int = 0,
         moving: Bet | None = None,
     ) -> None:
@@ -1052,7 +1054,7 @@ class FaroTable(DealerDesk):
         leaving = moving.max_payout if moving is not None else 0
         if state.payout_bound - leaving + amount * pays <= state.bank_bankroll:
             return
-        exposure = self._bank_exposure(spot, amount, copper, pays, moving)
+        exposure = self._bank_exposure(spot, amount, copper, pays, moving, order)
         if exposure > state.bank_bankroll:
             raise BetRefusedError(
                 f"{what}: the bank ({state.bank_bankroll}) cannot cover the layout if it loses "
@@ -1066,10 +1068,12 @@ class FaroTable(DealerDesk):
         copper: bool = False,
         pays: int = 1,
         moving: Bet | None = None,
+        order: tuple[str, str, str] | None = None,
     ) -> int:
         """The most the bank can pay in one turn, with a new bet if one is given (the bet
-        ``moving`` taken from where it lies): a quick bound first, computed exactly over
-        every pair of live ranks when the bound is short."""
+        ``moving`` taken from where it lies; ``order`` a call's): a quick bound first,
+        computed exactly over every pair of live ranks when the bound is short, and from
+        the last turn to the hoc over the orders its cards may still come in."""
         state = self.state
         bound = state.payout_bound + amount * pays
         if moving is not None:
@@ -1078,7 +1082,9 @@ class FaroTable(DealerDesk):
             return bound
         bets = [bet for bet in state.bets.values() if bet is not moving]
         if spot is not None:
-            bets.append(Bet(0, "", spot, amount, copper, pays=pays))
+            bets.append(Bet(0, "", spot, amount, copper, order=order, pays=pays))
+        if state.is_last_turn_next or (state.phase is Phase.AWAITING_HOC and state.cards_left):
+            return self._last_turn_exposure(bets)
         others = sum(bet.max_payout for bet in bets if not bet.spot.ranks)
         rank_bets = [bet for bet in bets if bet.spot.ranks]
         worst = 0
@@ -1090,6 +1096,32 @@ class FaroTable(DealerDesk):
                     continue
                 worst = max(worst, _bank_pays(rank_bets, loser_rank, winner_rank, state.rules))
         return worst + others
+
+    def _last_turn_exposure(self, bets: Sequence[Bet]) -> int:
+        """The most the bank can pay from the last turn to the hoc, over every order the
+        three cards left may come in; once the last turn is out, over the one order left,
+        when only the calls are still to settle (the other bets come back with the hoc or
+        stand for the next deal). A call is paid only if the cards come in its order, so of
+        calls on different orders one at most is paid."""
+        state = self.state
+        left = state.casekeep.remaining_cards()
+        calls = [(bet.order, bet.max_payout) for bet in bets if bet.order is not None]
+        if state.phase is Phase.AWAITING_HOC:
+            assert state.last_turn is not None
+            orders = [(*state.last_turn, left[0])]
+            turn_bets: list[Bet] = []
+        else:
+            orders = [(first, second, third) for first, second, third in permutations(left)]
+            turn_bets = [bet for bet in bets if bet.order is None]
+        worst = 0
+        for loser, winner, hoc in orders:
+            paid = sum(payout for order, payout in calls if call_matches(order, loser, winner, hoc))
+            for bet in turn_bets:
+                decision = decide(bet.spot, bet.stake, bet.coppered, loser, winner, state.rules)
+                if decision is not None:
+                    paid += decision.net
+            worst = max(worst, paid)
+        return worst
 
     def _worst_turn_loss(self, bets: Sequence[Bet]) -> int:
         """The most these bets of one punter can lose in the next turn."""
@@ -1367,7 +1399,9 @@ class FaroTable(DealerDesk):
         existing = next((b for b in state.bets_of(punter) if b.order == canonical), None)
         stake = amount + (existing.stake if existing else 0)
         self._check_limits(what, stake)
-        self._check_funds(what, punter, CALL_SPOT, amount, False, False, pays=kind.pays)
+        self._check_funds(
+            what, punter, CALL_SPOT, amount, False, False, pays=kind.pays, order=canonical
+        )
         out = self._begin(at)
         if existing is not None:
             self._emit(
