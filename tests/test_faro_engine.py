@@ -778,6 +778,26 @@ def test_the_bank_takes_only_bets_it_could_pay_in_the_worst_turn() -> None:
     assert sum(bet.stake for bet in table.state.bets.values()) == 17
 
 
+def test_003_high_card_and_odd_even_are_reckoned_by_the_turn_that_decides_them() -> None:
+    """003, ставки, действующие в каждом абцуге: odd and even (or high card plain and
+    coppered) cannot both win one turn; the bank takes both while it can pay the turn that
+    costs it most, as it does for a plain and a coppered bet on one rank."""
+    table = open_table(bank=30, punters={"dmitri": 100, "elena": 100, "dan": 100})
+    table.bet("dmitri", "odd", 20)
+    table.bet("elena", "even", 20)  # one wins what the other loses: the bank pays nothing
+    table.bet("dan", "high", 10)
+    table.bet("dan", "high", 10, copper=True)
+    with pytest.raises(BetRefusedError, match=r"the bank \(30\) cannot cover .*worst turn: 31"):
+        table.bet("dan", "9", 31)
+    assert settlements(deal(table, "4H 9S")) == [
+        ("dmitri", "odd", "win", 20),
+        ("elena", "even", "lose", -20),
+        ("dan", "high", "win", 10),
+        ("dan", "high", "lose", -10),
+    ]
+    assert table.state.bank == 30
+
+
 def test_001_a_bet_taken_back_that_hedged_another_brings_down_what_the_bank_cannot_cover() -> None:
     """001, Placing bets: "every punter may place, move or take back bets". The bank holds
     5: Dan's 10 on the 9 is covered only while Anna's coppered 5 on the 9 loses as it wins.

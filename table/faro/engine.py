@@ -1085,17 +1085,28 @@ class FaroTable(DealerDesk):
             bets.append(Bet(0, "", spot, amount, copper, order=order, pays=pays))
         if state.is_last_turn_next or (state.phase is Phase.AWAITING_HOC and state.cards_left):
             return self._last_turn_exposure(bets)
-        others = sum(bet.max_payout for bet in bets if not bet.spot.ranks)
-        rank_bets = [bet for bet in bets if bet.spot.ranks]
+        others = sum(bet.max_payout for bet in bets if not _decided_by_ranks(bet))
+        rank_bets = [bet for bet in bets if _decided_by_ranks(bet)]
         worst = 0
-        casekeep = state.casekeep
-        live = casekeep.live_ranks()
-        for loser_rank in live:
-            for winner_rank in live:
-                if loser_rank == winner_rank and casekeep.left(loser_rank) < 2:
-                    continue
-                worst = max(worst, _bank_pays(rank_bets, loser_rank, winner_rank, state.rules))
+        for loser_rank, winner_rank in self._next_turn_ranks():
+            worst = max(worst, _bank_pays(rank_bets, loser_rank, winner_rank, state.rules))
         return worst + others
+
+    def _next_turn_ranks(self) -> list[tuple[Rank, Rank]]:
+        """The loser's and winner's ranks the next turn may bring: of the live ranks, a rank
+        twice only while two of it are left; once the deal is over, those of the next deal's
+        first turn, where any two may come (the standing bets stay for it)."""
+        casekeep = self.state.casekeep
+        live = casekeep.live_ranks()
+        if not live:
+            ranks = self.state.rules.deck_spec.ranks
+            return [(loser, winner) for loser in ranks for winner in ranks]
+        return [
+            (loser, winner)
+            for loser in live
+            for winner in live
+            if loser != winner or casekeep.left(loser) >= 2
+        ]
 
     def _last_turn_exposure(self, bets: Sequence[Bet]) -> int:
         """The most the bank can pay from the last turn to the hoc, over every order the
@@ -1126,15 +1137,11 @@ class FaroTable(DealerDesk):
     def _worst_turn_loss(self, bets: Sequence[Bet]) -> int:
         """The most these bets of one punter can lose in the next turn."""
         state = self.state
-        rank_bets = [bet for bet in bets if bet.spot.ranks]
-        other = sum(bet.stake for bet in bets if not bet.spot.ranks)
+        rank_bets = [bet for bet in bets if _decided_by_ranks(bet)]
+        other = sum(bet.stake for bet in bets if not _decided_by_ranks(bet))
         worst = 0
-        live = state.casekeep.live_ranks()
-        for loser_rank in live:
-            for winner_rank in live:
-                if loser_rank == winner_rank and state.casekeep.left(loser_rank) < 2:
-                    continue
-                worst = max(worst, -_bank_pays(rank_bets, loser_rank, winner_rank, state.rules))
+        for loser_rank, winner_rank in self._next_turn_ranks():
+            worst = max(worst, -_bank_pays(rank_bets, loser_rank, winner_rank, state.rules))
         return worst + other
 
     def _check_marks_covered(self, what: str, punter: str, bets: Sequence[Bet]) -> None:
@@ -1505,8 +1512,19 @@ def _several_stacks(what: str, punter: str, stacks: Sequence[Bet]) -> BetRefused
     )
 
 
+# Standing bets a turn's two ranks decide, suits aside (Dutch Faro's colours need the suits).
+_STANDING_BY_RANKS = frozenset({SpotKind.HIGH, SpotKind.ODD, SpotKind.EVEN})
+
+
+def _decided_by_ranks(bet: Bet) -> bool:
+    """Whether a turn's two ranks alone decide this bet (a call waits for the hoc)."""
+    return bool(bet.spot.ranks) or bet.spot.kind in _STANDING_BY_RANKS
+
+
 def _bank_pays(bets: Sequence[Bet], loser_rank: Rank, winner_rank: Rank, rules: FaroRules) -> int:
-    """What the bank pays on these rank bets for a turn of these two ranks (suits aside)."""
+    """What the bank pays on these bets for a turn of these two ranks (suits aside): rank
+    bets and the standing bets ranks decide, so that odd and even, or a plain and a
+    coppered high card, are reckoned by the one turn that decides both."""
     loser = Card(loser_rank, _ANY_SUIT)
     winner = Card(winner_rank, _ANY_SUIT)
     paid = 0
