@@ -1070,6 +1070,22 @@ def test_000_dutch_faro_bets_on_the_colour_of_the_turn() -> None:
     ]
 
 
+def test_000_dutch_faro_red_and_black_are_reckoned_by_the_turn_that_decides_them() -> None:
+    """000, Variantes, Faro holandés: a turn's two cards are both red, both black or one
+    of each, so red and black cannot both win it; the bank takes both while it can pay the
+    turn that costs it most."""
+    table = open_table("dutch", bank=30)
+    table.bet("dan", "red", 20)
+    table.bet("anna", "black", 20)  # one wins what the other loses: the bank pays nothing
+    with pytest.raises(BetRefusedError, match=r"the bank \(30\) cannot cover .*worst turn: 31"):
+        table.bet("ben", "red", 31)
+    assert settlements(deal(table, "3S 8C")) == [
+        ("dan", "red", "lose", -20),
+        ("anna", "black", "win", 20),
+    ]
+    assert table.state.bank == 30
+
+
 # --- integrity: alarms and the dealer's corrections ----------------------------------------
 
 

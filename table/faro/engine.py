@@ -1085,11 +1085,18 @@ class FaroTable(DealerDesk):
             bets.append(Bet(0, "", spot, amount, copper, order=order, pays=pays))
         if state.is_last_turn_next or (state.phase is Phase.AWAITING_HOC and state.cards_left):
             return self._last_turn_exposure(bets)
-        others = sum(bet.max_payout for bet in bets if not _decided_by_ranks(bet))
         rank_bets = [bet for bet in bets if _decided_by_ranks(bet)]
+        colour_bets = [bet for bet in bets if bet.spot.kind in COLOUR_KINDS]
+        others = sum(
+            bet.max_payout
+            for bet in bets
+            if not _decided_by_ranks(bet) and bet.spot.kind not in COLOUR_KINDS
+        )
         worst = 0
         for loser_rank, winner_rank in self._next_turn_ranks():
             worst = max(worst, _bank_pays(rank_bets, loser_rank, winner_rank, state.rules))
+        if colour_bets:
+            worst += _colour_pays(colour_bets, state.rules)
         return worst + others
 
     def _next_turn_ranks(self) -> list[tuple[Rank, Rank]]:
@@ -1127,10 +1134,7 @@ class FaroTable(DealerDesk):
         worst = 0
         for loser, winner, hoc in orders:
             paid = sum(payout for order, payout in calls if call_matches(order, loser, winner, hoc))
-            for bet in turn_bets:
-                decision = decide(bet.spot, bet.stake, bet.coppered, loser, winner, state.rules)
-                if decision is not None:
-                    paid += decision.net
+            paid += _turn_pays(turn_bets, loser, winner, state.rules)
             worst = max(worst, paid)
         return worst
 
@@ -1525,8 +1529,11 @@ def _bank_pays(bets: Sequence[Bet], loser_rank: Rank, winner_rank: Rank, rules: 
     """What the bank pays on these bets for a turn of these two ranks (suits aside): rank
     bets and the standing bets ranks decide, so that odd and even, or a plain and a
     coppered high card, are reckoned by the one turn that decides both."""
-    loser = Card(loser_rank, _ANY_SUIT)
-    winner = Card(winner_rank, _ANY_SUIT)
+    return _turn_pays(bets, Card(loser_rank, _ANY_SUIT), Card(winner_rank, _ANY_SUIT), rules)
+
+
+def _turn_pays(bets: Sequence[Bet], loser: Card, winner: Card, rules: FaroRules) -> int:
+    """What the bank pays on these bets for a turn of these two cards (less what it takes)."""
     paid = 0
     for bet in bets:
         decision = decide(bet.spot, bet.stake, bet.coppered, loser, winner, rules)
@@ -1536,6 +1543,21 @@ def _bank_pays(bets: Sequence[Bet], loser_rank: Rank, winner_rank: Rank, rules: 
 
 
 _ANY_SUIT = Suit.SPADES
+# A red card and a black one: a colour bet reads no rank.
+_COLOUR_CARDS = (Card(Rank.ACE, Suit.HEARTS), Card(Rank.ACE, Suit.SPADES))
+
+
+def _colour_pays(bets: Sequence[Bet], rules: FaroRules) -> int:
+    """The most the bank pays on Dutch Faro's colour bets in one turn, over the colours its
+    two cards may have: red and black cannot both win one turn."""
+    return max(
+        0,
+        *(
+            _turn_pays(bets, loser, winner, rules)
+            for loser in _COLOUR_CARDS
+            for winner in _COLOUR_CARDS
+        ),
+    )
 
 
 _COLOURS = ("red", "black")
