@@ -247,6 +247,17 @@ def test_003_two_ranks_of_a_group_in_one_turn_is_a_plie() -> None:
     assert settlements(deal(table, "8D 10S")) == [("dan", "8+9+10", "split", -2)]
 
 
+def test_003_the_casino_003_house_makes_two_ranks_of_a_pair_in_one_turn_a_plie() -> None:
+    """003, плие 2: a bet on two adjacent ranks (2 + 3, J + K) is a group like any other, so
+    at the house of 003 one rank losing and the other winning in a turn is a plie: the house
+    takes half, as the group rule says (the default house lets the bet stand, as 001)."""
+    table = open_table("casino-003", {"dan": 20})
+    table.bet("dan", "4+5", 4)
+    table.bet("dan", "J+K", 4)
+    assert settlements(deal(table, "4H 5S")) == [("dan", "4+5", "split", -2)]
+    assert settlements(deal(table, "KD JC")) == [("dan", "J+K", "split", -2)]
+
+
 @pytest.mark.parametrize(
     ("spot", "shape"),
     [

@@ -140,7 +140,11 @@ RULE_SETS: dict[str, FaroRules] = {
     "dutch": FaroRules(name="dutch", rank_bets=False, colour_bets=True),
     # 003's casino procedure with its house options: betting marks, no bets on cases.
     "casino-003": FaroRules(
-        name="casino-003", betting_marks=True, no_bets_on_cases=True, max_seats=10
+        name="casino-003",
+        between_two="plie",
+        betting_marks=True,
+        no_bets_on_cases=True,
+        max_seats=10,
     ),
 }
 
