@@ -84,6 +84,35 @@ def test_the_same_card_after_a_hand_passes_is_not_a_new_card() -> None:
     assert alarms(outputs) == []
 
 
+def test_a_hand_covering_the_whole_box_does_not_break_the_run_of_the_card_under_it() -> None:
+    """A hand over the whole box shows nothing card-like: it reads as no card, as an empty box
+    does. Frames of it between two sightings of one card neither count nor break the run, or a
+    card dealt briskly, read once before the hand and twice after it, is never taken."""
+    f = ReadingFilter(agree_frames=3)
+    hand, covered = status(ReadingStatus.NO_CARD), status(ReadingStatus.OBSTRUCTED)
+    outputs = feed(f, sure(QH), covered, hand, hand, sure(QH), sure(QH), covered)
+    assert accepted(outputs + feed(f, sure(KS), sure(KS), sure(KS))) == [QH, KS]
+
+
+def test_a_card_seen_once_and_again_after_a_long_empty_box_starts_afresh() -> None:
+    f = ReadingFilter(agree_frames=3, empty_frames=15)
+    empty = status(ReadingStatus.NO_CARD)
+    assert accepted(feed(f, sure(QH), sure(QH), *[empty] * 15, sure(QH), sure(QH))) == []
+    assert accepted(feed(f, sure(QH))) == [QH]
+
+
+def test_a_brisk_deal_with_a_hand_over_the_box_every_other_card_loses_no_card() -> None:
+    order = [STANDARD_52.cards[i] for i in (0, 14, 27, 40, 12, 51)]
+    recognizer = Recognizer(taught_profile())
+    f = ReadingFilter(agree_frames=3)
+    outputs: list[object] = []
+    frames = deal_video(order, DESIGNS[TEST_DESIGN], seed=1, hand_every=2, seconds_per_card=0.25)
+    for frame in frames:
+        outputs += f.camera(recognizer.read(frame.image), frame.timestamp)
+    assert accepted(outputs) == order
+    assert alarms(outputs) == []
+
+
 def test_a_second_sighting_of_an_earlier_card_is_an_alarm_not_a_card() -> None:
     f = ReadingFilter(agree_frames=2)
     outputs = feed(f, sure(QH), sure(QH), sure(KS), sure(KS), sure(QH), sure(QH), sure(QH))

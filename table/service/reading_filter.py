@@ -6,7 +6,8 @@ to put a card into the game. The filter's rules:
 * a camera card is accepted when ``agree_frames`` consecutive readings name it surely, and
   it is not the card accepted last (still lying in the box after a hand passed over);
 * frames that are covered, in motion or spoiled are ignored: they neither count nor break
-  a run;
+  a run; nor do a few that show no card (a hand over the whole box shows nothing
+  card-like), short of the box seen empty for ``empty_frames``;
 * a card accepted earlier that shows up again is an alarm, never a new card; in a shoe of
   several decks, once every copy of it is out (a barcode sticker names its deck, so the
   same sticker twice is the alarm there);
@@ -256,11 +257,14 @@ class ReadingFilter:
             assert reading.guess is not None
             self._trouble_frames = 0
             return self._vote(reading, reading.guess, timestamp)
-        self._end_run()
         if reading.status is ReadingStatus.NO_CARD:
+            # A hand over the whole box shows nothing card-like either: until the box has
+            # been seen empty for longer than a hand passes, the card read before it is the
+            # card read after it, and its run goes on.
             self._trouble_frames = 0
             self._empty_frames += 1
             if self._empty_frames >= self.empty_frames:
+                self._end_run()
                 self._box_emptied = True
                 self._trouble_over()  # the card that troubled the camera is gone
                 # The card dealt last is out of the box: in a shoe of several decks the next
@@ -269,6 +273,7 @@ class ReadingFilter:
                 self._in_box_deck = None
                 self._in_box_read_as = None
             return []
+        self._end_run()
         if reading.status is ReadingStatus.UNREADABLE:
             self._stray_frames += 1
         return self._trouble(reading, timestamp)
