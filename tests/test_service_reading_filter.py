@@ -94,6 +94,20 @@ def test_a_hand_covering_the_whole_box_does_not_break_the_run_of_the_card_under_
     assert accepted(outputs + feed(f, sure(KS), sure(KS), sure(KS))) == [QH, KS]
 
 
+def test_a_card_read_surely_often_but_never_in_a_row_is_asked_about_before_the_next() -> None:
+    """A card read surely as often as a card needs, but never that often in a row (a hand
+    made one frame unsure), is a card that came out: when the next card is read, the dealer
+    is asked about it, and the next card waits behind the answer."""
+    f = ReadingFilter(agree_frames=3)
+    covered = status(ReadingStatus.OBSTRUCTED)
+    outputs = feed(f, sure(QH), unsure(QH, KS), sure(QH), sure(QH), covered, *[sure(KS)] * 3)
+    assert accepted(outputs) == [] and alarms(outputs) == []
+    [question] = [o for o in outputs if isinstance(o, ConfirmRequest)]
+    assert question.guess == QH
+    assert "QH" in question.message and "before KS" in question.message
+    assert accepted(f.confirm_guess(1.0)) == [QH, KS]
+
+
 def test_a_card_seen_once_and_again_after_a_long_empty_box_starts_afresh() -> None:
     f = ReadingFilter(agree_frames=3, empty_frames=15)
     empty = status(ReadingStatus.NO_CARD)

@@ -11,6 +11,8 @@ to put a card into the game. The filter's rules:
 * a card accepted earlier that shows up again is an alarm, never a new card; in a shoe of
   several decks, once every copy of it is out (a barcode sticker names its deck, so the
   same sticker twice is the alarm there);
+* a card read surely as often as a card needs, but never that often in a row (a hand
+  spoiled a frame between), is asked about once the next card is read, before it;
 * a card read only uncertainly for a while becomes a question to the dealer
   (:class:`ConfirmRequest`), never a guess; the cards accepted while it waits are held, in
   order, and go to the table after the card the dealer names, as they were dealt;
@@ -122,7 +124,8 @@ class _Run:
 
     card: Card | None = None
     frames: int = 0
-    sure_frames: int = 0
+    sure_frames: int = 0  # in a row, up to now
+    sure_seen: int = 0  # in all
     best_confidence: float = 0.0
     runner_up: Card | None = None
     done: bool = False  # accepted, asked about or alarmed: say nothing more about it
@@ -191,6 +194,8 @@ class ReadingFilter:
             raise ValueError("sources must name the camera, the barcode shoe or both")
         self._run = _Run()
         self._stray_frames = 0
+        # The cards of runs that came to nothing since the last card, by their sure frames.
+        self._stray_sure: dict[Card, int] = {}
         self._trouble_frames = 0
         self._trouble_status: ReadingStatus | None = None
         self._trouble_reported = False
@@ -283,6 +288,7 @@ class ReadingFilter:
         run = self._run
         if not run.done and run.card is not None and not self._already_placed(run.card):
             self._stray_frames += run.frames
+            self._stray_sure[run.card] = self._stray_sure.get(run.card, 0) + run.sure_seen
         self._run = next_run or _Run()
 
     def _spoiled(self, reading: CardReading, timestamp: float) -> list[FilterOutput]:
@@ -375,6 +381,7 @@ class ReadingFilter:
         run.frames += 1
         if reading.status is ReadingStatus.CARD:
             run.sure_frames += 1
+            run.sure_seen += 1
         else:
             run.sure_frames = 0  # "N consecutive frames agree" means N sure ones in a row
         if reading.confidence > run.best_confidence:
@@ -601,7 +608,14 @@ class ReadingFilter:
         if self.copies_out(card) >= self.decks:
             return [self._seen_before(card, timestamp, "")]
         outputs: list[FilterOutput] = []
-        if self._stray_frames >= self.missed_frames:
+        missed = self._strays_missed(card) if source is ReadingSource.CAMERA else []
+        for stray, sure_frames in missed:
+            what = (
+                f"before {card.code} the camera read {stray.code} surely in {sure_frames} "
+                f"frames, but never {self.agree_frames} in a row"
+            )
+            outputs += self._ask(what, timestamp, stray)
+        if self._stray_frames >= self.missed_frames and not missed:
             where = f"between {self.dealt[-1].code} and" if self.dealt else "before"
             outputs.append(
                 ReaderAlarm(
@@ -613,7 +627,7 @@ class ReadingFilter:
                     (*self.dealt[-1:], card),
                 )
             )
-        self._stray_frames = 0
+        self._forget_strays()
         if source is not ReadingSource.DEALER:
             # A new card read in the box: whatever troubled the camera before lay under it.
             # (A card the dealer names is the troubling card itself, still lying there.)
@@ -629,6 +643,23 @@ class ReadingFilter:
             self.placed(card, deck)
         outputs.append(accepted)
         return outputs
+
+    def _forget_strays(self) -> None:
+        self._stray_frames = 0
+        self._stray_sure = {}
+
+    def _strays_missed(self, card: Card) -> list[tuple[Card, int]]:
+        """The cards, with their sure frames, read surely as often as a card needs before
+        ``card`` but never that often in a row (a hand or glare spoiled a frame between):
+        they came out before it and were not taken, and the dealer is asked about each."""
+        return [
+            (stray, sure_frames)
+            for stray, sure_frames in self._stray_sure.items()
+            if stray != card
+            and sure_frames >= self.agree_frames
+            and not self._already_placed(stray)
+            and self.copies_out(stray) < self.decks
+        ]
 
     def _seen_before(self, card: Card, timestamp: float, where: str) -> ReaderAlarm:
         dealt = self.dealt
@@ -660,7 +691,7 @@ class ReadingFilter:
         self._named_for = (None, None)
         self._box_emptied = False
         self._frames_without_in_box = 0
-        self._stray_frames = 0  # a card given by hand was the one the camera could not read
+        self._forget_strays()  # a card given by hand was the one the camera could not read
 
     def new_deck(self, decks: int = 1) -> None:
         """A new deck or shoe of ``decks`` decks: nothing of it is dealt yet. The card the
@@ -679,7 +710,7 @@ class ReadingFilter:
         if left is None:
             self._in_box_deck = None
         self._in_box = left
-        self._stray_frames = 0
+        self._forget_strays()
         self._trouble_over()
         self._end_question()
 
@@ -711,7 +742,7 @@ class ReadingFilter:
             return [self._seen_before(card, timestamp, "")]
         asked = self._question
         held = self._end_question()
-        self._stray_frames = 0  # the frames the camera could not read were this card's
+        self._forget_strays()  # the frames the camera could not read were this card's
         outputs = [] if still_there else self._accept(card, ReadingSource.DEALER, timestamp, 1.0)
         if asked is not None and asked.guess is not None and asked.guess != card:
             self._named_for = (card, asked.guess)  # the camera will go on reading it so
@@ -729,7 +760,7 @@ class ReadingFilter:
         """The dealer cleared the question without naming a card (e.g. the box was empty);
         the cards held while it waited go on."""
         held = self._end_question()
-        self._stray_frames = 0
+        self._forget_strays()
         if not held:
             self._run = _Run()  # the card asked about, if it is still there, is read afresh
         return self._release(held)
