@@ -108,6 +108,23 @@ def test_a_card_read_surely_often_but_never_in_a_row_is_asked_about_before_the_n
     assert accepted(f.confirm_guess(1.0)) == [QH, KS]
 
 
+def test_a_card_whose_reading_flickers_between_two_is_asked_about_once() -> None:
+    """A card read now as one card, now as another, frame after frame, is as unsure as one
+    read uncertainly: the dealer is asked which it is, once, while it lies in the box."""
+    f = ReadingFilter(agree_frames=3, confirm_after_frames=8)
+    flicker = [unsure(QH, TWO_D), unsure(TWO_D, QH)]
+    outputs = feed(f, *flicker * 30)
+    [question] = [o for o in outputs if isinstance(o, ConfirmRequest)]
+    assert set(question.choices) == {QH, TWO_D}
+    assert question.guess is None  # read as often as each other: the button takes neither
+    assert alarms(outputs) == []
+    assert f.confirm_guess(1.0) == []
+    assert accepted(f.confirm(TWO_D, 1.0)) == [TWO_D]
+    outputs = feed(f, *flicker * 30, *[sure(KS)] * 3)
+    assert accepted(outputs) == [KS]
+    assert alarms(outputs) == [] and not [o for o in outputs if isinstance(o, ConfirmRequest)]
+
+
 def test_a_card_seen_once_and_again_after_a_long_empty_box_starts_afresh() -> None:
     f = ReadingFilter(agree_frames=3, empty_frames=15)
     empty = status(ReadingStatus.NO_CARD)

@@ -196,6 +196,7 @@ class ReadingFilter:
         self._stray_frames = 0
         # The cards of runs that came to nothing since the last card, by their sure frames.
         self._stray_sure: dict[Card, int] = {}
+        self._stray_seen: dict[Card, int] = {}  # and by all their frames
         self._trouble_frames = 0
         self._trouble_status: ReadingStatus | None = None
         self._trouble_reported = False
@@ -289,6 +290,7 @@ class ReadingFilter:
         if not run.done and run.card is not None and not self._already_placed(run.card):
             self._stray_frames += run.frames
             self._stray_sure[run.card] = self._stray_sure.get(run.card, 0) + run.sure_seen
+            self._stray_seen[run.card] = self._stray_seen.get(run.card, 0) + run.frames
         self._run = next_run or _Run()
 
     def _spoiled(self, reading: CardReading, timestamp: float) -> list[FilterOutput]:
@@ -392,21 +394,42 @@ class ReadingFilter:
         if run.sure_frames >= self.agree_frames:
             run.done = True
             return self._sighted(card, ReadingSource.CAMERA, timestamp, run.best_confidence)
-        if run.frames >= self.confirm_after_frames and not self._already_placed(card):
-            run.done = True
-            self._box_emptied = False  # the card asked about lies there
-            choices = (card,) if run.runner_up is None else (card, run.runner_up)
-            return self._pose(
-                ConfirmRequest(
-                    choices,
-                    f"the camera is not sure of this card: {card.code}"
-                    + (f" or {run.runner_up.code}" if run.runner_up else "")
-                    + "? Confirm on the console or with the button",
-                    timestamp,
-                    guess=card,
-                )
+        if self._already_placed(card):
+            return []
+        # A reading that flickers from card to card is as unsure as one that stays unsure:
+        # the frames of the runs it broke into count towards asking, and the cards most read
+        # are the choices.
+        seen = {
+            stray: frames
+            for stray, frames in self._stray_seen.items()
+            if not self._already_placed(stray)
+        }
+        seen[card] = seen.get(card, 0) + run.frames
+        if sum(seen.values()) < self.confirm_after_frames:
+            return []
+        run.done = True
+        self._box_emptied = False  # the card asked about lies there
+        self._forget_strays()  # the frames read unsurely were this card's
+        most_read = sorted(seen, key=lambda seen_card: (seen[seen_card], seen_card == card))
+        first = most_read[-1]
+        other = most_read[-2] if len(most_read) > 1 else run.runner_up
+        choices = (first,) if other is None or other == first else (first, other)
+        # A card read about as often as another is no guess: the confirm button takes none.
+        guessed = other not in seen or seen[first] >= 2 * seen[other]
+        listed = " or ".join(choice.code for choice in choices)
+        return self._pose(
+            ConfirmRequest(
+                choices,
+                f"the camera is not sure of this card: {listed}? "
+                + (
+                    "Confirm on the console or with the button"
+                    if guessed
+                    else "Say which with 'card CARD'"
+                ),
+                timestamp,
+                guess=first if guessed else None,
             )
-        return []
+        )
 
     def _already_placed(self, card: Card) -> bool:
         """The camera sees the card dealt (or held, or asked about) last, still lying in the
@@ -419,7 +442,7 @@ class ReadingFilter:
         # A flicker (a hand passing) while the dealer is asked about the card must not make
         # it a second question.
         asked = last.question if isinstance(last, _Unread) else self._question
-        if asked is not None and asked.guess is not None and card == asked.guess:
+        if asked is not None and card in asked.choices:
             return True
         return card in (self._in_box, self._in_box_read_as)
 
@@ -647,6 +670,7 @@ class ReadingFilter:
     def _forget_strays(self) -> None:
         self._stray_frames = 0
         self._stray_sure = {}
+        self._stray_seen = {}
 
     def _strays_missed(self, card: Card) -> list[tuple[Card, int]]:
         """The cards, with their sure frames, read surely as often as a card needs before
@@ -743,9 +767,12 @@ class ReadingFilter:
         asked = self._question
         held = self._end_question()
         self._forget_strays()  # the frames the camera could not read were this card's
+        if asked is not None:
+            # The camera will go on reading it as the card it guessed, or as the other choice.
+            read_as = next((choice for choice in asked.choices if choice != card), None)
+            guess = asked.guess
+            self._named_for = (card, guess if guess not in (None, card) else read_as)
         outputs = [] if still_there else self._accept(card, ReadingSource.DEALER, timestamp, 1.0)
-        if asked is not None and asked.guess is not None and asked.guess != card:
-            self._named_for = (card, asked.guess)  # the camera will go on reading it so
         return outputs + self._release(held)
 
     def confirm_guess(self, timestamp: float) -> list[FilterOutput]:
