@@ -1418,6 +1418,54 @@ def test_a_live_camera_that_stops_giving_frames_is_lost_and_reopened(tmp_path: P
     camera.close()
 
 
+class FrozenCamera(FedCamera):
+    """A live camera whose driver hands out one picture over and over, bit for bit."""
+
+    live = True
+
+    def reopen(self) -> None:
+        pass
+
+
+def test_a_live_camera_that_gives_the_same_picture_over_and_over_is_lost_and_reopened(
+    tmp_path: Path,
+) -> None:
+    """A sensor's noise makes no two pictures of a live camera alike: the very same one for
+    as long as a stall is its driver stuck on one frame, while the cards dealt meanwhile go
+    unseen."""
+    service, _, clock = make(tmp_path)
+    service.execute_line("shuffle")
+    fed = FrozenCamera()
+    camera = CameraReader(fed, Recognizer(taught_profile()), service, clock=clock)
+    noise = np.random.default_rng(5)
+    picture = in_box("5S")
+    said: list[str] = []
+    for _ in range(12):  # a camera that works: its pictures differ, if only by noise
+        noisy = np.clip(picture + noise.integers(0, 3, picture.shape), 0, 255).astype(np.uint8)
+        fed.show(noisy, noisy.copy() if _ % 2 else noisy + 1)
+        fed.shown.join()
+        said += [alarm.message for alarm in camera.poll().alarms]
+        clock.now += 1.0
+    assert dealt(service) == ["5S"] and said == []
+    for step in (0.0, 4.9):
+        clock.now += step
+        fed.show(picture)
+        fed.shown.join()
+        said += [alarm.message for alarm in camera.poll().alarms]
+    assert said == []
+    clock.now += 0.1
+    fed.show(picture)
+    fed.shown.join()
+    said += [alarm.message for alarm in camera.poll().alarms]
+    assert said == [
+        "the camera reader is lost: the camera gave the very same picture for 5 s (its driver "
+        "hands out one frame over and over); it is reopened in 0.5 s; deal from the console"
+    ]
+    assert notices(service) == [("camera", "reader_lost")]
+    fed.end()
+    camera.close()
+
+
 class StuckCamera:
     """A live camera whose driver never gives a frame and keeps every capture (a loose ribbon
     cable); reopening it goes through, and the next capture hangs again."""

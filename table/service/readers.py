@@ -21,6 +21,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
+import numpy as np
+
 from firmware_bridge.clock import ticks_diff
 from table.baccarat.engine import card_key
 from table.cards import Card
@@ -58,6 +60,7 @@ from vision.errors import ScannerError, VisionError
 from vision.frames import (
     Frame,
     FrameSource,
+    Image,
     ImageFolderSource,
     PiCameraSource,
     VideoCaptureSource,
@@ -635,7 +638,9 @@ class CameraReader(_TableReader):
     # can wait, and keeps the whole ``backlog``.
     live_backlog = 8
     # A live camera that gives no frame for this long (seconds) is stuck in its driver (a
-    # loose ribbon cable, a libcamera pipeline that hangs): it is lost, and reopened.
+    # loose ribbon cable, a libcamera pipeline that hangs): it is lost, and reopened. So is
+    # one that gives the very same picture, bit for bit, for as long: a sensor's noise never
+    # does, a driver handing out one buffer over and over does.
     stall_seconds = 5.0
 
     def __init__(
@@ -667,6 +672,8 @@ class CameraReader(_TableReader):
         self._usable_frames = 0  # in a row, showing the box
         self._live = bool(getattr(source, "live", False))
         self._last_frame_at = clock()
+        self._last_image: Image | None = None
+        self._same_picture_since: float | None = None
         # Set for a capture thread given up on while stuck in the driver: should the driver
         # ever return, its frames are not the reopened camera's.
         self._abandoned = threading.Event()
@@ -686,6 +693,8 @@ class CameraReader(_TableReader):
         self._frames_since_open = 0
         self._usable_frames = 0
         self._last_frame_at = self.clock()
+        self._last_image = None
+        self._same_picture_since = None
         self._abandoned = threading.Event()
         thread = threading.Thread(
             target=self._capture, args=(self._abandoned,), name="camera", daemon=True
@@ -739,13 +748,11 @@ class CameraReader(_TableReader):
                 if self._reopen_at is None and not self.ended and self._capture_done():
                     self._stopped(news)
                 elif self._reopen_at is None and not self.ended and self._stalled():
-                    self._abandoned.set()  # the thread stays stuck in the driver: left there
-                    self._left_stuck.append(self._thread)
-                    self._failure = (
+                    self._give_up_capture(
                         f"no frame from the camera for {self.stall_seconds:g} s (its driver "
-                        "gives none)"
+                        "gives none)",
+                        news,
                     )
-                    self._stopped(news)
                 break
             self._last_frame_at = self.clock()
             self._frames_since_open += 1
@@ -753,22 +760,54 @@ class CameraReader(_TableReader):
                 self._backoff = 0.5
             if self.recognizer is not None:
                 reading = self.recognizer.read(frame.image)
-                if reading.status is ReadingStatus.BAD_FRAME:
+                shows_the_box = reading.status is not ReadingStatus.BAD_FRAME
+                if not shows_the_box:
                     self._usable_frames = 0
                 elif reading.status is not ReadingStatus.OBSTRUCTED:  # a hand: no news
                     self._usable_frames += 1
                 self._route(self.filter.camera(reading, frame.timestamp), news)
             elif (blind := bad_frame(frame.image)) is not None:
+                shows_the_box = False
                 self._usable_frames = 0
                 self._route(self.filter.camera(blind, frame.timestamp), news)
             else:
+                shows_the_box = True
                 self._usable_frames += 1
                 codes = read_frame_barcodes(frame.image)
                 self._route(self.filter.barcode_view(codes, frame.timestamp), news)
+            if self._reopen_at is None and self._frozen(frame.image, shows_the_box):
+                self._give_up_capture(
+                    f"the camera gave the very same picture for {self.stall_seconds:g} s (its "
+                    "driver hands out one frame over and over)",
+                    news,
+                )
+                break
             if self._usable_frames >= self.working_frames:
                 self._works_again()
             self._route(self.filter.tick(frame.timestamp), news)
         return news
+
+    def _frozen(self, image: Image, shows_the_box: bool) -> bool:
+        """A live camera has given the very same picture for :attr:`stall_seconds`. A black
+        or blank picture may well repeat (a lens cap on): the blind alarm tells of that."""
+        last, self._last_image = self._last_image, image
+        now = self.clock()
+        if not (self._live and shows_the_box and last is not None and np.array_equal(image, last)):
+            self._same_picture_since = now  # first seen now
+            return False
+        since = now if self._same_picture_since is None else self._same_picture_since
+        return now - since >= self.stall_seconds
+
+    def _give_up_capture(self, failure: str, news: ReaderNews) -> None:
+        """The capture is stuck in the driver: it is left there (should the driver ever
+        return, its frames are not the reopened camera's), and the camera is lost."""
+        self._abandoned.set()
+        self._left_stuck.append(self._thread)
+        with contextlib.suppress(queue.Empty):
+            while True:
+                self.frames.get_nowait()  # the stuck driver's
+        self._failure = failure
+        self._stopped(news)
 
     def _stalled(self) -> bool:
         """A live camera's driver has given no frame for :attr:`stall_seconds`."""
