@@ -1207,6 +1207,24 @@ def test_correct_replaces_the_last_card_and_settles_by_the_right_one() -> None:
     assert table.state.casekeep.entry_for(Card.parse("9C")) is None
 
 
+def test_a_winner_misread_is_corrected_after_the_dealer_locked_the_next_turn() -> None:
+    """The dealer locked the bets for the next turn, then saw the winner was misread: a lock
+    moves no chip, so the card can still be corrected (or voided); the lock goes with it and
+    the bets are open again until the dealer locks anew."""
+    table = open_table()
+    table.bet("dan", "9", 4)
+    table.bet("anna", "8", 4)
+    deal(table, "KD 9C")
+    table.lock()
+    assert settlements(table.correct(Card.parse("8C"))) == [("anna", "8", "win", 4)]
+    assert table.state.bankrolls == {"dan": 100, "anna": 104, "ben": 100}
+    assert table.state.bets_open
+    table.lock()
+    table.void_card()
+    assert table.state.bankrolls == {"dan": 100, "anna": 100, "ben": 100}
+    assert not table.state.bets_open  # the turn's winner is still to come
+
+
 def test_void_is_refused_once_play_has_gone_on() -> None:
     table = open_table()
     deal(table, "KD 9C")

@@ -79,8 +79,17 @@ class Phase(enum.Enum):
 
 
 # Events that follow a card as its consequences: a card may be voided while only these
-# came after it. Anything a person did since (a bet, a withdrawal) makes it too late.
-_CONSEQUENCES = (BetSettled, TurnClosed, DealFinished, BankPassed, AlarmRaised, AlarmCleared)
+# came after it. Anything a person did since (a bet, a withdrawal) makes it too late; the
+# dealer's lock, which moves no chip, does not: it goes with the card, and bets reopen.
+_CONSEQUENCES = (
+    BetSettled,
+    TurnClosed,
+    DealFinished,
+    BankPassed,
+    AlarmRaised,
+    AlarmCleared,
+    BetsLocked,
+)
 
 
 @dataclass(eq=True)
