@@ -331,6 +331,19 @@ def test_a_sticker_of_a_deck_the_shoe_does_not_hold_is_asked_about_not_dealt() -
     assert alarms(shoe.barcode(code(QH, 8), 7.0)) == [AlarmKind.ANOTHER_DECK]
 
 
+def test_a_deck_whose_first_card_was_a_stray_deals_on_once_the_dealer_vouches_for_its_own() -> None:
+    """A one-deck table whose first sticker read was a stray of deck 7: the deck's own first
+    card, of deck 2, is asked about as another deck's. The dealer names it: deck 2 is then a
+    deck of this deal, and its cards after are dealt without a question each."""
+    f = ReadingFilter(sources=frozenset({ReadingSource.BARCODE}))
+    assert accepted(f.barcode(code(QH, 7), 0.0)) == [QH]
+    assert alarms(f.barcode(code(KS, 2), 0.5)) == [AlarmKind.ANOTHER_DECK]
+    assert accepted(f.confirm(KS, 0.7)) == [KS]
+    assert accepted(f.barcode(code(TWO_D, 2), 1.0)) == [TWO_D]
+    assert f.dealt == [QH, KS, TWO_D]
+    assert alarms(f.barcode(code(QH, 2), 1.5)) == [AlarmKind.SEEN_BEFORE]
+
+
 def test_a_barcode_camera_asks_once_about_another_decks_card_in_view() -> None:
     camera = ReadingFilter(sources=frozenset({ReadingSource.BARCODE}), follows_table=True)
     frames = [["DT1-KS-01"]] * 10 + [["DT1-3H-05"]] * 30

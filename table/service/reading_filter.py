@@ -104,6 +104,9 @@ class ConfirmRequest:
     # asked about came out then, before the cards held behind it, and the card the dealer
     # names for it is dealt at that time, not at the answer's.
     came_in: float | None = None
+    # The sticker asked about (its card and deck number), where one was read: the dealer who
+    # names that card vouches for its deck as one of the deal's.
+    sticker: tuple[Card, int] | None = None
 
     @property
     def asked(self) -> str:
@@ -475,9 +478,17 @@ class ReadingFilter:
         sticker = _Dealt(reading.code.card, reading.code.deck_number)
         another_deck = self._another_deck(sticker)
         if another_deck:
+            assert sticker.deck is not None  # a sticker without a deck is of no other deck
+            question = ConfirmRequest(
+                (),
+                f"{another_deck}: name it with 'card CARD' if it is the deal's own (its deck "
+                "is then one of the deal's), or void if it is a stray",
+                timestamp,
+                sticker=(sticker.card, sticker.deck),
+            )
             return [
                 ReaderAlarm(AlarmKind.ANOTHER_DECK, another_deck, timestamp, (sticker.card,)),
-                *self._ask(another_deck, timestamp),
+                *self._pose(question),
             ]
         if sticker in self._out() or self.copies_out(sticker.card) >= self.decks:
             return [self._seen_before(sticker.card, timestamp, f" (deck {sticker.deck})")]
@@ -772,7 +783,12 @@ class ReadingFilter:
             read_as = next((choice for choice in asked.choices if choice != card), None)
             guess = asked.guess
             self._named_for = (card, guess if guess not in (None, card) else read_as)
-        outputs = [] if still_there else self._accept(card, ReadingSource.DEALER, timestamp, 1.0)
+        deck = None
+        if asked is not None and asked.sticker is not None and asked.sticker[0] == card:
+            deck = asked.sticker[1]
+        outputs = (
+            [] if still_there else self._accept(card, ReadingSource.DEALER, timestamp, 1.0, deck)
+        )
         return outputs + self._release(held)
 
     def confirm_guess(self, timestamp: float) -> list[FilterOutput]:
