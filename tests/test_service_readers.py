@@ -1600,6 +1600,34 @@ def test_the_camera_reads_with_a_deck_given_by_name_or_by_file(
         source.close()
 
 
+def test_a_usb_camera_is_asked_for_the_frames_the_pi_camera_gives(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A USB camera left at its own size may give 1920 × 1080: five times the pixels to read
+    a card that 640 × 480 shows well, and a finger smaller against the frame than the
+    recognizer cuts off a card's outline. It is asked for 640 × 480, as the Pi camera is."""
+    asked: dict[int, float] = {}
+
+    class Capture:
+        def __init__(self, device: object) -> None:
+            self.device = device
+
+        def isOpened(self) -> bool:  # noqa: N802 (OpenCV's name)
+            return True
+
+        def set(self, prop: int, value: float) -> bool:
+            asked[prop] = value
+            return True
+
+        def release(self) -> None:
+            pass
+
+    monkeypatch.setattr(cv2, "VideoCapture", Capture)
+    source, _ = open_camera(ReaderConfig(kind="barcode-camera", camera="usb:0"))
+    assert asked == {cv2.CAP_PROP_FRAME_WIDTH: 640, cv2.CAP_PROP_FRAME_HEIGHT: 480}
+    source.close()
+
+
 def test_voiding_the_deal_drops_the_readers_question_and_the_cards_held_with_it(
     tmp_path: Path,
 ) -> None:

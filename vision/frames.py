@@ -214,6 +214,10 @@ class SyntheticSource(_Closing):
         """Nothing to release."""
 
 
+# The size a live camera is asked for: what the recognizer is made and measured for.
+CAMERA_WIDTH, CAMERA_HEIGHT = 640, 480
+
+
 class PiCameraSource(_Closing):
     """The Raspberry Pi camera through picamera2 (from the OS, imported on open).
 
@@ -225,8 +229,8 @@ class PiCameraSource(_Closing):
     def __init__(
         self,
         *,
-        width: int = 640,
-        height: int = 480,
+        width: int = CAMERA_WIDTH,
+        height: int = CAMERA_HEIGHT,
         camera_number: int = 0,
         clock: Clock = time.monotonic,
     ) -> None:

@@ -58,6 +58,8 @@ from table.service.table_service import TableService
 from vision.barcode import BarcodeReading, SerialScanner, read_frame_barcodes
 from vision.errors import ScannerError, VisionError
 from vision.frames import (
+    CAMERA_HEIGHT,
+    CAMERA_WIDTH,
     Frame,
     FrameSource,
     Image,
@@ -1312,7 +1314,9 @@ def open_camera(config: ReaderConfig) -> tuple[FrameSource, Recognizer | None]:
     if kind == "picamera":
         source = PiCameraSource()
     elif kind == "usb":
-        source = VideoCaptureSource(int(where or 0))
+        # Asked for the Pi camera's size: the recognizer is made for it, and a USB camera
+        # left at its own may give five times the pixels to read.
+        source = VideoCaptureSource(int(where or 0), width=CAMERA_WIDTH, height=CAMERA_HEIGHT)
     elif kind == "video":
         source = VideoCaptureSource(where)
     else:
