@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import math
 import re
 import types
 import typing
@@ -547,8 +548,9 @@ def event_from_json(data: dict[str, Any]) -> Event:
     if cls is None:
         raise EventCodecError(f"unknown event type {type_name!r}")
     hints = _hints(cls)
+    fields = dataclasses.fields(cls)
     kwargs: dict[str, Any] = {}
-    for item in dataclasses.fields(cls):
+    for item in fields:
         if item.name not in data:
             if item.default is dataclasses.MISSING and item.default_factory is dataclasses.MISSING:
                 raise EventCodecError(f"{type_name} event lacks field {item.name!r}")
@@ -557,6 +559,11 @@ def event_from_json(data: dict[str, Any]) -> Event:
             kwargs[item.name] = _decode_value(hints[item.name], data[item.name])
         except (TableError, TypeError, ValueError) as error:
             raise EventCodecError(f"{type_name} event: field {item.name!r}: {error}") from None
+    if len(kwargs) + 1 < len(data):
+        # A field this type has not is no event of it: a misspelt name, or another's field.
+        unknown = sorted(name for name in data if name != "type" and name not in kwargs)
+        names = ", ".join(repr(name[:40]) for name in unknown[:5])
+        raise EventCodecError(f"{type_name} event: unknown field {names}")
     return cls(**kwargs)
 
 
@@ -591,7 +598,11 @@ def _decode_value(hint: Any, value: object) -> object:
         if not isinstance(value, list | tuple):
             raise TypeError(f"expected a list, got {value!r}")
         args = typing.get_args(hint)
-        return tuple(_decode_value(args[0], item) for item in value)
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(_decode_value(args[0], item) for item in value)
+        if len(value) != len(args):
+            raise TypeError(f"expected a list of {len(args)} items, got {value!r}")
+        return tuple(_decode_value(arg, item) for arg, item in zip(args, value, strict=True))
     if origin is dict:
         if not isinstance(value, dict):
             raise TypeError(f"expected an object, got {value!r}")
@@ -600,6 +611,8 @@ def _decode_value(hint: Any, value: object) -> object:
     if hint is float:
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise TypeError(f"expected a number, got {value!r}")
+        if not math.isfinite(value):
+            raise TypeError(f"expected a finite number, got {value!r}")
         return float(value)
     if hint in (int, str, bool):
         if type(value) is not hint:
