@@ -168,11 +168,21 @@ class TableFolds:
         return last_card_index(self.since_checkpoint)
 
 
-def check_amount(what: str, amount: object) -> None:
+# The most chips one bankroll, bank or bet may hold: every event and screen writes them as a
+# JSON number, which a browser reads exactly up to 2**53 - 1 and a JSON writer refuses past
+# 4300 digits.
+MOST_CHIPS = 2**53 - 1
+
+
+def check_amount(what: str, amount: object, *, held: int = 0) -> None:
+    """``amount`` chips, to be added to ``held`` (the chips already in the bank)."""
     if isinstance(amount, bool) or not isinstance(amount, int):
         raise BetRefusedError(f"{what}: the amount must be a whole number of chips, not {amount!r}")
     if amount <= 0:
         raise BetRefusedError(f"{what}: the amount must be positive, not {amount}")
+    if amount > MOST_CHIPS - held:
+        whole = "" if not held else f"the bank would hold {held + amount}, "
+        raise BetRefusedError(f"{what}: {whole}at most {MOST_CHIPS} chips are counted")
 
 
 def check_name(name: str) -> None:

@@ -27,8 +27,13 @@ class LanguageError(TableError):
         self.line_number = line_number
         self.line = line
         where = f"line {line_number}: " if line_number is not None else ""
-        quoted = f" in {line.strip()!r}" if line is not None else ""
+        quoted = f" in {_shortened(line.strip())!r}" if line is not None else ""
         super().__init__(f"{where}{message}{quoted}")
+
+
+def _shortened(text: str, most: int = 80) -> str:
+    """A line as an error quotes it: a line of thousands of characters would bury the why."""
+    return text if len(text) <= most else f"{text[: most - 1]}…"
 
 
 class IllegalCommandError(TableError):

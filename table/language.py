@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from table.cards import Card
+from table.dealer import MOST_CHIPS
 from table.errors import CardParseError, LanguageError
 
 GAMES = ("faro", "punto-banco", "chemin-de-fer", "banque", "macao", "mini-baccarat")
@@ -243,6 +244,12 @@ def whole_number(text: str) -> int | None:
 
 
 def _amount(text: str, what: str) -> int:
+    digits = text.removeprefix("-")
+    if digits.isascii() and digits.isdigit() and len(digits.lstrip("0")) > len(str(MOST_CHIPS)):
+        # Told by its length: so many digits are too many to read back in a message.
+        raise LanguageError(
+            f"{what}: {len(digits)} digits, more than the table counts (at most {MOST_CHIPS} chips)"
+        )
     value = whole_number(text)
     if value is None:
         raise LanguageError(f"{what} must be a whole number of chips, not {text!r}")

@@ -662,3 +662,31 @@ def test_config_acl_will_not_write_the_list_over_a_config_it_reads(tmp_path: Pat
             "is written from; write the list to its own file\n"
         )
         assert config.read_text() == before
+
+
+def test_a_record_saved_with_a_byte_order_mark_and_crlf_lines_replays_as_written(
+    tmp_path: Path,
+) -> None:
+    """A Windows editor begins a UTF-8 file with a byte order mark and ends lines CR LF."""
+    record = tmp_path / "notepad.deal"
+    record.write_bytes("\ufeffgame faro\r\nbank 100\r\npunter anna 10\r\n".encode())
+    result = run("replay", str(record), "--json")
+    assert result.returncode == 0, result.stderr
+    types = [json.loads(line)["type"] for line in result.stdout.splitlines()]
+    assert types == ["rules_chosen", "bank_funded", "punter_seated"]
+
+
+def test_more_chips_than_the_table_counts_are_refused_without_a_traceback() -> None:
+    most = "9007199254740991"  # 2**53 - 1: the most a browser's JSON reads exactly
+    lines = [f"bank {most}", "bank 1", f"punter anna {int(most) + 1}"]
+    lines += [f"bank {'9' * 4300}", f"bank {'9' * 5000}"]
+    result = run("replay", "-", "--json", stdin="\n".join(lines) + "\n")
+    assert "Traceback" not in result.stderr
+    assert result.returncode == 1
+    refusals = result.stderr.splitlines()
+    assert len(refusals) == 4, refusals
+    assert refusals[0].startswith("-:2: refused: bank 1: the bank would hold 9007199254740992")
+    assert all("at most 9007199254740991 chips" in refusal for refusal in refusals)
+    assert all(len(refusal) < 300 for refusal in refusals)
+    bank = [json.loads(line) for line in result.stdout.splitlines()][-1]
+    assert (bank["type"], bank["bankroll"]) == ("bank_funded", int(most))

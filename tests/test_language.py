@@ -77,7 +77,7 @@ def test_unreadable_lines_name_the_line_and_what_was_expected(line: str, message
         ("withdraw dan 9 ٣", "the amount to withdraw must be a whole number of chips, not '٣'"),
         ("bet ann 5 2 paroli ٣", "paroli needs a whole number, not '٣'"),
         ("bet ann 5 2 martingale 1_0", "martingale needs a whole number, not '1_0'"),
-        ("bet ann 5 " + "9" * 5000, "the bet must be a whole number of chips, not '999"),
+        ("bet ann 5 " + "9" * 5000, "the bet: 5000 digits, more than the table counts"),
     ],
 )
 def test_a_number_is_written_in_plain_digits(line: str, what: str) -> None:

@@ -849,7 +849,7 @@ class BaccaratTable(DealerDesk):
 
     def fund_bank(self, amount: int, *, at: float | None = None) -> list[Event]:
         """Punto Banco: chips into the house's bank. Elsewhere: the banker announces the bank."""
-        check_amount(f"bank {amount}", amount)
+        check_amount(f"bank {amount}", amount, held=self.state.bank)
         state = self.state
         if not state.rules.house_banks:
             return self.announce_bank(amount, at=at)

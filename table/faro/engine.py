@@ -534,7 +534,7 @@ class FaroTable(DealerDesk):
 
     def fund_bank(self, amount: int, *, at: float | None = None) -> list[Event]:
         """Put ``amount`` more chips in the bank (a casino bank; a home bank is the banker's)."""
-        check_amount(f"bank {amount}", amount)
+        check_amount(f"bank {amount}", amount, held=self.state.bank)
         if self.state.rules.bank_passes:
             raise IllegalCommandError(
                 f"bank {amount}: under {self.state.rules.name} rules the bank is the banker's "

@@ -50,7 +50,8 @@ def _replay(args: argparse.Namespace) -> int:
             opened.callback(record.close)
         for number, raw in enumerate(record, start=1):
             try:
-                line = raw.decode("utf-8").rstrip("\r\n")
+                # A byte order mark, as some editors begin UTF-8 with, is no part of the line.
+                line = raw.decode("utf-8-sig" if number == 1 else "utf-8").rstrip("\r\n")
             except UnicodeDecodeError as error:
                 raise UnreadableRecordError(
                     f"{args.file}:{number}: not UTF-8 text (byte {raw[error.start]:#04x}); "
