@@ -1039,3 +1039,39 @@ def test_a_page_gone_bad_anywhere_in_the_file_is_damage_named_never_a_traceback(
         with Journal(new, read_only=True) as journal:
             assert journal.verify() is None
     assert carried > len(whole) // 4096 // 2
+
+
+@pytest.mark.parametrize("kept", ["the first 100 bytes", "half", "all but the last page"])
+def test_a_journal_cut_short_is_refused_by_every_command_in_one_line(
+    tmp_path: Path, kept: str
+) -> None:
+    """A copy that stopped part way, or a card that filled up: SQLite cannot even list the
+    file's tables. Every command says the journal is damaged, with no traceback, and leaves
+    the file as it was."""
+    folder = tmp_path / "files"
+    folder.mkdir()
+    path = folder / "j.sqlite"
+    journal, _ = journal_with_a_deal(path)
+    journal.close()
+    with closing(sqlite3.connect(path)) as db:
+        db.execute("PRAGMA journal_mode=DELETE")
+    whole = path.read_bytes()
+    cut = {"the first 100 bytes": 100, "half": len(whole) // 2, "all but the last page": -4096}
+    path.write_bytes(whole[: cut[kept]])
+    before = files_in(folder)
+    commands = [tuple(read_only_command(verb, path, tmp_path)) for verb in READ_ONLY_COMMANDS]
+    commands += [
+        ("backup", str(path), str(tmp_path / "copy.sqlite")),
+        ("carry-on", str(path), str(tmp_path / "new.sqlite")),
+        ("archive", str(path)),
+        ("run", "--journal", str(path), "--deals", "1", "--speed", "0"),
+    ]
+    for done in dealtable_at_once(commands):
+        verb = done.args[0]
+        assert "Traceback" not in done.stderr, done.stderr
+        assert (done.returncode, done.stdout) == (2, ""), (verb, done.stdout)
+        assert done.stderr.startswith(f"dealtable {verb}: journal {path} is damaged: ")
+        assert "SQLite cannot read its list of tables" in done.stderr
+        assert len(done.stderr.splitlines()) == 1
+    assert files_in(folder) == before
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["files"]

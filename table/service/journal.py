@@ -132,6 +132,13 @@ def _tables(db: sqlite3.Connection, path: Path) -> set[str]:
             raise JournalError(
                 f"{path} is not a dealtable journal (not an SQLite database); nothing was changed"
             ) from None
+        if _is_damage(error):
+            # No record can be read, so none can be carried on: the copy cut short is kept.
+            raise JournalError(
+                f"journal {path} is damaged: SQLite cannot read its list of tables ({error}), "
+                "as in a file cut short; dealtable reads nothing from a damaged journal: keep "
+                "the file as it is for inspection, and deal on from a backup"
+            ) from None
         raise
     return {str(name) for (name,) in rows}
 
