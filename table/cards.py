@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from table.errors import CardParseError
+from table.text import ascii_lower, ascii_upper
 
 
 class Colour(enum.Enum):
@@ -26,7 +27,7 @@ class Colour(enum.Enum):
     @classmethod
     def parse(cls, text: str) -> Colour:
         try:
-            return cls(text.strip().lower())
+            return cls(ascii_lower(text.strip()))
         except ValueError:
             raise CardParseError(f"not a colour: {text!r} (expected red or black)") from None
 
@@ -59,7 +60,7 @@ class Suit(enum.Enum):
 
     @classmethod
     def parse(cls, text: str) -> Suit:
-        key = text.strip().upper()
+        key = ascii_upper(text.strip())
         suit = _SUIT_BY_TEXT.get(key)
         if suit is None:
             raise CardParseError(f"not a suit: {text!r} (expected S H D C or ♠ ♥ ♦ ♣)")
@@ -104,7 +105,7 @@ class Rank(enum.IntEnum):
 
     @classmethod
     def parse(cls, text: str) -> Rank:
-        rank = _RANK_BY_TEXT.get(text.strip().upper())
+        rank = _RANK_BY_TEXT.get(ascii_upper(text.strip()))
         if rank is None:
             raise CardParseError(f"not a rank: {text!r} (expected A 2 3 4 5 6 7 8 9 10 J Q K or T)")
         return rank
@@ -135,7 +136,7 @@ class Card:
         if not isinstance(text, str):
             raise CardParseError(f"not a card: {text!r} (expected text such as 'QH')")
         cleaned = text.strip().replace(" ", "")
-        cached = _CARD_BY_TEXT.get(cleaned.upper())
+        cached = _CARD_BY_TEXT.get(ascii_upper(cleaned))
         if cached is not None:
             return cached
         if len(cleaned) < 2:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from table.cards import Card
 from table.dealer import MOST_CHIPS
 from table.errors import CardParseError, LanguageError
+from table.text import ascii_lower
 
 GAMES = ("faro", "punto-banco", "chemin-de-fer", "banque", "macao", "mini-baccarat")
 
@@ -288,7 +289,7 @@ def _stack_flags(words: list[str]) -> tuple[bool | None, bool | None, list[str]]
     said: dict[str, bool] = {}
     rest: list[str] = []
     for word in words:
-        flag = _STACK_FLAGS.get(word.lower())
+        flag = _STACK_FLAGS.get(ascii_lower(word))
         if flag is None:
             rest.append(word)
         else:
@@ -302,7 +303,7 @@ def parse_line(line: str, line_number: int = 0) -> Command | None:
     if not text:
         return None
     words = text.split()
-    verb = words[0].lower()
+    verb = ascii_lower(words[0])
     words[0] = verb
     where = {"line_number": line_number}
     try:
@@ -318,7 +319,7 @@ def parse_line(line: str, line_number: int = 0) -> Command | None:
 def _parse_words(verb: str, words: list[str], where: dict[str, int]) -> Command:
     if verb == "game":
         _expect(words, 1, 1)
-        game = words[1].lower()
+        game = ascii_lower(words[1])
         if game not in GAMES:
             raise LanguageError(f"unknown game {words[1]!r} (known: {', '.join(GAMES)})")
         return GameCmd(game, **where)
@@ -330,8 +331,8 @@ def _parse_words(verb: str, words: list[str], where: dict[str, int]) -> Command:
             key, equals, value = word.partition("=")
             if not equals or not key or not value:
                 raise LanguageError(f"rule option {word!r}: expected option=value")
-            options[key.lower()] = value
-        return RulesCmd(words[1].lower(), options, **where)
+            options[ascii_lower(key)] = value
+        return RulesCmd(ascii_lower(words[1]), options, **where)
     if verb == "bank":
         _expect(words, 1, 1)
         return BankCmd(_amount(words[1], "the bank's bankroll"), **where)
@@ -375,7 +376,7 @@ def _parse_words(verb: str, words: list[str], where: dict[str, int]) -> Command:
         return CutCmd(**where)
     if verb in ("shuffle", "newdeck", "new"):
         # "new deck" and "new shoe" are one word said in two; nothing else follows any.
-        said = [word.lower() for word in words[1:]]
+        said = [ascii_lower(word) for word in words[1:]]
         if said not in ([], ["deck"], ["shoe"]) or (verb == "new") != bool(said):
             raise LanguageError(f"expected: {_USAGE['shuffle']}")
         return ShuffleCmd(**where)
@@ -390,7 +391,7 @@ def _parse_words(verb: str, words: list[str], where: dict[str, int]) -> Command:
         return UnreadCmd(line_number=where["line_number"])
     if verb == "void":
         _expect(words, 0, 1)
-        if len(words) == 2 and words[1].lower() != "deal":
+        if len(words) == 2 and ascii_lower(words[1]) != "deal":
             raise LanguageError(f"expected: {_USAGE['void']}")
         return VoidCmd(len(words) == 2, **where)
     if verb == "correct":
@@ -404,7 +405,7 @@ def _parse_words(verb: str, words: list[str], where: dict[str, int]) -> Command:
 
 
 def _parse_withdraw(words: list[str], where: dict[str, int]) -> WithdrawCmd:
-    is_call = len(words) > 2 and words[2].lower() == "call"
+    is_call = len(words) > 2 and ascii_lower(words[2]) == "call"
     # A call is named by its three cards, as it was called: one of several can be taken back.
     _expect(words, 2, 7 if is_call else 5)
     copper, mark, rest = _stack_flags(words[3:])
@@ -425,7 +426,7 @@ def _parse_bet(words: list[str], where: dict[str, int]) -> BetCmd:
     amount = _amount(words[3], "the bet")
     copper = mark = False
     instruction = ""
-    rest = [word.lower() for word in words[4:]]
+    rest = [ascii_lower(word) for word in words[4:]]
     while rest:
         word = rest.pop(0)
         if word == "copper":

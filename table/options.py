@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from table.errors import RulesError
 from table.language import whole_number
+from table.text import ascii_lower
 
 
 def option_text(value: object) -> str:
@@ -18,7 +19,7 @@ FALSE_WORDS = {"false", "no", "off", "0"}
 
 
 def option_value(key: str, type_name: object, raw: str | int | bool) -> object:
-    text = str(raw).strip().lower() if not isinstance(raw, bool) else raw
+    text = ascii_lower(str(raw).strip()) if not isinstance(raw, bool) else raw
     if type_name in ("bool", bool):
         if isinstance(text, bool):
             return text
@@ -34,4 +35,4 @@ def option_value(key: str, type_name: object, raw: str | int | bool) -> object:
         if number is None:
             raise RulesError(f"option {key}={raw!r}: expected a whole number")
         return number
-    return str(raw).strip().lower()
+    return ascii_lower(str(raw).strip())

@@ -89,3 +89,20 @@ def test_monte_bank_deck_has_40_cards_and_no_8_9_10() -> None:
 
 def test_parse_cards_reads_lists() -> None:
     assert parse_cards("KD, 9C 10h") == [Card.parse("KD"), Card.parse("9C"), Card.parse("10H")]
+
+
+@pytest.mark.parametrize(
+    ("text", "read_as"),
+    [("Q\u017f", "QS"), ("10\u017f", "10S"), ("\u212a\u2665", "KH"), ("\u212aD", "KD")],
+)
+def test_a_letter_of_another_alphabet_is_no_rank_or_suit_though_its_case_maps_to_one(
+    text: str, read_as: str
+) -> None:
+    """Python's upper() reads the long s (U+017F) as 'S', and lower() the Kelvin sign
+    (U+212A) as 'k': a card named with them, by a reader's garbled code or a keyboard's, is
+    not the card."""
+    with pytest.raises(CardParseError, match="not a card"):
+        Card.parse(text)
+    with pytest.raises(CardParseError, match="not a colour"):
+        Colour.parse("blac\u212a")
+    assert str(Card.parse(read_as.lower())) == read_as

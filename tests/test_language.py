@@ -140,3 +140,20 @@ def test_the_baccarat_lines_parse() -> None:
     assert parse_line("stand") == StandCmd()
     with pytest.raises(LanguageError, match="expected: banco PUNTER"):
         parse_line("banco")
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["ban\u212a 100", "bet anna \u212a 5", "bank 100", "bet anna K 5"],
+)
+def test_a_word_whose_case_maps_to_a_word_of_the_language_is_not_that_word(line: str) -> None:
+    """The Kelvin sign (U+212A) lowers to an ASCII 'k' in Python: 'ban' and the sign is no
+    'bank', nor the sign alone the king's spot. Only ASCII letters are read in either case."""
+    record = ["game faro", "bank 100", "punter anna 50", "shuffle", "card 5S", line]
+    replay = replay_lines(record)
+    if line.isascii():
+        assert replay.errors == []
+        return
+    [refused] = replay.errors
+    assert refused.line_number == 6
+    assert [event.type_name for event in replay.events][-1] == "card_dealt"

@@ -64,6 +64,7 @@ from table.events import (
     ShoeStarted,
     ThirdCardChoice,
 )
+from table.text import ascii_lower
 
 GAMES = ("punto-banco", "mini-baccarat", "chemin-de-fer", "banque", "macao")
 HOUSE = "house"
@@ -131,7 +132,7 @@ _SPOTS: dict[Family, dict[str, str]] = {
 
 def _is_faro_spot(spot: str) -> bool:
     """A rank, a group such as 4+5, a pair such as J>K, or one of Faro's standing bets."""
-    cleaned = spot.strip().lower()
+    cleaned = ascii_lower(spot.strip())
     if cleaned in ("high", "odd", "even", "red", "black", "call"):
         return True
     try:
@@ -1086,14 +1087,18 @@ class BaccaratTable(DealerDesk):
     def _spot(self, what: str, spot: str) -> str:
         family = self.state.rules.family
         spots = _SPOTS[family]
-        name = spots.get(spot) or spots.get(spot.strip().lower())
+        name = spots.get(spot) or spots.get(ascii_lower(spot.strip()))
         if name is None:
-            if family is not Family.PUNTO_BANCO and spot.lower() in ("banker", "banca", "bank"):
+            if family is not Family.PUNTO_BANCO and ascii_lower(spot) in (
+                "banker",
+                "banca",
+                "bank",
+            ):
                 raise BetRefusedError(
                     f"{what}: in {self.game} the punters stake against the bank; "
                     "the banker's side is the banker's own"
                 )
-            if family in _BANCO and spot.strip().lower() == "banco":
+            if family in _BANCO and ascii_lower(spot.strip()) == "banco":
                 raise BetRefusedError(f"{what}: call banco with 'banco PUNTER'")
             known = ", ".join(sorted(set(_SPOTS[family].values())))
             if _is_faro_spot(spot):
@@ -1236,7 +1241,7 @@ class BaccaratTable(DealerDesk):
     ) -> list[Event]:
         state = self.state
         what = f"withdraw {punter} {spot}"
-        side = "banco" if spot.lower() == "banco" else self._spot(what, spot)
+        side = "banco" if ascii_lower(spot) == "banco" else self._spot(what, spot)
         # Between shoes stakes may still lie on the layout (a tie as the shoe's last coup,
         # bets placed before a cut): they come back as while bets are open, or a short-handed
         # table, which cannot shuffle, would hold them and their punters for good.

@@ -27,6 +27,7 @@ from typing import Any
 
 from table.errors import RulesError
 from table.options import option_text, option_value
+from table.text import ascii_lower
 
 
 class Family(enum.Enum):
@@ -202,7 +203,7 @@ def find_rules(
     sets = RULE_SETS.get(game)
     if sets is None:
         raise RulesError(f"unknown baccarat game {game!r} (known: {', '.join(RULE_SETS)})")
-    rules = sets.get(name.strip().lower())
+    rules = sets.get(ascii_lower(name.strip()))
     if rules is None:
         raise RulesError(f"unknown {game} rule set {name!r} (known: {', '.join(sets)})")
     return rules.with_options(options or {})

@@ -64,6 +64,7 @@ from table.faro.spots import (
     SpotKind,
     parse_spot,
 )
+from table.text import ascii_lower
 
 GAME = "faro"
 
@@ -1575,7 +1576,7 @@ _COLOURS = ("red", "black")
 def _named_order(words: Sequence[str]) -> tuple[str, ...] | None:
     """A call's cards as the dealer names them, written as the call keeps them (rank labels,
     or colours); None when the words name no call."""
-    colours = tuple(word.strip().lower() for word in words)
+    colours = tuple(ascii_lower(word.strip()) for word in words)
     if all(colour in _COLOURS for colour in colours):
         return colours
     try:

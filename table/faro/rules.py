@@ -16,6 +16,7 @@ from typing import Any
 from table.cards import DECKS, DeckSpec, find_deck
 from table.errors import RulesError
 from table.options import option_text, option_value
+from table.text import ascii_lower
 
 _DECK_SPECS = {name: find_deck(name) for name in DECKS}
 
@@ -151,7 +152,7 @@ RULE_SETS: dict[str, FaroRules] = {
 
 def find_rules(name: str, options: Mapping[str, str | int | bool] | None = None) -> FaroRules:
     """The named rule set, with ``options`` overriding single rules."""
-    rules = RULE_SETS.get(name.strip().lower())
+    rules = RULE_SETS.get(ascii_lower(name.strip()))
     if rules is None:
         raise RulesError(f"unknown Faro rule set {name!r} (known: {', '.join(RULE_SETS)})")
     return rules.with_options(options or {})

@@ -14,6 +14,7 @@ from functools import lru_cache
 from table.cards import Rank
 from table.errors import BetRefusedError
 from table.faro.layout import ChipPlace, chip_place, group_shape
+from table.text import ascii_lower
 
 
 class SpotKind(enum.Enum):
@@ -88,7 +89,7 @@ _NAMED = {kind.value: Spot(kind) for kind in STANDING_KINDS}
 @lru_cache(maxsize=1024)
 def parse_spot(text: str) -> Spot:
     """Read a spot as written in the table language; errors say what a spot may be."""
-    cleaned = text.strip().lower()
+    cleaned = ascii_lower(text.strip())
     named = _NAMED.get(cleaned)
     if named is not None:
         return named
