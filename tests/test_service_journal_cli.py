@@ -1075,3 +1075,37 @@ def test_a_journal_cut_short_is_refused_by_every_command_in_one_line(
         assert len(done.stderr.splitlines()) == 1
     assert files_in(folder) == before
     assert sorted(path.name for path in tmp_path.iterdir()) == ["files"]
+
+
+@pytest.mark.parametrize(
+    ("change", "lacks"),
+    [
+        ("ALTER TABLE events DROP COLUMN at", "its table events lacks the column at"),
+        (
+            "DROP TABLE meta; CREATE TABLE meta (k, v)",
+            "its table meta lacks the columns key, value",
+        ),
+    ],
+)
+def test_a_journal_whose_tables_lack_a_column_is_no_journal_to_any_command(
+    tmp_path: Path, change: str, lacks: str
+) -> None:
+    """Another program's tables under a journal's names, or a journal a hand has altered:
+    no command reads it as sound, and run deals on none it could not write."""
+    folder = tmp_path / "files"
+    folder.mkdir()
+    path = folder / "j.sqlite"
+    journal, _ = journal_with_a_deal(path)
+    journal.close()
+    with closing(sqlite3.connect(path)) as db:
+        db.executescript(f"PRAGMA journal_mode=DELETE; {change}")
+    before = files_in(folder)
+    commands = [tuple(read_only_command(verb, path, tmp_path)) for verb in READ_ONLY_COMMANDS]
+    commands.append(("run", "--journal", str(path), "--deals", "1", "--speed", "0"))
+    for done in dealtable_at_once(commands):
+        verb = done.args[0]
+        assert (done.returncode, done.stdout) == (2, ""), (verb, done.stdout, done.stderr)
+        assert done.stderr == (
+            f"dealtable {verb}: {path} is not a dealtable journal ({lacks}); nothing was changed\n"
+        )
+    assert files_in(folder) == before

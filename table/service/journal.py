@@ -17,6 +17,7 @@ import copy
 import csv
 import dataclasses
 import fcntl
+import functools
 import hashlib
 import itertools
 import json
@@ -143,6 +144,34 @@ def _tables(db: sqlite3.Connection, path: Path) -> set[str]:
     return {str(name) for (name,) in rows}
 
 
+@functools.cache
+def _columns_of_each_table() -> dict[str, tuple[str, ...]]:
+    """Each table of a journal and its columns, as the schema makes them."""
+    with contextlib.closing(sqlite3.connect(":memory:")) as db:
+        db.executescript(_SCHEMA)
+        return {table: _columns(db, table) for table in _ALL_TABLES}
+
+
+def _columns(db: sqlite3.Connection, table: str) -> tuple[str, ...]:
+    return tuple(str(row[1]) for row in db.execute(f"PRAGMA table_info({table})"))
+
+
+def _refuse_missing_columns(db: sqlite3.Connection, path: Path, tables: set[str]) -> None:
+    """Raise unless every journal table there has the columns a journal's has: another
+    program's table under a journal's name, or one a hand altered, would else be read as
+    sound records and written to in vain."""
+    for table, columns in sorted(_columns_of_each_table().items()):
+        if table not in tables:
+            continue
+        missing = [name for name in columns if name not in _columns(db, table)]
+        if missing:
+            plural = "s" if len(missing) > 1 else ""
+            raise JournalError(
+                f"{path} is not a dealtable journal (its table {table} lacks the column{plural} "
+                f"{', '.join(missing)}); nothing was changed"
+            )
+
+
 def _not_a_journal(path: Path, tables: set[str]) -> JournalError:
     names = ", ".join(sorted(tables))
     return JournalError(
@@ -231,6 +260,11 @@ def _connect_read_only(path: Path) -> sqlite3.Connection:
     if not tables.issuperset(JOURNAL_TABLES):
         db.close()
         raise _not_a_journal(path, tables)
+    try:
+        _refuse_missing_columns(db, path, tables)
+    except BaseException:
+        db.close()
+        raise
     return db
 
 
@@ -586,6 +620,7 @@ class Journal:
             tables = _tables(db, self.path)
             if tables and not tables.issuperset(JOURNAL_TABLES):
                 raise _not_a_journal(self.path, tables)
+            _refuse_missing_columns(db, self.path, tables)
             db.execute("PRAGMA synchronous=FULL")
             # The -wal file that an archiving's deletions fill is cut back when it is reset.
             db.execute(f"PRAGMA journal_size_limit={WAL_SIZE_LIMIT}")
