@@ -1,10 +1,12 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from table.cards import Card
-from table.errors import LanguageError
-from table.games import replay_lines
+from table.errors import LanguageError, TableError
+from table.games import Replay, replay_lines
 from table.language import (
     BetCmd,
     CallCmd,
@@ -17,6 +19,7 @@ from table.language import (
     WithdrawCmd,
     parse_line,
     parse_script,
+    usage,
 )
 
 
@@ -157,3 +160,32 @@ def test_a_word_whose_case_maps_to_a_word_of_the_language_is_not_that_word(line:
     [refused] = replay.errors
     assert refused.line_number == 6
     assert [event.type_name for event in replay.events][-1] == "card_dealt"
+
+
+_WORDS_AND_NEAR_MISSES = [
+    *usage().replace("|", " ").replace("[", " ").replace("]", " ").split(),
+    *["new", "deck", "shoe", "newdeck", "copper", "plain", "mark", "call", "deal", "J>K"],
+    *["QH", "10h", "Q\u2665", "TH", "1OH", "QHH", "0H", "11H", "1e9", "-0", "00", "+5", "1_0"],
+    *["\u0663", "\uff15", "9" * 5000, "#", "=", "a=b", "\ufeff", "\u00a0", "\r", "\t"],
+    *["\u2028", "\x85", "\x00", "\u212a", "\u017f", "anna", "K", "9", "high"],
+]
+_LINES = st.one_of(
+    st.text(max_size=30),
+    st.lists(st.sampled_from(_WORDS_AND_NEAR_MISSES) | st.text(max_size=4), max_size=7).map(
+        " ".join
+    ),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_LINES, min_size=1, max_size=6))
+def test_any_line_is_a_command_or_a_refusal_that_changes_nothing(lines: list[str]) -> None:
+    record = ["game faro", "bank 100", "punter anna 50", "shuffle", "card 5S", *lines]
+    replay = Replay()
+    for number, line in enumerate(record, start=1):
+        events = list(replay.events)
+        try:
+            replay.run_line(line, number)
+        except TableError:
+            assert replay.events == events
+            assert replay.errors[-1].line_number == number
