@@ -114,6 +114,34 @@ def test_verify_names_the_first_broken_record(tmp_path: Path) -> None:
         assert str(damaged.verify()) == "record 12: missing (the next record is 13)"
 
 
+@pytest.mark.parametrize(
+    ("column", "value", "said"),
+    [
+        ("deal", 7, "its deal column says 7, its record 1"),
+        ("deal", "x", "its deal column says 'x', its record 1"),
+        ("type", "bet_placed", "its type column says 'bet_placed', its record 'bet_settled'"),
+        ("at", 99.5, "its time column says 99.5, its record 0.0"),
+    ],
+)
+def test_verify_names_a_record_whose_columns_were_edited_apart_from_it(
+    tmp_path: Path, column: str, value: object, said: str
+) -> None:
+    """The journal's deal, type and time columns, which history and the exports look records
+    up by, are copies of what each record holds: edited apart from it, the record is named
+    (its hash covers the record, not the copies)."""
+    path = tmp_path / "j.sqlite"
+    journal, _ = journal_with_a_deal(path)
+    journal.close()
+    with sqlite3.connect(path) as db:
+        (seq,) = db.execute(
+            "SELECT seq FROM events WHERE type = 'bet_settled' ORDER BY seq"
+        ).fetchone()
+        db.execute(f"UPDATE events SET {column} = ? WHERE seq = ?", (value, seq))
+    db.close()
+    with Journal(path, read_only=True) as damaged:
+        assert str(damaged.verify()) == f"record {seq}: edited: {said}"
+
+
 def test_a_damaged_journal_is_not_opened_for_writing_and_nothing_is_written(
     tmp_path: Path,
 ) -> None:

@@ -426,6 +426,24 @@ def test_coups_read_the_same_from_a_journal_an_earlier_dealtable_numbered(tmp_pa
     assert roads == []  # a new shoe began the scoreboards afresh
 
 
+def test_history_names_a_record_whose_deal_column_was_edited_apart_from_it(
+    tmp_path: Path,
+) -> None:
+    """History lists deals by the deal column, a copy of each record's own; one edited to
+    text is named in one line, with the command that names every such record."""
+    path = tmp_path / "j.sqlite"
+    journal, _ = journal_with_a_deal(path)
+    journal.close()
+    with closing(sqlite3.connect(path)) as db, db:
+        db.execute("UPDATE events SET deal = 'x' WHERE seq = 12")
+    listed = dealtable("history", str(path))
+    assert (listed.returncode, listed.stdout) == (2, "")
+    assert listed.stderr == (
+        f"dealtable history: journal {path}: record 12: edited: its deal column says 'x'; "
+        f"dealtable verify {path} names every record so edited\n"
+    )
+
+
 def test_history_refuses_to_list_fewer_than_one_deal(tmp_path: Path) -> None:
     journal, _ = journal_with_a_deal(tmp_path / "j.sqlite")
     journal.close()

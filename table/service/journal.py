@@ -429,6 +429,24 @@ def decode_record(path: Path, seq: int, body: str) -> Event:
     return event
 
 
+def _check_columns(path: Path, event: Event, deal: object, type_name: object, at: object) -> None:
+    """A record's deal, type and time columns, which history and the exports look it up by,
+    are copies of what it holds; its hash covers the record alone, so a copy edited apart
+    from it is found here."""
+    for column, copied, held in (
+        ("deal", deal, event.deal),
+        ("type", type_name, event.type_name),
+        ("time", at, event.at),
+    ):
+        if copied != held or type(copied) is not type(held):
+            raise JournalDamagedError(
+                path,
+                Broken(
+                    event.seq, f"edited: its {column} column says {copied!r}, its record {held!r}"
+                ),
+            )
+
+
 def _is_damage(error: sqlite3.DatabaseError) -> bool:
     """SQLite found the file's pages malformed (an SD card's pages gone bad)."""
     return getattr(error, "sqlite_errorname", "") in ("SQLITE_CORRUPT", "SQLITE_NOTADB")
@@ -859,11 +877,14 @@ class Journal:
         try:
             # The first records are read as the query starts: inside, so that their page
             # gone bad is damage named like any other.
-            cursor = self._db.execute("SELECT seq, body, prev_hash, hash FROM events ORDER BY seq")
-            for seq, body, prev_hash, stored_hash in cursor:
+            cursor = self._db.execute(
+                "SELECT seq, body, prev_hash, hash, deal, type, at FROM events ORDER BY seq"
+            )
+            for seq, body, prev_hash, stored_hash, deal, type_name, at in cursor:
                 chain.add(seq, body, prev_hash, stored_hash)
                 if decode:
-                    decode_record(self.path, seq, body)
+                    event = decode_record(self.path, seq, body)
+                    _check_columns(self.path, event, deal, type_name, at)
                 if checking is not None and seq % CHECKED_EVERY == 0:
                     checking(seq)
         except sqlite3.DatabaseError as error:
@@ -1504,7 +1525,7 @@ class Journal:
 
     def deals(self) -> list[DealSummary]:
         """Every deal in the journal, oldest first."""
-        rows = self._query(
+        rows = self._by_deal(
             "SELECT deal, seq, at, type, CASE type "
             "WHEN 'turn_closed' THEN json_extract(body, '$.split') "
             "WHEN 'dealer_correction' THEN json_extract(body, '$.undone') END "
@@ -1554,7 +1575,7 @@ class Journal:
         dealtable gave those the number of the coup that ended: read so, they lead to the
         next coup all the same. The table's opening (rules, bank, seats) is no coup's.
         """
-        rows = self._query(
+        rows = self._by_deal(
             "SELECT deal, seq, at, type, CASE type "
             "WHEN 'card_dealt' THEN json_extract(body, '$.role') "
             "WHEN 'dealer_correction' THEN json_extract(body, '$.undone') "
@@ -1656,6 +1677,21 @@ class Journal:
         )
         for seq, body in cursor:
             yield decode_record(self.path, seq, body)
+
+    def _by_deal(self, sql: str) -> list[Any]:
+        """The rows of ``sql``, each beginning with a record's deal column, its seq and its
+        time column: copies of what the record holds, which history reads without decoding
+        it. One edited to another kind of value is named, not tripped over."""
+        rows = self._query(sql)
+        for row in rows:
+            deal, seq, at = row[:3]
+            for column, copied, kinds in (("deal", deal, (int,)), ("time", at, (int, float))):
+                if type(copied) not in kinds:
+                    raise JournalError(
+                        f"journal {self.path}: record {seq}: edited: its {column} column says "
+                        f"{copied!r}; dealtable verify {self.path} names every record so edited"
+                    )
+        return rows
 
     def _query(self, sql: str) -> list[Any]:
         try:
