@@ -1059,13 +1059,9 @@ def test_a_page_gone_bad_anywhere_in_the_file_is_damage_named_never_a_traceback(
     assert carried > len(whole) // 4096 // 2
 
 
-@pytest.mark.parametrize("kept", ["the first 100 bytes", "half", "all but the last page"])
-def test_a_journal_cut_short_is_refused_by_every_command_in_one_line(
-    tmp_path: Path, kept: str
-) -> None:
-    """A copy that stopped part way, or a card that filled up: SQLite cannot even list the
-    file's tables. Every command says the journal is damaged, with no traceback, and leaves
-    the file as it was."""
+def a_journal_alone_in_its_folder(tmp_path: Path) -> Path:
+    """A journal with a deal, alone in a folder of its own and in one file (no write-ahead
+    log beside it), for a test to spoil and then see that nothing in the folder changed."""
     folder = tmp_path / "files"
     folder.mkdir()
     path = folder / "j.sqlite"
@@ -1073,6 +1069,18 @@ def test_a_journal_cut_short_is_refused_by_every_command_in_one_line(
     journal.close()
     with closing(sqlite3.connect(path)) as db:
         db.execute("PRAGMA journal_mode=DELETE")
+    return path
+
+
+@pytest.mark.parametrize("kept", ["the first 100 bytes", "half", "all but the last page"])
+def test_a_journal_cut_short_is_refused_by_every_command_in_one_line(
+    tmp_path: Path, kept: str
+) -> None:
+    """A copy that stopped part way, or a card that filled up: SQLite cannot even list the
+    file's tables. Every command says the journal is damaged, with no traceback, and leaves
+    the file as it was."""
+    path = a_journal_alone_in_its_folder(tmp_path)
+    folder = path.parent
     whole = path.read_bytes()
     cut = {"the first 100 bytes": 100, "half": len(whole) // 2, "all but the last page": -4096}
     path.write_bytes(whole[: cut[kept]])
@@ -1110,13 +1118,10 @@ def test_a_journal_whose_tables_lack_a_column_is_no_journal_to_any_command(
 ) -> None:
     """Another program's tables under a journal's names, or a journal a hand has altered:
     no command reads it as sound, and run deals on none it could not write."""
-    folder = tmp_path / "files"
-    folder.mkdir()
-    path = folder / "j.sqlite"
-    journal, _ = journal_with_a_deal(path)
-    journal.close()
+    path = a_journal_alone_in_its_folder(tmp_path)
+    folder = path.parent
     with closing(sqlite3.connect(path)) as db:
-        db.executescript(f"PRAGMA journal_mode=DELETE; {change}")
+        db.executescript(change)
     before = files_in(folder)
     commands = [tuple(read_only_command(verb, path, tmp_path)) for verb in READ_ONLY_COMMANDS]
     commands.append(("run", "--journal", str(path), "--deals", "1", "--speed", "0"))

@@ -824,9 +824,9 @@ def test_at_the_console_help_shows_the_table_language_and_a_typo_names_the_lines
         assert [event.type_name for event in journal.events()][-1] == "punter_seated"
 
 
-def test_a_punto_banco_table_runs_from_the_console_and_resumes(tmp_path: Path) -> None:
-    """The service deals the baccarat family too: cards from the dealer's keyboard, the coups
-    journaled, and a restart resumes the shoe where it stopped."""
+def punto_banco_at_the_console(tmp_path: Path) -> tuple[Path, Path, list[str]]:
+    """A Punto Banco table dealt from the dealer's keyboard: its config, its journal, and the
+    coups of 004's record as the dealer keys them (the table's opening is the config's)."""
     config = tmp_path / "pb.toml"
     journal = tmp_path / "pb.sqlite"
     config.write_text(
@@ -837,8 +837,15 @@ def test_a_punto_banco_table_runs_from_the_console_and_resumes(tmp_path: Path) -
         '\n[reader]\nkind = "console"\n\n[display]\nterminal = true\n'
     )
     record = (RECORDS / "004_punto_banco.deal").read_text().splitlines()
-    coups = [line for line in record if line.split("#")[0].strip()]
-    coups = [line for line in coups if line.split()[0] not in ("game", "rules", "bank", "punter")]
+    lines = [line.split("#")[0].strip() for line in record if line.split("#")[0].strip()]
+    opening = ("game", "rules", "bank", "punter")
+    return config, journal, [line for line in lines if line.split()[0] not in opening]
+
+
+def test_a_punto_banco_table_runs_from_the_console_and_resumes(tmp_path: Path) -> None:
+    """The service deals the baccarat family too: cards from the dealer's keyboard, the coups
+    journaled, and a restart resumes the shoe where it stopped."""
+    config, journal, coups = punto_banco_at_the_console(tmp_path)
     half = coups.index("bet ana tie 5")
     first = subprocess.run(
         [*CLI, "run", "--config", str(config)],
@@ -886,18 +893,7 @@ def test_a_restarted_console_table_is_drawn_at_once_with_the_shoes_scoreboards(
 ) -> None:
     """After a restart the dealer at the keyboard sees the table as it stands before typing
     a line, and the scoreboards keep the coups the shoe dealt before the restart."""
-    config = tmp_path / "pb.toml"
-    journal = tmp_path / "pb.sqlite"
-    config.write_text(
-        '[table]\nid = "pb"\ngame = "punto-banco"\nrules = "standard"\n'
-        'options = { burn = "one" }\nbank = 5000\n'
-        f'journal = "{journal}"\n'
-        'punters = [ { name = "ana", bankroll = 200 }, { name = "ben", bankroll = 200 } ]\n'
-        '\n[reader]\nkind = "console"\n\n[display]\nterminal = true\n'
-    )
-    record = (RECORDS / "004_punto_banco.deal").read_text().splitlines()
-    coups = [line.split("#")[0].strip() for line in record if line.split("#")[0].strip()]
-    coups = [line for line in coups if line.split()[0] not in ("game", "rules", "bank", "punter")]
+    config, _, coups = punto_banco_at_the_console(tmp_path)
     second_coup = coups.index("bet ana tie 5")
     third_coup = coups.index("bet ana banker 30")
     tie = dealtable("run", "--config", str(config), typed="\n".join(coups[:second_coup]) + "\n")
