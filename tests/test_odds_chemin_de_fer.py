@@ -133,7 +133,7 @@ def test_a_six_deck_shoe() -> None:
 
 def test_bad_settings_are_refused() -> None:
     shoe = BaccaratShoe.full(1)
-    with pytest.raises(TableError, match="commission"):
+    with pytest.raises(TableError, match=r"a share of a win, 0 to under 1 \(5% is 1/20\), not 2$"):
         chemin_de_fer_odds(shoe, commission=Fraction(2))
     with pytest.raises(TableError, match="draws at 5"):
         chemin_de_fer_odds(shoe, player_draws_at_five=Fraction(3, 2))

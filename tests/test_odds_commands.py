@@ -120,6 +120,11 @@ def test_faro_text_and_edge_table(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "odds", "faro", "--out", OUT)
     assert code == 0
     assert "43 cards in the box, 21 turns to come" in out
+    deck = " ".join(str(card) for card in find_rules("classic").deck_spec.cards)
+    _, out, _ = run(capsys, "odds", "faro", "--out", " ".join(deck.split()[:49]))
+    assert out.startswith("Faro, classic rules: 3 cards in the box, 1 turn to come (the last),")
+    _, out, _ = run(capsys, "odds", "faro", "--out", " ".join(deck.split()[:51]))
+    assert out.startswith("Faro, classic rules: 1 card in the box (the hoc), no turn to come,")
     assert "fair 2 to 1" in out
     code, out, _ = run(capsys, "odds", "faro", "--edge-table", "--rules", "stuss")
     lines = out.splitlines()
@@ -148,7 +153,18 @@ def test_faro_text_and_edge_table(capsys: pytest.CaptureFixture[str]) -> None:
         (("odds", "punto-banco", "--decks", "1", "--out", "KH KH"), "KH out 2 times"),
         (("odds", "punto-banco", "--no-commission", "--commission", "10"), "not both"),
         (("odds", "punto-banco", "--commission", "0", "--no-commission"), "not both"),
-        (("odds", "chemin-de-fer", "--player-five", "often"), "--player-five 'often'"),
+        (
+            ("odds", "chemin-de-fer", "--player-five", "often"),
+            "--player-five 'often': expected draw, stand or the chance he draws, 0 to 1",
+        ),
+        (
+            ("odds", "punto-banco", "--commission", "100"),
+            "--commission '100': a commission is 0 to under 100 (percent taken from a win)",
+        ),
+        (("odds", "punto-banco", "--commission", "-5"), "--commission '-5': a commission is 0"),
+        (("odds", "chemin-de-fer", "--commission", "100"), "--commission '100': a commission"),
+        (("odds", "chemin-de-fer", "--commission", "1e400"), "--commission '1e400': a commission"),
+        (("odds", "chemin-de-fer", "--commission", "much"), "--commission 'much': expected a"),
         (("simulate", "--strategy", "martingale"), "unknown strategy 'martingale'"),
         (("simulate", "--rules", "vegas"), "unknown Faro rule set"),
         (("simulate", "--game", "punto-banco"), "unknown game 'punto-banco'"),

@@ -82,7 +82,7 @@ def test_cards_out_change_the_odds_and_bad_shoes_are_refused() -> None:
     assert no_tens.banker != full.banker
     with pytest.raises(TableError, match="the shoe holds 5"):
         punto_banco_odds(shoe_of(parse_cards("AS 2S 3S 4S 5S")))
-    with pytest.raises(TableError, match="commission"):
+    with pytest.raises(TableError, match=r"a share of a win, 0 to under 1 \(5% is 1/20\), not 1$"):
         PuntoBancoPayouts(commission=Fraction(1))
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from fractions import Fraction
 
 from table.cards import STANDARD_52, Card, Rank
 from table.errors import TableError
@@ -26,6 +27,14 @@ from table.errors import TableError
 MAX_DECKS = 8
 # Six cards at most make a coup: the odds of a shoe with fewer are not one coup's odds.
 CARDS_PER_COUP = 6
+
+
+def check_commission(commission: Fraction) -> None:
+    """A commission is a share of the win it is taken from (a percent is for people)."""
+    if not 0 <= commission < 1:
+        raise TableError(
+            f"a commission is a share of a win, 0 to under 1 (5% is 1/20), not {commission}"
+        )
 
 
 def card_value(rank: Rank) -> int:

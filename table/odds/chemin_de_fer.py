@@ -28,6 +28,7 @@ from table.odds.baccarat import (
     CARDS_PER_COUP,
     BaccaratShoe,
     banker_draws,
+    check_commission,
     falling,
 )
 from table.odds.json_fractions import JsonValue, fraction_text
@@ -159,8 +160,7 @@ def chemin_de_fer_odds(
     player_draws_at_five: Fraction = Fraction(1),
 ) -> CheminDeFerOdds:
     """The value of drawing and of standing at every choice of a coup from this shoe."""
-    if not 0 <= commission < 1:
-        raise TableError(f"a commission is 0 to under 100%, not {commission}")
+    check_commission(commission)
     if not 0 <= player_draws_at_five <= 1:
         raise TableError(f"the player draws at 5 with a chance 0 to 1, not {player_draws_at_five}")
     if shoe.size < CARDS_PER_COUP:

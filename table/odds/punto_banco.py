@@ -22,6 +22,7 @@ from table.odds.baccarat import (
     CARDS_PER_COUP,
     BaccaratShoe,
     banker_draws,
+    check_commission,
     falling,
     player_draws,
 )
@@ -39,8 +40,7 @@ class PuntoBancoPayouts:
     pair_pays: int = 11
 
     def __post_init__(self) -> None:
-        if not 0 <= self.commission < 1:
-            raise TableError(f"a commission is 0 to under 100%, not {self.commission}")
+        check_commission(self.commission)
         if self.tie_pays < 1 or self.pair_pays < 1:
             raise TableError("a tie or a pair pays at least 1 to 1")
 

@@ -165,11 +165,22 @@ def _rules(args: argparse.Namespace) -> FaroRules:
     return find_rules(args.rules, options)
 
 
-def _fraction(text: str, what: str) -> Fraction:
+def _fraction(text: str, what: str, expected: str = "a number such as 5, 2.5 or 1/2") -> Fraction:
     try:
         return Fraction(text.strip())
     except (ValueError, ZeroDivisionError):
-        raise TableError(f"{what} {text!r}: expected a number such as 5, 2.5 or 1/2") from None
+        raise TableError(f"{what} {text!r}: expected {expected}") from None
+
+
+def _commission(text: str) -> Fraction:
+    """``--commission`` as a share of a win; refused in the percent the user wrote, so that
+    a 100 is not answered as 1, nor a 1e400 with four hundred digits."""
+    percent = _fraction(text, "--commission")
+    if not 0 <= percent < 100:
+        raise TableError(
+            f"--commission {text!r}: a commission is 0 to under 100 (percent taken from a win)"
+        )
+    return percent / 100
 
 
 def _print_json(payload: object) -> None:
@@ -215,11 +226,19 @@ def _odds_faro(args: argparse.Namespace) -> int:
     return 0
 
 
+def _box_and_turns(cards_left: int, turns_left: int) -> str:
+    if cards_left == 1:
+        return "1 card in the box (the hoc), no turn to come"
+    if turns_left == 1:
+        return f"{cards_left} cards in the box, 1 turn to come (the last)"
+    return f"{cards_left} cards in the box, {turns_left} turns to come"
+
+
 def print_faro_odds(odds: FaroOdds, out: TextIO | None = None) -> None:
     out = out or sys.stdout
     print(
-        f"Faro, {odds.title}: {odds.cards_left} cards in the box, "
-        f"{odds.turns_left} turns to come, {float(odds.expected_splits):.4f} splits expected "
+        f"Faro, {odds.title}: {_box_and_turns(odds.cards_left, odds.turns_left)}, "
+        f"{float(odds.expected_splits):.4f} splits expected "
         f"({fraction_text(odds.expected_splits)})",
         file=out,
     )
@@ -291,7 +310,7 @@ def _odds_punto_banco(args: argparse.Namespace) -> int:
         )
     commission = DEFAULT_COMMISSION if args.commission is None else args.commission
     payouts = PuntoBancoPayouts(
-        commission=Fraction(0) if args.no_commission else _fraction(commission, "commission") / 100,
+        commission=Fraction(0) if args.no_commission else _commission(commission),
         banker_six_pays_half=args.no_commission,
         tie_pays=args.tie_pays,
         pair_pays=args.pair_pays,
@@ -319,13 +338,15 @@ def print_punto_banco_odds(odds: PuntoBancoOdds, out: TextIO | None = None) -> N
 def _player_five(text: str) -> Fraction:
     named = {"draw": Fraction(1), "stand": Fraction(0)}
     chance = named.get(text.strip().lower())
-    return chance if chance is not None else _fraction(text, "--player-five")
+    if chance is not None:
+        return chance
+    return _fraction(text, "--player-five", "draw, stand or the chance he draws, 0 to 1 (1/2)")
 
 
 def _odds_chemin_de_fer(args: argparse.Namespace) -> int:
     odds = chemin_de_fer_odds(
         _shoe(args),
-        commission=_fraction(args.commission, "commission") / 100,
+        commission=_commission(args.commission),
         player_draws_at_five=_player_five(args.player_five),
     )
     if args.json:
