@@ -125,6 +125,19 @@ def test_faro_text_and_edge_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert out.startswith("Faro, classic rules: 3 cards in the box, 1 turn to come (the last),")
     _, out, _ = run(capsys, "odds", "faro", "--out", " ".join(deck.split()[:51]))
     assert out.startswith("Faro, classic rules: 1 card in the box (the hoc), no turn to come,")
+    assert "no turn is left to call: only the hoc is in the box" in out
+    assert "cat-hop" not in out
+    assert "dead (no card left): A 2 3 4 5 6 7 8 9 10 J Q\n" in out
+
+
+def test_faro_text_names_the_dead_ranks(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "odds", "faro", "--out", "2C KD KC KH KS 9D 2S 2H 2D")
+    assert code == 0
+    assert "dead (no card left): 2 K\n" in out
+    rows = [line.split()[0] for line in out.splitlines() if line[:4].strip() in ("2", "K", "9")]
+    assert rows == ["9"]
+    _, out, _ = run(capsys, "odds", "faro", "--out", OUT)
+    assert "dead" not in out
     assert "fair 2 to 1" in out
     code, out, _ = run(capsys, "odds", "faro", "--edge-table", "--rules", "stuss")
     lines = out.splitlines()

@@ -22,7 +22,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, TextIO
 
-from table.cards import parse_cards
+from table.cards import find_deck, parse_cards
 from table.errors import TableError
 from table.faro.rules import FaroRules, find_rules
 from table.odds.baccarat import BaccaratShoe
@@ -259,6 +259,14 @@ def print_faro_odds(odds: FaroOdds, out: TextIO | None = None) -> None:
             f"{percent_text(rank.straight.split, 2):>12} {percent_text(rank.straight.edge, 3):>11}",
             file=out,
         )
+    live = {rank.rank for rank in odds.ranks}
+    dead = [rank.label for rank in find_deck(odds.deck).ranks if rank not in live]
+    if dead:
+        # A rank missing from the table above is out, not forgotten.
+        print(f"  dead (no card left): {' '.join(dead)}", file=out)
+    if odds.turns_left == 0:
+        print("\nno turn is left to call: only the hoc is in the box", file=out)
+        return
     print(
         "\ncalling the last turn: chance of the kind, one call right, pays, bank's edge", file=out
     )
