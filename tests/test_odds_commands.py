@@ -324,3 +324,15 @@ def test_the_progress_bar_fills() -> None:
 def test_the_module_runs_on_its_own(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["odds", "faro", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["turns_left"] == 25
+
+
+def test_the_module_on_its_own_refuses_a_plot_it_cannot_write_before_the_run(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    missing = tmp_path / "no such folder" / "curves.png"
+    assert main(["simulate", "--deals", "10", "--plot", str(missing)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        f"dealtable simulate: cannot write {missing}: there is no folder {missing.parent}\n"
+    )

@@ -533,21 +533,12 @@ def _print_simulation(result: Any, plotted: Any) -> None:
         print(f"\nbankroll curves: {plotted}")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="dealtable", description="Exact odds and simulations.")
-    add_subcommands(parser.add_subparsers(dest="command", required=True))
-    return parser
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    try:
-        code: int = args.handler(args)
-    except BrokenPipeError:
-        # The reader went away (`... odds chemin-de-fer | head`): stop quietly.
-        sys.stderr.close()
-        return 0
-    return code
+    """``dealtable`` itself, which takes these commands: run on its own, a command checks its
+    output file before the run and reports any error as the ``dealtable`` command does."""
+    from table.service.cli import main as dealtable_main
+
+    return dealtable_main(argv)
 
 
 if __name__ == "__main__":
