@@ -336,3 +336,16 @@ def test_the_module_on_its_own_refuses_a_plot_it_cannot_write_before_the_run(
     assert captured.err == (
         f"dealtable simulate: cannot write {missing}: there is no folder {missing.parent}\n"
     )
+
+
+def test_a_plot_under_a_file_is_refused_naming_the_file_that_is_no_folder(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("kept\n")
+    assert main(["simulate", "--deals", "10", "--plot", str(notes / "curves.png")]) == 2
+    plot = notes / "curves.png"
+    assert capsys.readouterr().err == (
+        f"dealtable simulate: cannot write {plot}: {notes} is a file, not a folder\n"
+    )
+    assert notes.read_text() == "kept\n"

@@ -1039,6 +1039,8 @@ def _check_output(args: argparse.Namespace) -> None:
     if path is None:
         return
     folder = path.parent
+    if folder.exists() and not folder.is_dir():
+        raise OutputFileError(f"cannot write {path}: {folder} is a file, not a folder")
     if not folder.is_dir():
         raise OutputFileError(f"cannot write {path}: there is no folder {folder}")
     if path.is_dir():
