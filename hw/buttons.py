@@ -28,6 +28,7 @@ from gpiozero import Button  # type: ignore[import-untyped]
 
 from firmware_bridge.clock import Clock
 from hw.board import ButtonWiring
+from hw.errors import PinRefusedError
 
 
 class DealerAction(enum.Enum):
@@ -56,18 +57,27 @@ class DealerButtons:
         self._buttons: dict[DealerAction, Any] = {}
         try:
             for action in DealerAction:
-                button = Button(
-                    wiring.pins[action.value],
-                    pull_up=True,
-                    bounce_time=wiring.bounce_time,
-                    pin_factory=pin_factory,
-                )
+                button = self._open(action, wiring, pin_factory)
                 self._buttons[action] = button
                 button.when_pressed = partial(self._edge, action, True)
                 button.when_released = partial(self._edge, action, False)
         except Exception:
             self.close()
             raise
+
+    @staticmethod
+    def _open(action: DealerAction, wiring: ButtonWiring, pin_factory: Any) -> Any:
+        """The button of ``action``; a line the driver refuses is named with its button.
+        lgpio refuses a line the kernel or another program holds with an error of its own
+        ("GPIO busy"), which names no pin."""
+        pin = wiring.pins[action.value]
+        try:
+            return Button(
+                pin, pull_up=True, bounce_time=wiring.bounce_time, pin_factory=pin_factory
+            )
+        except Exception as error:
+            label = action.value.replace("_", " ")
+            raise PinRefusedError(f"the {label} button on GPIO{pin}: {error}") from error
 
     def take(self) -> list[DealerAction]:
         """The presses since the last call, oldest first: those whose line has now stayed

@@ -13,3 +13,7 @@ class BoardConfigError(HardwareError):
 
 class CasekeepError(HardwareError):
     """A bead or a mode the casekeep abacus cannot show."""
+
+
+class PinRefusedError(HardwareError):
+    """A line the pin driver would not give: another device or program holds it."""

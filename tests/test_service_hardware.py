@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from gpiozero import Button  # type: ignore[import-untyped]
+from gpiozero.pins.mock import MockPin  # type: ignore[import-untyped]
 from wire_fixtures import STEP, mock_pins, run_board
 
 from display.frames import layout_frame
@@ -177,10 +178,36 @@ def test_a_pin_another_device_holds_refuses_the_hardware_in_one_line(tmp_path: P
         with pytest.raises(HardwareError) as refused:
             TableHardware(config, pin_factory=factory)
         assert str(refused.value).startswith(
-            f"the dealer's buttons (board {DEFAULT_BOARD}): pin GPIO19 is already in use"
+            f"the dealer's buttons (board {DEFAULT_BOARD}): "
+            "the void button on GPIO19: pin GPIO19 is already in use"
         )
         # Refused, it let go of what it had taken: the casekeep can start again.
         TableHardware(dataclasses.replace(config, buttons=False), pin_factory=factory).close()
+
+
+class GPIOBusyError(Exception):
+    """What the lgpio driver raises for a line another process holds (not a gpiozero error)."""
+
+
+def test_a_pin_another_program_holds_refuses_the_hardware_in_one_line_naming_it() -> None:
+    """lgpio refuses a line the kernel or another program has claimed with its own error:
+    the start is refused in one line naming the button and its pin, not a traceback."""
+    busy = BOARD_BUTTONS["void"]
+
+    class ClaimedElsewhere(MockPin):  # type: ignore[misc]
+        def __init__(self, factory: Any, info: Any) -> None:
+            if info.name == f"GPIO{busy}":
+                raise GPIOBusyError("GPIO busy")
+            super().__init__(factory, info)
+
+    with mock_pins() as factory:
+        factory.pin_class = ClaimedElsewhere
+        with pytest.raises(HardwareError) as refused:
+            TableHardware(HardwareConfig(layout=False), pin_factory=factory)
+        assert str(refused.value) == (
+            f"the dealer's buttons (board {DEFAULT_BOARD}): "
+            f"the void button on GPIO{busy}: GPIO busy"
+        )
 
 
 def dealtable(*args: str) -> subprocess.CompletedProcess[str]:

@@ -18,8 +18,6 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from gpiozero import GPIOZeroError  # type: ignore[import-untyped]
-
 from display.frames import casekeep_frame, layout_frame
 from display.hardware import AbacusDriver, LayoutDriver
 from firmware_bridge.clock import Clock, SystemClock, ticks_diff
@@ -41,7 +39,7 @@ from firmware_bridge.protocol import DeviceErrorCode, Sensor
 from hw.board import DEFAULT_BOARD, Board, load_board, make_pin_factory
 from hw.buttons import DealerAction, DealerButtons
 from hw.casekeep import CasekeepAbacus
-from hw.errors import HardwareError
+from hw.errors import HardwareError, PinRefusedError
 from hw.shoe_sensor import SensorChattering, ShoeSensor
 from table.events import Event
 from table.language import Command, EmptyCmd, LockCmd, ShuffleCmd, VoidCmd
@@ -203,9 +201,11 @@ def _refused_in_one_line(device: str, board_file: Path) -> Iterator[None]:
     restart it for ever."""
     try:
         yield
+    except PinRefusedError as error:
+        raise HardwareError(f"{device} (board {board_file}): {error}") from None
     except HardwareError:
         raise
-    except (GPIOZeroError, ValueError) as error:
+    except Exception as error:  # gpiozero's, or a driver's own: lgpio's "GPIO busy"
         raise HardwareError(f"{device} (board {board_file}): {error}") from None
 
 
