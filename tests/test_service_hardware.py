@@ -371,6 +371,41 @@ def test_the_boards_report_of_lost_events_is_logged_as_an_error(
     assert "check the box" in lost.getMessage()
 
 
+def test_the_boards_flickering_light_barrier_and_overlong_code_are_said_plainly(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The board's light barrier flickers (dust, a loose wire) and its scanner reads a line
+    longer than any code: the log says what flickers and what was not taken, not the
+    firmware's bare "sensor 1 (code 3)"."""
+    clock = ManualClock(100.0)
+    board = SimulatedMicrocontroller(tmp_path, clock)
+    config = HardwareConfig(microcontroller_url=board.url, abacus=False, buttons=False)
+    hardware = TableHardware(config, clock=clock)
+    try:
+        run_board(board, clock, 0.3, hardware.poll)
+        assert hardware.link is not None and hardware.link.is_up
+        for flip in range(40):
+            board.block_card_sensor(flip % 2 == 0)
+            run_board(board, clock, STEP, hardware.poll)  # shorter than the debounce time
+        board.block_card_sensor(False)
+        board.scan("X" * 80)
+        run_board(board, clock, 0.5, hardware.poll)
+    finally:
+        board.close()  # first: the manual clock stands still while the layout goes dark
+        hardware.close()
+    said = [r.getMessage() for r in caplog.records if r.name == "dealtable.hardware"]
+    flickers = [line for line in said if "flickers" in line]
+    assert flickers == [
+        "the light barrier on the layout board flickers (dust, a loose wire, sunlight?): "
+        "no card is made from it until it is quiet"
+    ]
+    overlong = [line for line in said if "longer than" in line]
+    assert overlong == [
+        "the layout board's scanner read a line longer than any card's code (over 64 "
+        "characters): not taken; a card that slid out meanwhile is asked about"
+    ]
+
+
 def test_a_board_that_restarts_mid_deal_is_logged_with_what_it_may_have_lost(
     rig: Any, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -35,7 +35,7 @@ from firmware_bridge.link import (
     SensorChanged,
     SerialLink,
 )
-from firmware_bridge.protocol import DeviceErrorCode, Sensor
+from firmware_bridge.protocol import MAX_BARCODE, DeviceErrorCode, Sensor
 from hw.board import DEFAULT_BOARD, Board, load_board, make_pin_factory
 from hw.buttons import DealerAction, DealerButtons
 from hw.casekeep import CasekeepAbacus
@@ -51,6 +51,14 @@ from vision.barcode import BarcodeReading, barcode_reading
 from vision.errors import ScannerError
 
 log = logging.getLogger("dealtable.hardware")
+
+
+# What chatters, by the firmware's detail ("sensor N", N a Sensor), and what may cause it.
+_CHATTERING = {
+    f"sensor {Sensor.CARD_SLID.value}": ("light barrier", "dust, a loose wire, sunlight?"),
+    f"sensor {Sensor.SHOE_LID.value}": ("shoe lid switch", "a loose wire, a worn contact?"),
+    f"sensor {Sensor.BOX_EMPTY.value}": ("box-empty switch", "a loose wire, a worn contact?"),
+}
 
 
 class AskingReader(Protocol):
@@ -880,6 +888,18 @@ class TableHardware:
                 "the layout board lost events (%s): a button press or the box-empty switch "
                 "may have gone unheard; check the box",
                 report.detail,
+            )
+        elif report.code == DeviceErrorCode.SENSOR_CHATTER:
+            log.warning(
+                "the %s on the layout board flickers (%s): no card is made from it until it "
+                "is quiet",
+                *_CHATTERING.get(report.detail, (report.detail, "a loose wire?")),
+            )
+        elif report.code == DeviceErrorCode.BARCODE_TOO_LONG:
+            log.warning(
+                "the layout board's scanner read a line longer than any card's code (over %d "
+                "characters): not taken; a card that slid out meanwhile is asked about",
+                MAX_BARCODE,
             )
         else:
             log.warning("the layout board reports: %s (code %d)", report.detail, report.code)
