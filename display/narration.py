@@ -27,6 +27,7 @@ from table.events import (
     CardRole,
     DealerCorrection,
     DealFinished,
+    DealVoided,
     DeckStarted,
     Event,
     Outcome,
@@ -66,9 +67,11 @@ class Words:
     marks_paid: str  # 003: chips on the layout pay a loss on betting marks
     call_won: str
     call_lost: str
+    call_returned: str  # a call handed back (its deal voided): neither won nor lost
     hoc: str
     soda: str
     deal_over: str
+    deal_voided: str  # said before the bets it hands back
     bank: str
     and_word: str
     or_word: str
@@ -165,9 +168,11 @@ WORDS: dict[str, Words] = {
         marks_paid="The bank takes {name}'s {chips} on {spot} to pay the loss on marks.",
         call_won="{name} called the last turn right and wins {chips}!",
         call_lost="{name}'s call of the last turn misses: the bank takes {chips}.",
+        call_returned="{name} gets back {chips} called on the last turn.",
         hoc="The last card, the hoc, is {card}: it does not count.",
         soda="A new deck. The first card, the soda, is {card}: it does not count.",
         deal_over="The deck is done: {splits}; the bank has {bank}.",
+        deal_voided="The dealer calls off the deal: every bet still on the layout goes back.",
         alarms={
             AlarmKind.DUPLICATE_CARD: "That card was already dealt.",
             AlarmKind.UNKNOWN_CARD: "That card is not in this deck.",
@@ -238,9 +243,12 @@ WORDS: dict[str, Words] = {
         marks_paid="La banca se lleva {chips} de {name} de {spot} por lo perdido con marcas.",
         call_won="¡{name} acertó el último turno y gana {chips}!",
         call_lost="{name} no acertó el último turno: la banca se lleva {chips}.",
+        call_returned="{name} recupera {chips} de su apuesta al último turno.",
         hoc="La última carta, el hoc, es {card}: no cuenta.",
         soda="Mazo nuevo. La primera carta, la soda, es {card}: no cuenta.",
         deal_over="Mazo terminado: {splits}; la banca tiene {bank}.",
+        deal_voided="El crupier anula la mano: cada apuesta que sigue en la mesa vuelve a su "
+        "dueño.",
         alarms={
             AlarmKind.DUPLICATE_CARD: "Esa carta ya había salido.",
             AlarmKind.UNKNOWN_CARD: "Esa carta no es de esta baraja.",
@@ -316,9 +324,11 @@ WORDS: dict[str, Words] = {
         # subject, so no past tense has to choose a gender.
         call_won="Ставка {name} на последний абцуг сыграла и выигрывает {chips}!",
         call_lost="Ставка {name} на последний абцуг не сыграла: банк забирает {chips}.",
+        call_returned="{name} получает назад {chips} со ставки на последний абцуг.",
         hoc="Последняя карта, гок, — {card}: она не в счёт.",
         soda="Новая колода. Первая карта, сода, — {card}: она не в счёт.",
         deal_over="Колода сдана: {splits}; в банке {bank}.",
+        deal_voided="Банкомёт отменяет талию: все ставки, что ещё на столе, возвращаются.",
         alarms={
             AlarmKind.DUPLICATE_CARD: "Эта карта уже выходила.",
             AlarmKind.UNKNOWN_CARD: "Такой карты нет в этой колоде.",
@@ -475,6 +485,10 @@ class Narrator:
                         bank=chips(event.bank, self.language, nominative=True),
                     )
                 )
+            elif isinstance(event, DealVoided):
+                # The bets it hands back came just before it: the reason goes first.
+                lines.append(words.deal_voided)
+                lines.extend(said())
             elif isinstance(event, AlarmRaised):
                 lines.extend(said())
                 what = words.alarms.get(event.kind, words.alarm_other)
@@ -558,6 +572,11 @@ class Narrator:
         amount = abs(event.net)
         chips = words.chips(amount, self.language)
         if event.spot == "call":
+            if event.outcome is Outcome.RETURNED:
+                returned = self._stakes.get(event.bet, amount)
+                return words.call_returned.format(
+                    name=name, chips=words.chips(returned, self.language)
+                )
             template = words.call_won if event.net > 0 else words.call_lost
             return template.format(name=name, chips=chips)
         spot = self._spot(event.spot, words.ranks_on)

@@ -587,3 +587,46 @@ def test_visitors_hear_why_the_table_pauses_when_its_journal_cannot_write(
         disk.full = False
         service.execute_line("shuffle")
     assert out.getvalue().count(goes_on) == 1
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [
+        (
+            "en",
+            [
+                "The dealer calls off the deal: every bet still on the layout goes back.",
+                "Anna gets back 2 chips from high card.",
+                "Elena gets back 2 chips called on the last turn.",
+            ],
+        ),
+        (
+            "es",
+            [
+                "El crupier anula la mano: cada apuesta que sigue en la mesa vuelve a su dueño.",
+                "Anna recupera 2 fichas de la carta alta.",
+                "Elena recupera 2 fichas de su apuesta al último turno.",
+            ],
+        ),
+        (
+            "ru",
+            [
+                "Банкомёт отменяет талию: все ставки, что ещё на столе, возвращаются.",
+                "Anna получает назад 2 фишки со старшей карты.",
+                "Elena получает назад 2 фишки со ставки на последний абцуг.",
+            ],
+        ),
+    ],
+)
+def test_a_voided_deal_is_told_and_a_call_it_hands_back_is_not_said_to_miss(
+    language: str, expected: list[str]
+) -> None:
+    """Visitors hear why every bet goes back, before the bets go back; a call handed back
+    was neither won nor lost, so the bank takes nothing of it."""
+    table = open_table(punters={"anna": 100, "elena": 100})
+    remaining = [str(card) for card in table.state.casekeep.remaining_cards()]
+    events = table.bet("anna", "high", 2)
+    events += deal(table, " ".join(card for card in remaining if card not in ("7C", "JD", "3S")))
+    events += table.call("elena", ["7", "J", "3"], 2)
+    said = Narrator(language).explain(events + table.void_deal())
+    assert said[-3:] == expected
