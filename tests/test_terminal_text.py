@@ -290,3 +290,42 @@ def test_with_no_deck_in_the_box_the_screen_counts_no_cards_in_it_and_no_cases()
     assert "no deck in the box" in screen.splitlines()[0]
     assert not re.search(r"\d in the box", screen.splitlines()[0])
     assert "♠ case" not in screen and "♠ dead" not in screen
+
+
+@pytest.mark.parametrize("game", ["punto-banco", "chemin-de-fer", "banque", "macao"])
+def test_each_baccarat_demo_frame_tells_every_bet_its_coup_settled_and_who_banked(
+    game: str,
+) -> None:
+    """A frame keeps to a few lines under the roads, yet never leaves out a settled bet, who
+    holds the bank or to whom it passed: what it leaves out is a bet placed, which its
+    settlement repeats."""
+    from display.baccarat_terminal import describe as describe_baccarat
+    from table.events import BankAnnounced, BankPassed, BetSettled, CoupFinished
+    from table.service.baccarat_demo import run_baccarat_demo
+
+    out = io.StringIO()
+    demo = run_baccarat_demo(game=game, seed=3, out=out, colour=False)
+    frames = [" ".join(frame.split()) for frame in out.getvalue().split("-" * 78)]
+    # What must be told, in either words, and in which frames: a bank that passes just as a
+    # coup ends is told with that coup or as the next bank is announced.
+    told: list[tuple[tuple[int, ...], tuple[str, ...]]] = []
+    coup = 0
+    for before, event in zip([None, *demo.events], demo.events, strict=False):
+        if isinstance(event, BetSettled):
+            told.append(((coup,), (str(describe_baccarat(event)),)))
+        elif isinstance(event, BankAnnounced):
+            told.append(((coup,), (f"{event.banker} holds the bank: {event.amount}",)))
+        elif isinstance(event, BankPassed):
+            passed = f"the bank passes from {event.from_banker} to {event.to_banker}"
+            cannot = f"{event.from_banker} cannot hold the bank; it passes to {event.to_banker}"
+            frames_told = (coup - 1, coup) if isinstance(before, CoupFinished) else (coup,)
+            told.append((frames_told, (passed, cannot)))
+        elif isinstance(event, CoupFinished):
+            coup += 1
+    assert len(frames) == coup + 1 > 20  # a frame after each coup, and the summary
+    untold = [
+        (where, words)
+        for where, words in told
+        if not any(said in frames[frame] for frame in where for said in words)
+    ]
+    assert untold == []

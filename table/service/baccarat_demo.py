@@ -19,12 +19,14 @@ from display.text import wrap
 from table.baccarat import BaccaratState, BaccaratTable, Draw, Family, Phase
 from table.baccarat.shoe import BaccaratShoe, ContinuousShuffler
 from table.errors import TableError
-from table.events import BetSettled, CoupResult, Event
+from table.events import BankPassed, BetPlaced, BetSettled, CoupResult, Event
 
 CLEAR_SCREEN = "\x1b[H\x1b[2J"
 DEFAULT_COUPS_PER_SECOND = 1.0
 # A continuous shuffler's shoe never ends: the demo deals about as many coups as a shoe gives.
 SHUFFLER_COUPS = 80
+# Lines told under the roads after a coup; more only where what must be told needs them.
+FRAME_LINES = 8
 NAMES = ("ana", "ben", "cy", "dora", "eli", "fay")
 
 
@@ -71,11 +73,13 @@ def _bank_game_bets(
         banker = state.banker or seated[0]
         amount = min(100, state.bankrolls[banker])
         try:
-            events += table.announce_bank(amount)
-            lines.append(f"{banker} holds the bank: {amount}")
+            announced = table.announce_bank(amount)
+            events += announced
+            # A bank passed on as it is announced is told first, then who holds it.
+            lines += [text for event in announced if (text := describe(event))]
         except TableError:
             events += table.pass_bank()
-            lines.append(f"{banker} cannot hold the bank; it passes")
+            lines.append(f"{banker} cannot hold the bank; it passes to {state.banker}")
             return lines
     punters = [name for name in seated if name != state.banker]
     start = (seated.index(state.banker) + 1) if state.banker in seated else 0
@@ -115,8 +119,26 @@ def _place(
         except TableError as refused:
             lines.append(f"{name}: refused: {refused}")
             continue
-        lines.append(f"{name} bets {amount} on {side}")
+        lines.append(_bet_line(name, side, amount))
     return lines
+
+
+def _bet_line(name: str, side: str, amount: int) -> str:
+    return f"{name} bets {amount} on {side}"
+
+
+def _fit(lines: list[str], placed: set[str]) -> list[str]:
+    """The lines a frame tells: where they are too many, the bets placed give way first, as
+    each bet's settlement repeats its punter, side and stake; who holds the bank, a banco, a
+    refusal and every settlement are told."""
+    spare = len(lines) - FRAME_LINES
+    told = []
+    for line in lines:
+        if spare > 0 and line in placed:
+            spare -= 1
+            continue
+        told.append(line)
+    return told
 
 
 def _dealing(state: BaccaratState) -> bool:
@@ -162,16 +184,28 @@ def run_baccarat_demo(
     refusals: list[str] = []
     while state.phase is Phase.BURNING:
         events += table.deal(shoe.draw())
+    # What was said since the last frame: a bank announced that no one bet against, and
+    # passed on, is told in the next frame.
+    carried: list[str] = []
     while state.phase is Phase.BETTING and not (shuffler and len(results) >= SHUFFLER_COUPS):
+        before_bets = len(events)
         if state.rules.house_banks:
-            lines = _punto_banco_bets(table, rng, seated, events)
+            said = _punto_banco_bets(table, rng, seated, events)
         else:
-            lines = _bank_game_bets(table, rng, seated, events)
-        refusals += [line for line in lines if ": refused: " in line]
+            said = _bank_game_bets(table, rng, seated, events)
+        refusals += [line for line in said if ": refused: " in line]
+        lines, carried = carried + said, []
         if not state.bets_open:
+            carried = lines
+            continue
+        if not state.rules.house_banks and not state.bank:
+            # The banker could not hold it and passed it on: the next one announces it.
+            carried = lines
             continue
         if not state.rules.house_banks and not state.bets:
-            events += table.pass_bank()
+            passed = table.pass_bank()
+            events += passed
+            carried = lines + [text for event in passed if (text := describe(event))]
             continue
         events += table.lock()
         while _dealing(state):
@@ -191,13 +225,18 @@ def run_baccarat_demo(
             lines += [
                 text
                 for event in coup
-                if isinstance(event, BetSettled | CoupResult)
+                if isinstance(event, BetSettled | CoupResult | BankPassed)
                 if (text := describe(event))
             ]
             results += [event for event in coup if isinstance(event, CoupResult)]
         if isinstance(shoe, ContinuousShuffler):
             shoe.take_back()
-        frame = render_baccarat(state, results, lines[-8:], colour=colour)
+        placed = {
+            _bet_line(event.punter, event.spot, event.amount)
+            for event in events[before_bets:]
+            if isinstance(event, BetPlaced)
+        }
+        frame = render_baccarat(state, results, _fit(lines, placed), colour=colour)
         out.write(CLEAR_SCREEN + frame + "\n" if on_terminal else frame + "\n" + "-" * 78 + "\n")
         out.flush()
         if pause:
