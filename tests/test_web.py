@@ -1417,3 +1417,28 @@ def test_a_page_refused_a_live_stream_tries_again_by_itself_and_says_so(
                 assert shows(browser, service)
         finally:
             taken.close()
+
+
+@pytest.mark.parametrize(
+    ("language", "words"),
+    [
+        ("en", ["high card", "odd"]),
+        ("es", ["carta alta", "impar"]),
+        ("ru", ["старшая карта", "нечет"]),
+    ],
+)
+def test_the_bets_beside_the_layout_name_their_spot_in_the_pages_language(
+    browser: webdriver.Chrome, live_table: Any, language: str, words: list[str]
+) -> None:
+    """High card and odd are said as the page's language says them, as the exhibit says
+    them; not in the table language's words."""
+    service, simulated, server, _ = live_table
+    simulated.step()  # a new deck
+    simulated.step()  # the soda
+    punter = service.faro.seats[0]
+    service.execute_line(f"bet {punter} high 2")
+    service.execute_line(f"bet {punter} odd 1")
+    browser.get(server.url + f"?lang={language}")
+    assert shows(browser, service)
+    standing = browser.find_element(By.ID, "standing").text
+    assert standing == f"{punter} · {words[0]} · 2 · {punter} · {words[1]} · 1"

@@ -12,7 +12,8 @@ const WORDS = {
         shoe: "shoe", coup: "coup", player: "player", banker: "banker", right: "right", left: "left",
         tie: "tie", win: "wins", beadPlate: "Bead plate", bigRoad: "Big road", bigEyeBoy: "Big eye boy",
         smallRoad: "Small road", cockroachPig: "Cockroach pig", banksHeld: "banks held",
-        sessionOver: "session over: everyone has held the bank as often;", sessionWinner: "wins" },
+        sessionOver: "session over: everyone has held the bank as often;", sessionWinner: "wins",
+        spots: { high: "high card", odd: "odd", even: "even", red: "red", black: "black" } },
   es: { title: "Faro", deal: "mano", turn: "turno", soda: "soda fuera, apuestas abiertas", inBox: ["carta en la caja", "cartas en la caja"],
         splits: "splits", lastTurn: "Último turno", casekeep: "Casekeep", bankrolls: "Fichas", history: "Historial",
         loses: "pierde", wins: "gana", split: "split", bank: "banca", house: "casa", commissionBox: "comisión", locked: "apuestas cerradas", over: "mano terminada, hoc",
@@ -23,7 +24,8 @@ const WORDS = {
         shoe: "zapato", coup: "mano", player: "punto", banker: "banca", right: "derecha", left: "izquierda",
         tie: "empate", win: "gana", beadPlate: "Bead plate", bigRoad: "Big road", bigEyeBoy: "Big eye boy",
         smallRoad: "Small road", cockroachPig: "Cockroach pig", banksHeld: "veces con la banca",
-        sessionOver: "sesión terminada: todos han tenido la banca las mismas veces;", sessionWinner: "gana" },
+        sessionOver: "sesión terminada: todos han tenido la banca las mismas veces;", sessionWinner: "gana",
+        spots: { high: "carta alta", odd: "impar", even: "par", red: "rojo", black: "negro" } },
   ru: { title: "Фаро", deal: "талия", turn: "абцуг", soda: "сода открыта, ставки принимаются", inBox: ["карта в ящике", "карты в ящике", "карт в ящике"],
         splits: "плие", lastTurn: "Последний абцуг", casekeep: "Кейскипер", bankrolls: "Фишки", history: "История",
         loses: "проигрывает", wins: "выигрывает", split: "плие", bank: "банк", house: "заведение", commissionBox: "комиссия", locked: "ставки закрыты", over: "талия окончена, гок",
@@ -35,7 +37,8 @@ const WORDS = {
         right: "правая", left: "левая", tie: "ничья", win: "выигрывает", beadPlate: "Бусы",
         bigRoad: "Большая дорога", bigEyeBoy: "Большой глаз", smallRoad: "Малая дорога",
         cockroachPig: "Таракан", banksHeld: "держали банк",
-        sessionOver: "партия окончена: все держали банк поровну;", sessionWinner: "выигрывает" },
+        sessionOver: "партия окончена: все держали банк поровну;", sessionWinner: "выигрывает",
+        spots: { high: "старшая карта", odd: "нечет", even: "чет", red: "красное", black: "чёрное" } },
 };
 
 const TOP = ["A", "2", "3", "4", "5", "6"];
@@ -220,7 +223,9 @@ function render(view) {
     } else if (bet.order) {
       standing.push(`${bet.punter} ${t.calls} ${bet.order.join(" ")} · ${bet.stake}`);
     } else {
-      standing.push(`${bet.punter} · ${bet.spot} · ${bet.stake}`);
+      // High card, odd, even, red, black: in the page's words (Object.hasOwn: a spot is data).
+      const spot = Object.hasOwn(t.spots, bet.spot) ? t.spots[bet.spot] : bet.spot;
+      standing.push(`${bet.punter} · ${spot} · ${bet.stake}`);
     }
   }
   for (const lamp of view.lamps) {
