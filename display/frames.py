@@ -240,6 +240,7 @@ def table_view(state: FaroState, advisor: bool = False) -> dict[str, object]:
                 "kind": bet.spot.kind.value,
                 "stake": bet.stake,
                 "coppered": bet.coppered,
+                "mark": bet.mark,  # 003's betting marks: credit, not chips
                 "order": list(bet.order) if bet.order else None,
             }
             for bet in sorted(state.bets.values(), key=lambda bet: bet.bet_id)

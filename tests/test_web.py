@@ -1442,3 +1442,30 @@ def test_the_bets_beside_the_layout_name_their_spot_in_the_pages_language(
     assert shows(browser, service)
     standing = browser.find_element(By.ID, "standing").text
     assert standing == f"{punter} · {words[0]} · 2 · {punter} · {words[1]} · 1"
+
+
+def test_a_bet_in_betting_marks_shows_as_marks_not_as_chips(
+    browser: webdriver.Chrome, live_table: Any
+) -> None:
+    """003's betting marks are credit, not chips: the page tells them apart, as the terminal
+    does (``a2m``), and says so to whoever points at them."""
+    service, simulated, server, _ = live_table
+    service.execute_line("rules casino-003")
+    simulated.step()  # a new deck
+    simulated.step()  # the soda
+    punter = service.faro.seats[0]
+    service.execute_line(f"bet {punter} 5 4")
+    service.execute_line(f"bet {punter} 9 2 mark")
+    browser.get(server.url)
+    assert shows(browser, service)
+
+    def chip(rank: str) -> Any:
+        return browser.find_element(
+            By.CSS_SELECTOR, f'.chip[data-spot="{rank}"][data-punter="{punter}"]'
+        )
+
+    tag = punter[0].upper()
+    assert (chip("5").text, chip("9").text) == (f"{tag}4", f"{tag}2m")
+    assert "mark" not in chip("5").get_attribute("class")
+    assert "mark" in chip("9").get_attribute("class").split()
+    assert chip("9").get_attribute("title") == f"{punter} 2 9 in marks"

@@ -7,7 +7,7 @@ const WORDS = {
         loses: "loses", wins: "wins", split: "split", bank: "bank", house: "house", commissionBox: "commission", locked: "bets locked", over: "deal over, hoc",
         noDeck: "waiting for a new deck", awaitingSoda: "waiting for the soda", connecting: "connecting…",
         live: "live", lost: "connection lost, reconnecting…", retrying: "the table is busy, trying again in {seconds} s…", unknownLanguage: "Language not known here: English.",
-        coppered: "coppered", calls: "calls", alarm: "ALARM", readerLost: "READER LOST", journalTrouble: "THE JOURNAL CANNOT WRITE, THE TABLE WAITS", cardsLeft: "left", edge: "edge",
+        coppered: "coppered", marks: "in marks", calls: "calls", alarm: "ALARM", readerLost: "READER LOST", journalTrouble: "THE JOURNAL CANNOT WRITE, THE TABLE WAITS", cardsLeft: "left", edge: "edge",
         evenStake: "edges per chip of an even stake: an odd stake loses its odd chip on a split", notAlone: "only beside a rank that can split",
         shoe: "shoe", coup: "coup", player: "player", banker: "banker", right: "right", left: "left",
         tie: "tie", win: "wins", beadPlate: "Bead plate", bigRoad: "Big road", bigEyeBoy: "Big eye boy",
@@ -19,7 +19,7 @@ const WORDS = {
         loses: "pierde", wins: "gana", split: "split", bank: "banca", house: "casa", commissionBox: "comisión", locked: "apuestas cerradas", over: "mano terminada, hoc",
         noDeck: "esperando un mazo nuevo", awaitingSoda: "esperando la soda", connecting: "conectando…",
         live: "en directo", lost: "conexión perdida, reconectando…", retrying: "la mesa está ocupada, reintentando en {seconds} s…", unknownLanguage: "",
-        coppered: "con copper", calls: "declara", alarm: "ALARMA", readerLost: "LECTOR PERDIDO", journalTrouble: "EL REGISTRO NO PUEDE ESCRIBIR, LA MESA ESPERA", cardsLeft: "quedan", edge: "ventaja",
+        coppered: "con copper", marks: "en marcas", calls: "declara", alarm: "ALARMA", readerLost: "LECTOR PERDIDO", journalTrouble: "EL REGISTRO NO PUEDE ESCRIBIR, LA MESA ESPERA", cardsLeft: "quedan", edge: "ventaja",
         evenStake: "ventaja por ficha de una apuesta par: una apuesta impar pierde su ficha impar en un split", notAlone: "solo junto a un rango que pueda hacer split",
         shoe: "zapato", coup: "mano", player: "punto", banker: "banca", right: "derecha", left: "izquierda",
         tie: "empate", win: "gana", beadPlate: "Bead plate", bigRoad: "Big road", bigEyeBoy: "Big eye boy",
@@ -31,7 +31,7 @@ const WORDS = {
         loses: "проигрывает", wins: "выигрывает", split: "плие", bank: "банк", house: "заведение", commissionBox: "комиссия", locked: "ставки закрыты", over: "талия окончена, гок",
         noDeck: "ждём новую колоду", awaitingSoda: "ждём соду", connecting: "подключение…",
         live: "в эфире", lost: "связь потеряна, переподключение…", retrying: "стол занят, новая попытка через {seconds} с…", unknownLanguage: "",
-        coppered: "копперированная", calls: "объявляет", alarm: "ТРЕВОГА", readerLost: "СЧИТЫВАТЕЛЬ ПОТЕРЯН", journalTrouble: "ЖУРНАЛ НЕ ЗАПИСЫВАЕТСЯ, СТОЛ ЖДЁТ", cardsLeft: "осталось",
+        coppered: "копперированная", marks: "марками", calls: "объявляет", alarm: "ТРЕВОГА", readerLost: "СЧИТЫВАТЕЛЬ ПОТЕРЯН", journalTrouble: "ЖУРНАЛ НЕ ЗАПИСЫВАЕТСЯ, СТОЛ ЖДЁТ", cardsLeft: "осталось",
         edge: "преимущество банка", evenStake: "преимущество на фишку чётной ставки: нечётная ставка при плие теряет лишнюю фишку",
         notAlone: "только вместе с рангом, который может дать плие", shoe: "шуз", coup: "кон", player: "игрок", banker: "банкир",
         right: "правая", left: "левая", tie: "ничья", win: "выигрывает", beadPlate: "Бусы",
@@ -236,9 +236,9 @@ function render(view) {
     for (const name of ["loser", "winner", "split"]) spade.classList.toggle(name, lamp.last_turn === name);
     spade.classList.toggle("candidate", lamp.call_candidate);
     const chips = spade.querySelector(".chips");
-    chips.replaceChildren(...(chipsByRank[lamp.rank] || []).map((bet) => chipFor(bet, t.coppered)));
+    chips.replaceChildren(...(chipsByRank[lamp.rank] || []).map((bet) => chipFor(bet, t.coppered, t.marks)));
   }
-  placeGroupChips(groups, t.coppered);
+  placeGroupChips(groups, t.coppered, t.marks);
   document.getElementById("standing").textContent = standing.join("   ·   ");
   const advice = {};
   for (const entry of (view.advice ? view.advice.ranks : [])) advice[entry.rank] = entry;

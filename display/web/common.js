@@ -22,12 +22,14 @@ function colourOf(punter) {
   return punterColour.get(punter);
 }
 
-function chipFor(bet, copperedWord) {
+// 003's betting marks are credit, not chips: marked "m", as on the terminal.
+function chipFor(bet, copperedWord, marksWord) {
   const chip = document.createElement("span");
-  chip.className = "chip" + (bet.coppered ? " coppered" : "");
+  chip.className = "chip" + (bet.coppered ? " coppered" : "") + (bet.mark ? " mark" : "");
   chip.style.background = colourOf(bet.punter);
-  chip.title = `${bet.punter} ${bet.stake} ${bet.spot}${bet.coppered ? " " + copperedWord : ""}`;
-  chip.textContent = bet.punter.slice(0, 1).toUpperCase() + bet.stake;
+  chip.title = `${bet.punter} ${bet.stake} ${bet.spot}${bet.coppered ? " " + copperedWord : ""}`
+    + (bet.mark ? " " + marksWord : "");
+  chip.textContent = bet.punter.slice(0, 1).toUpperCase() + bet.stake + (bet.mark ? "m" : "");
   chip.dataset.punter = bet.punter;
   chip.dataset.spot = bet.spot;
   return chip;
@@ -36,7 +38,7 @@ function chipFor(bet, copperedWord) {
 // A bet on two to four ranks lies where the view's place for it says (the layout's chip_place,
 // in row and column units): between two cards, on a corner, or off a card's outer edge.
 // Chips on the same place step aside.
-function placeGroupChips(groups, copperedWord) {
+function placeGroupChips(groups, copperedWord, marksWord) {
   const layout = document.getElementById("layout");
   layout.querySelectorAll(".chip.group").forEach((chip) => chip.remove());
   const centre = (rank) => {
@@ -55,7 +57,7 @@ function placeGroupChips(groups, copperedWord) {
     const place = `${row},${column},${outward}`;
     const step = taken[place] = (taken[place] || 0) + 1;
     const away = outward * 0.9 + (step - 1) * (outward < 0 ? -2.8 : 2.8);
-    const chip = chipFor(bet, copperedWord);
+    const chip = chipFor(bet, copperedWord, marksWord);
     chip.classList.add("group");
     chip.style.left = `${x}px`;
     chip.style.top = `calc(${y}px + ${away}rem)`;

@@ -2,21 +2,21 @@
 "use strict";
 
 const WORDS = {
-  en: { title: "Faro", punter: "Punter", amount: "Amount", copper: "copper", bet: "Bet", withdraw: "Withdraw", clear: "Clear",
+  en: { title: "Faro", punter: "Punter", amount: "Amount", copper: "copper", marks: "in marks", bet: "Bet", withdraw: "Withdraw", clear: "Clear",
         call: "Call", callTitle: "Call the turn", locked: "Bets locked: a turn is being dealt", turn: "turn",
         inBox: ["card in the box", "cards in the box"], bankrolls: "Bankrolls", chooseRank: "Tap one rank, or two to four that touch",
         placed: "Done", bank: "bank", red: "red", black: "black",
         logIn: "Log in", username: "Account", password: "Password", logOut: "Log out", loggedInAs: "Logged in as", readerLost: "READER LOST",
         journalTrouble: "THE JOURNAL CANNOT WRITE, THE TABLE WAITS", connecting: "connecting…", live: "live",
         lost: "connection lost, reconnecting…", retrying: "the table is busy, trying again in {seconds} s…" },
-  es: { title: "Faro", punter: "Jugador", amount: "Cantidad", copper: "copper", bet: "Apostar", withdraw: "Retirar", clear: "Borrar",
+  es: { title: "Faro", punter: "Jugador", amount: "Cantidad", copper: "copper", marks: "en marcas", bet: "Apostar", withdraw: "Retirar", clear: "Borrar",
         call: "Declarar", callTitle: "Declarar el turno", locked: "Apuestas cerradas: se reparte un turno", turn: "turno",
         inBox: ["carta en la caja", "cartas en la caja"], bankrolls: "Fichas", chooseRank: "Toque un valor, o de dos a cuatro contiguos",
         placed: "Hecho", bank: "banca", red: "rojo", black: "negro",
         logIn: "Entrar", username: "Cuenta", password: "Contraseña", logOut: "Salir", loggedInAs: "Dentro como", readerLost: "LECTOR PERDIDO",
         journalTrouble: "EL REGISTRO NO PUEDE ESCRIBIR, LA MESA ESPERA", connecting: "conectando…", live: "en directo",
         lost: "conexión perdida, reconectando…", retrying: "la mesa está ocupada, reintentando en {seconds} s…" },
-  ru: { title: "Фаро", punter: "Понтёр", amount: "Ставка", copper: "коппер", bet: "Поставить", withdraw: "Снять", clear: "Сбросить",
+  ru: { title: "Фаро", punter: "Понтёр", amount: "Ставка", copper: "коппер", marks: "марками", bet: "Поставить", withdraw: "Снять", clear: "Сбросить",
         call: "Объявить", callTitle: "Объявить абцуг", locked: "Ставки закрыты: мечется абцуг", turn: "абцуг",
         inBox: ["карта в ящике", "карты в ящике", "карт в ящике"], bankrolls: "Фишки", chooseRank: "Коснитесь достоинства или двух–четырёх соседних",
         placed: "Готово", bank: "банк", red: "красная", black: "чёрная",
@@ -182,9 +182,9 @@ function refresh() {
     spade.hidden = !lamp.in_deck;
     spade.classList.toggle("dead", lamp.dead);
     spade.classList.toggle("selected", choice.ranks.includes(lamp.rank));
-    spade.querySelector(".chips").replaceChildren(...(chips[lamp.rank] || []).map((bet) => chipFor(bet, t.copper)));
+    spade.querySelector(".chips").replaceChildren(...(chips[lamp.rank] || []).map((bet) => chipFor(bet, t.copper, t.marks)));
   }
-  placeGroupChips(groups, t.copper);
+  placeGroupChips(groups, t.copper, t.marks);
   document.getElementById("chosen").textContent = choice.ranks.length
     ? `${choice.punter || ""} · ${spot()} · ${choice.amount}` : t.chooseRank;
   for (const id of ["bet", "withdraw", "call"]) document.getElementById(id).disabled = locked || !login;
