@@ -14,6 +14,7 @@ from matplotlib.axes import Axes
 from matplotlib.patches import Circle, FancyBboxPatch, RegularPolygon
 
 from display.frames import BeadState, casekeep_frame, layout_frame
+from display.terminal import bankroll_entries
 from display.text import count
 from table.cards import Rank
 from table.faro.engine import FaroState
@@ -173,11 +174,9 @@ def draw_snapshot(state: FaroState, path: str | Path, title: str = "") -> Path:
                 fontweight="bold",
                 color=RED if card.colour.value == "red" else INK,
             )
-    rolls = [f"bank {state.bank_bankroll}"] + [
-        f"{name} {state.bankrolls[name]}" for name in state.seats
-    ]
+    # Up to eleven lines (the bank and ten seats, 001's and 003's most) in two columns.
     axes.text(12.0, 3.7, "BANKROLLS", fontsize=16, fontweight="bold", color=GOLD)
-    for index, line in enumerate(rolls[:9]):
+    for index, line in enumerate(bankroll_entries(state)):
         axes.text(
             12.1 + 2.0 * (index % 2), 3.25 - 0.38 * (index // 2), line, fontsize=12, color="white"
         )

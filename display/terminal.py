@@ -163,14 +163,19 @@ def render_status(state: FaroState, paint: Painter, journal_trouble: str = "") -
         loser, winner = state.last_turn
         split = "  SPLIT" if loser.rank == winner.rank else ""
         lines.append(f"  last turn: {paint.card(loser)} loses, {paint.card(winner)} wins{split}")
-    bank = "bank" if not rules.bank_passes else f"bank ({state.banker})"
-    rolls = [f"{bank} {state.bank_bankroll}"] + [
-        f"{name} {state.bankrolls[name]}" for name in state.seats if name != state.banker
-    ]
-    lines += wrap(" · ".join(rolls), indent="  ", subsequent="  ")
+    lines += wrap(" · ".join(bankroll_entries(state)), indent="  ", subsequent="  ")
     if rules.bank_passes and state.seats:
         lines += wrap(session_line(state), indent="  ", subsequent="    ")
     return lines + trouble_lines(state, paint, journal_trouble)
+
+
+def bankroll_entries(state: FaroState) -> list[str]:
+    """The bank's chips, named with its holder where the bank passes (001), then every other
+    seat's."""
+    bank = "bank" if not state.rules.bank_passes else f"bank ({state.banker})"
+    return [f"{bank} {state.bank_bankroll}"] + [
+        f"{name} {state.bankrolls[name]}" for name in state.seats if name != state.banker
+    ]
 
 
 def trouble_lines(state: TableFolds, paint: Painter, journal_trouble: str = "") -> list[str]:

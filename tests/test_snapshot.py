@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import matplotlib.image
+import pytest
 
 from display.snapshot import (
     CARD_HALF_HEIGHT,
@@ -69,3 +71,30 @@ def test_dealtable_snapshot_from_a_journal_and_from_a_seeded_deal(tmp_path: Path
     seeded = run("snapshot", "--seed", "3", "--cards", "15", "--out", str(tmp_path / "b.png"))
     assert seeded.returncode == 0, seeded.stderr
     assert (tmp_path / "b.png").stat().st_size > 10_000
+
+
+def drawn_texts(state: object, path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every text the snapshot draws, read from its figure as it is saved."""
+    from display import snapshot
+
+    figures: list[Any] = []
+    close = snapshot.plt.close
+    monkeypatch.setattr(
+        snapshot.plt, "close", lambda figure: (figures.append(figure), close(figure))
+    )
+    draw_snapshot(state, path)  # type: ignore[arg-type]
+    return [text.get_text() for figure in figures for text in figure.axes[0].texts]
+
+
+def test_the_snapshot_names_every_seat_and_who_holds_a_home_bank(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ten seats, the banker among them (001): the bank is named with its holder, as on the
+    terminal, and each of the other nine punters is listed once."""
+    names = ["anna", "ben", "carla", "dan", "eve", "finn", "gus", "hana", "ivo", "jo"]
+    table = open_table("home", punters=dict.fromkeys(names, 100))
+    banker = table.state.banker
+    texts = drawn_texts(table.state, tmp_path / "home.png", monkeypatch)
+    assert f"bank ({banker}) 100" in texts
+    for name in names:
+        assert sum(text == f"{name} 100" for text in texts) == (name != banker), name
