@@ -14,7 +14,7 @@ from matplotlib.axes import Axes
 from matplotlib.patches import Circle, FancyBboxPatch, RegularPolygon
 
 from display.frames import BeadState, casekeep_frame, layout_frame
-from display.terminal import bankroll_entries
+from display.terminal import bankroll_entries, other_bet
 from display.text import count
 from table.cards import Rank
 from table.faro.engine import FaroState
@@ -87,16 +87,22 @@ def draw_snapshot(state: FaroState, path: str | Path, title: str = "") -> Path:
     layout = layout_frame(state)
     positions = spade_positions()
     colours: dict[str, str] = {}
-    chips: dict[Rank, list[tuple[str, int, bool]]] = {}
-    groups: list[tuple[Spot, str, int, bool]] = []
+    chips: dict[Rank, list[tuple[str, str, bool]]] = {}
+    groups: list[tuple[Spot, str, str, bool]] = []
+    # Bets on no place of the layout drawn here (high card, odd, even, colours, calls): in words.
+    others: list[str] = []
     for bet in sorted(state.bets.values(), key=lambda bet: bet.bet_id):
+        # 003's betting marks are credit, not chips: labelled "m", as on the terminal.
+        label = f"{bet.punter[0].upper()}{bet.stake}{'m' if bet.mark else ''}"
         if bet.spot.kind is SpotKind.RANK:
-            chips.setdefault(bet.spot.ranks[0], []).append((bet.punter, bet.stake, bet.coppered))
+            chips.setdefault(bet.spot.ranks[0], []).append((bet.punter, label, bet.coppered))
         elif bet.spot.kind is SpotKind.GROUP:
-            groups.append((bet.spot, bet.punter, bet.stake, bet.coppered))
+            groups.append((bet.spot, bet.punter, label, bet.coppered))
         elif bet.spot.kind is SpotKind.WIN_LOSE:
             # 003: a copper lies on the losing card under the chips.
-            groups.append((bet.spot, bet.punter, bet.stake, True))
+            groups.append((bet.spot, bet.punter, label, True))
+        else:
+            others.append(other_bet(bet))
     for lamp in layout.lamps:
         if not lamp.in_deck:
             continue
@@ -128,18 +134,21 @@ def draw_snapshot(state: FaroState, path: str | Path, title: str = "") -> Path:
             alpha=0.4 if lamp.dead else 1.0,
         )
         axes.text(x, y - 0.05, "♠", ha="center", va="center", fontsize=22, color=INK)
-        for index, (punter, stake, coppered) in enumerate(chips.get(lamp.rank, [])[:4]):
+        for index, (punter, label, coppered) in enumerate(chips.get(lamp.rank, [])[:4]):
             colour = colours.setdefault(punter, CHIP_COLOURS[len(colours) % len(CHIP_COLOURS)])
             centre = (x - 0.3 + 0.6 * (index % 2), y - 0.55 - 0.55 * (index // 2))
-            _draw_chip(axes, centre, f"{punter[0].upper()}{stake}", colour, coppered)
+            _draw_chip(axes, centre, label, colour, coppered)
     stacked: dict[tuple[float, float], int] = {}
-    for spot, punter, stake, coppered in groups:
+    for spot, punter, label, coppered in groups:
         colour = colours.setdefault(punter, CHIP_COLOURS[len(colours) % len(CHIP_COLOURS)])
         place = group_place(spot, positions)
         step = stacked[place] = stacked.get(place, 0) + 1
         outward = 1 if place[1] > positions[Rank.SEVEN][1] else -1
         centre = (place[0], place[1] + outward * 0.6 * (step - 1))
-        _draw_chip(axes, centre, f"{punter[0].upper()}{stake}", colour, coppered)
+        _draw_chip(axes, centre, label, colour, coppered)
+    if others:
+        # Under the layout, on the dark cloth, as the terminal lists them.
+        axes.text(0.4, 0.2, "other bets: " + "; ".join(others), fontsize=12, color="white")
     # The abacus.
     axes.text(12.0, 8.3, "CASEKEEP", fontsize=16, fontweight="bold", color=GOLD)
     for column, spindle in enumerate(casekeep_frame(state).spindles):

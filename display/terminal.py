@@ -73,6 +73,15 @@ def _bet_tag(bet: Bet, tags: dict[str, str]) -> str:
     return f"{tags.get(bet.punter, bet.punter[:1])}{bet.stake}{'c' if bet.coppered else ''}{marks}"
 
 
+def other_bet(bet: Bet) -> str:
+    """A bet on no single rank, in words: a call, a group, high card, odd or even, a colour."""
+    if bet.order:
+        return f"{bet.punter} {bet.stake} calling {' '.join(bet.order)}"
+    copper = " coppered" if bet.coppered else ""
+    marks = " in marks" if bet.mark else ""
+    return f"{bet.punter} {bet.stake}{marks}{copper} on {bet.spot.text}"
+
+
 def render_layout(state: FaroState, paint: Painter) -> list[str]:
     tags = _initials(state)
     on_rank: dict[Rank, list[str]] = {}
@@ -80,12 +89,8 @@ def render_layout(state: FaroState, paint: Painter) -> list[str]:
     for bet in sorted(state.bets.values(), key=lambda b: b.bet_id):
         if bet.spot.kind.value == "rank":
             on_rank.setdefault(bet.spot.ranks[0], []).append(_bet_tag(bet, tags))
-        elif bet.order:
-            others.append(f"{bet.punter} {bet.stake} calling {' '.join(bet.order)}")
         else:
-            copper = " coppered" if bet.coppered else ""
-            marks = " in marks" if bet.mark else ""
-            others.append(f"{bet.punter} {bet.stake}{marks}{copper} on {bet.spot.text}")
+            others.append(other_bet(bet))
     deck_ranks = state.rules.deck_spec.rank_set
     casekeep = state.casekeep
     # With no deck in the box (none yet, or a deal voided) no rank is dead or cases.

@@ -98,3 +98,17 @@ def test_the_snapshot_names_every_seat_and_who_holds_a_home_bank(
     assert f"bank ({banker}) 100" in texts
     for name in names:
         assert sum(text == f"{name} 100" for text in texts) == (name != banker), name
+
+
+def test_the_snapshot_shows_marks_as_marks_and_the_bets_off_the_ranks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """003's betting marks are labelled as the terminal labels them (``D2m``), and high card,
+    odd and even and the calls, which lie on no rank, are listed as the terminal lists them."""
+    table = open_table("casino-003")
+    table.bet("dan", "5", 4)
+    table.bet("dan", "9", 2, mark=True)
+    table.bet("anna", "high", 3)
+    texts = drawn_texts(table.state, tmp_path / "marks.png", monkeypatch)
+    assert "D4" in texts and "D2m" in texts and "D2" not in texts
+    assert "other bets: anna 3 on high" in texts
