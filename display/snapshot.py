@@ -37,6 +37,9 @@ BEAD_COLOURS = {
 }
 
 
+CHIPS_ON_A_CARD = 4
+
+
 def spade_positions() -> dict[Rank, tuple[float, float]]:
     positions = {rank: (1.0 + 1.6 * column, 5.4) for column, rank in enumerate(TOP_ROW)}
     positions.update({rank: (1.0 + 1.6 * column, 2.9) for column, rank in enumerate(BOTTOM_ROW)})
@@ -134,10 +137,17 @@ def draw_snapshot(state: FaroState, path: str | Path, title: str = "") -> Path:
             alpha=0.4 if lamp.dead else 1.0,
         )
         axes.text(x, y - 0.05, "♠", ha="center", va="center", fontsize=22, color=INK)
-        for index, (punter, label, coppered) in enumerate(chips.get(lamp.rank, [])[:4]):
+        on_card = chips.get(lamp.rank, [])
+        # Four chips fit under a card; where more lie there, the fourth place counts the rest.
+        shown = on_card if len(on_card) <= CHIPS_ON_A_CARD else on_card[: CHIPS_ON_A_CARD - 1]
+        places = [
+            (x - 0.3 + 0.6 * (i % 2), y - 0.55 - 0.55 * (i // 2)) for i in range(CHIPS_ON_A_CARD)
+        ]
+        for centre, (punter, label, coppered) in zip(places, shown, strict=False):
             colour = colours.setdefault(punter, CHIP_COLOURS[len(colours) % len(CHIP_COLOURS)])
-            centre = (x - 0.3 + 0.6 * (index % 2), y - 0.55 - 0.55 * (index // 2))
             _draw_chip(axes, centre, label, colour, coppered)
+        if len(shown) < len(on_card):
+            _draw_chip(axes, places[-1], f"+{len(on_card) - len(shown)}", "#444444", False)
     stacked: dict[tuple[float, float], int] = {}
     for spot, punter, label, coppered in groups:
         colour = colours.setdefault(punter, CHIP_COLOURS[len(colours) % len(CHIP_COLOURS)])

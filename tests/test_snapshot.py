@@ -112,3 +112,21 @@ def test_the_snapshot_shows_marks_as_marks_and_the_bets_off_the_ranks(
     texts = drawn_texts(table.state, tmp_path / "marks.png", monkeypatch)
     assert "D4" in texts and "D2m" in texts and "D2" not in texts
     assert "other bets: anna 3 on high" in texts
+
+
+def test_more_bets_on_a_rank_than_its_card_holds_are_counted_not_dropped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Four chips fit under a card: a fifth and sixth bet there are shown as "+3" beside the
+    first three, as the terminal ends a full cell with "…"; not left off unsaid."""
+    names = ["anna", "ben", "carla", "dan", "eve", "finn"]
+    table = open_table(punters=dict.fromkeys(names, 100))
+    for name in names:
+        table.bet(name, "9", 2)
+    texts = drawn_texts(table.state, tmp_path / "full.png", monkeypatch)
+    assert [text for text in texts if text in ("A2", "B2", "C2", "D2", "E2", "F2")] == [
+        "A2",
+        "B2",
+        "C2",
+    ]
+    assert "+3" in texts
