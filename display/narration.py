@@ -64,7 +64,8 @@ class Words:
     tie: str
     ties: str  # several punters' standing bets on one spot tied in the same turn
     returned: str
-    marks_paid: str  # 003: chips on the layout pay a loss on betting marks
+    marks_lost: str  # 003: a bet in betting marks (credit, not chips) loses
+    marks_paid: str  # 003: chips on the layout pay part of a loss on betting marks
     call_won: str
     call_lost: str
     call_returned: str  # a call handed back (its deal voided): neither won nor lost
@@ -165,7 +166,8 @@ WORDS: dict[str, Words] = {
         tie="{name}'s bet on {spot}: a tie this turn, nothing is paid and it stays.",
         ties="The bets of {names} on {spot}: a tie this turn, nothing is paid and they stay.",
         returned="{name} gets back {chips} from {spot}.",
-        marks_paid="The bank takes {name}'s {chips} on {spot} to pay the loss on marks.",
+        marks_lost="{name} loses {chips} in marks on {spot}.",
+        marks_paid="Of {name}'s loss on marks, the bank takes {chips} from the bet on {spot}.",
         call_won="{name} called the last turn right and wins {chips}!",
         call_lost="{name}'s call of the last turn misses: the bank takes {chips}.",
         call_returned="{name} gets back {chips} called on the last turn.",
@@ -240,7 +242,9 @@ WORDS: dict[str, Words] = {
         tie="La apuesta de {name} a {spot}: empate en este turno, no se paga y sigue.",
         ties="Las apuestas de {names} a {spot}: empate en este turno, no se pagan y siguen.",
         returned="{name} recupera {chips} de {spot}.",
-        marks_paid="La banca se lleva {chips} de {name} de {spot} por lo perdido con marcas.",
+        marks_lost="{name} pierde {chips} en marcas sobre {spot}.",
+        marks_paid="De lo perdido por {name} con marcas, la banca se lleva {chips} de la apuesta "
+        "a {spot}.",
         call_won="¡{name} acertó el último turno y gana {chips}!",
         call_lost="{name} no acertó el último turno: la banca se lleva {chips}.",
         call_returned="{name} recupera {chips} de su apuesta al último turno.",
@@ -319,7 +323,8 @@ WORDS: dict[str, Words] = {
         tie="Ставка {name} на {spot}: в этом абцуге ничья, платежа нет, ставка остаётся.",
         ties="Ставки {names} на {spot}: в этом абцуге ничья, платежа нет, ставки остаются.",
         returned="{name} получает назад {chips} с {spot}.",
-        marks_paid="Банк забирает {chips} {name} с {spot} в уплату проигрыша по маркам.",
+        marks_lost="{name} проигрывает {chips} по маркам на {spot}.",
+        marks_paid="В счёт проигрыша {name} по маркам банк забирает {chips} со ставки на {spot}.",
         # A punter's name says nothing of whether a man or a woman called: the bet is the
         # subject, so no past tense has to choose a gender.
         call_won="Ставка {name} на последний абцуг сыграла и выигрывает {chips}!",
@@ -397,6 +402,7 @@ class Narrator:
         self.language, _ = language_or_english(language)
         self.words = WORDS[self.language]
         self._coppered: dict[int, bool] = {}
+        self._marks: set[int] = set()  # the bets in betting marks (003)
         self._stakes: dict[int, int] = {}
         # What was known of the bets before each card of the deal: a card taken back takes
         # back what its settlements taught.
@@ -532,6 +538,8 @@ class Narrator:
         elif isinstance(event, BetPlaced):
             self._coppered[event.bet] = event.coppered
             self._stakes[event.bet] = event.stake
+            if event.mark:
+                self._marks.add(event.bet)
         elif isinstance(event, BetWithdrawn | BetSettled):
             self._stakes[event.bet] = event.stake
         elif isinstance(event, TurnCalled):
@@ -540,6 +548,7 @@ class Narrator:
         elif isinstance(event, DeckStarted):
             self._coppered.clear()
             self._stakes.clear()
+            self._marks.clear()
             self._before_cards.clear()
 
     def _ties(self, spot: str, names: list[str]) -> str:
@@ -585,6 +594,8 @@ class Narrator:
         if outcome == "win":
             template = words.coppered_wins if coppered else words.wins
             return template.format(name=name, spot=spot, chips=chips)
+        if outcome == "lose" and event.bet in self._marks:
+            return words.marks_lost.format(name=name, spot=spot, chips=chips)
         if outcome == "lose":
             template = words.coppered_taken if coppered else words.taken
             return template.format(name=name, spot=spot_from, chips=chips)
@@ -593,7 +604,7 @@ class Narrator:
         stake = self._stakes.get(event.bet, amount)
         if outcome == "taken":
             return words.marks_paid.format(
-                name=name, spot=spot_from, chips=words.chips(stake - event.stake, self.language)
+                name=name, spot=spot, chips=words.chips(stake - event.stake, self.language)
             )
         if outcome == "split":
             return words.split.format(

@@ -630,3 +630,42 @@ def test_a_voided_deal_is_told_and_a_call_it_hands_back_is_not_said_to_miss(
     events += table.call("elena", ["7", "J", "3"], 2)
     said = Narrator(language).explain(events + table.void_deal())
     assert said[-3:] == expected
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [
+        (
+            "en",
+            [
+                "Turn 1: the 9 (9♦) loses, the 3 (3♣) wins. Anna loses 4 chips in marks on the 9.",
+                "Of Anna's loss on marks, the bank takes 2 chips from the bet on the 5.",
+            ],
+        ),
+        (
+            "es",
+            [
+                "Turno 1: pierde el 9 (9♦), gana el 3 (3♣). Anna pierde 4 fichas en marcas "
+                "sobre el 9.",
+                "De lo perdido por Anna con marcas, la banca se lleva 2 fichas de la apuesta al 5.",
+            ],
+        ),
+        (
+            "ru",
+            [
+                "Абцуг 1: 9 (9♦) проигрывает, 3 (3♣) выигрывает. Anna проигрывает 4 фишки по "
+                "маркам на 9.",
+                "В счёт проигрыша Anna по маркам банк забирает 2 фишки со ставки на 5.",
+            ],
+        ),
+    ],
+)
+def test_a_loss_on_marks_is_told_once_and_the_chips_that_pay_it_as_part_of_it(
+    language: str, expected: list[str]
+) -> None:
+    """003: marks are credit, not chips lying on the 9; the chips taken from the 5 pay that
+    same loss, so the visitors must not hear that the bank took 4 chips and then 2 more."""
+    table = open_table("casino-003", punters={"anna": 10})
+    events = table.bet("anna", "5", 8) + table.bet("anna", "9", 4, mark=True)
+    events += deal(table, "9D 3C")
+    assert Narrator(language).explain(events) == expected

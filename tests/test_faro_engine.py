@@ -731,7 +731,8 @@ def test_003_chips_that_pay_a_loss_on_marks_go_to_the_bank_and_are_said_so() -> 
     assert settlements(events) == [("anna", "9", "lose", -10), ("anna", "4", "taken", 0)]
     assert table.state.bankrolls["anna"] == 0 and table.state.bets == {}
     said = " ".join(narrator.explain(events))
-    assert "The bank takes Anna's 10 chips on the 4 to pay the loss on marks." in said
+    assert "Anna loses 10 chips in marks on the 9." in said
+    assert "Of Anna's loss on marks, the bank takes 10 chips from the bet on the 4." in said
     assert "gets back" not in said
 
 
