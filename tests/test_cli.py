@@ -690,3 +690,13 @@ def test_more_chips_than_the_table_counts_are_refused_without_a_traceback() -> N
     assert all(len(refusal) < 300 for refusal in refusals)
     bank = [json.loads(line) for line in result.stdout.splitlines()][-1]
     assert (bank["type"], bank["bankroll"]) == ("bank_funded", int(most))
+
+
+def test_a_bank_game_demo_stops_when_no_one_is_left_to_play_against_the_bank() -> None:
+    """Macao, three seats: once one player has every chip, no bank can be faded and none
+    held against it; the demo says so and stops, rather than pass the bank round forever."""
+    result = run("demo", "--game", "macao", "--seed", "6", "--punters", "3")
+    assert result.returncode == 0, result.stderr
+    words = " ".join(result.stdout.split())
+    assert "Stopped: only cy has chips left to play" in words
+    assert "chips on the table 1500" in words

@@ -187,7 +187,15 @@ def run_baccarat_demo(
     # What was said since the last frame: a bank announced that no one bet against, and
     # passed on, is told in the next frame.
     carried: list[str] = []
+    alone: str | None = None  # the one player left with chips, where a player banks
     while state.phase is Phase.BETTING and not (shuffler and len(results) >= SHUFFLER_COUPS):
+        if not state.rules.house_banks:
+            playing = [name for name in seated if state.bankrolls[name] > 0]
+            if len(playing) < 2:
+                # No bank can be faded, nor held against its holder: the bank would only
+                # pass round the table for ever.
+                alone = playing[0] if playing else None
+                break
         before_bets = len(events)
         if state.rules.house_banks:
             said = _punto_banco_bets(table, rng, seated, events)
@@ -249,6 +257,8 @@ def run_baccarat_demo(
     if state.house:
         bank += f"; commission to the house {state.house}"
     ended = "Shuffler stopped" if shuffler else "Shoe over"
+    if alone is not None:
+        ended = f"Stopped: only {alone} has chips left to play"
     summary = (
         f"{ended}: {len(results)} coups, banker {wins['banker']}, player {wins['player']}, "
         f"tie {wins['tie']}; {bank}; "
