@@ -14,8 +14,7 @@ from matplotlib.axes import Axes
 from matplotlib.patches import Circle, FancyBboxPatch, RegularPolygon
 
 from display.frames import BeadState, casekeep_frame, layout_frame
-from display.terminal import bankroll_entries, other_bet
-from display.text import count
+from display.terminal import bankroll_entries, other_bet, status_heading
 from table.cards import Rank
 from table.faro.engine import FaroState
 from table.faro.layout import BOTTOM_ROW, TOP_ROW
@@ -199,11 +198,7 @@ def draw_snapshot(state: FaroState, path: str | Path, title: str = "") -> Path:
         axes.text(
             12.1 + 2.0 * (index % 2), 3.25 - 0.38 * (index // 2), line, fontsize=12, color="white"
         )
-    splits = count(state.splits, "split")
-    heading = title or (
-        f"Faro · {state.rules.name} · deal {state.deal} · turn {state.turn} · "
-        f"{state.cards_left} in the box · {splits}"
-    )
+    heading = title or status_heading(state)
     axes.text(0.4, 8.55, heading, fontsize=16, color="white")
     path = Path(path)
     figure.savefig(path, facecolor=figure.get_facecolor())

@@ -144,26 +144,36 @@ def render_casekeep(state: FaroState) -> list[str]:
     return [key, header.rstrip(), "  " + "".join(marks).rstrip()]
 
 
-def render_status(state: FaroState, paint: Painter, journal_trouble: str = "") -> list[str]:
-    rules = state.rules
+def where_the_deal_stands(state: FaroState) -> str:
+    """The deal's moment in a few words: "soda out, bets open", "turn 3 dealing"."""
     if state.phase is Phase.NO_DECK:
-        where = "no deck in the box"
-    elif state.phase is Phase.AWAITING_SODA:
-        where = "waiting for the soda"
-    elif state.phase is Phase.FINISHED:
-        where = f"deal over, hoc {state.hoc.pretty if state.hoc else '?'}"
-    elif state.phase is Phase.LOCKED:
-        where = f"bets locked for turn {state.turn + 1}"
-    elif state.is_last_turn_next:
-        where = "last turn next: calls open" if state.calls_open else "last turn next"
-    elif state.turn == 0:
-        where = "soda out, bets open"
-    else:
-        where = f"turn {state.turn} {'dealing' if state.phase is Phase.IN_TURN else 'closed'}"
+        return "no deck in the box"
+    if state.phase is Phase.AWAITING_SODA:
+        return "waiting for the soda"
+    if state.phase is Phase.FINISHED:
+        return f"deal over, hoc {state.hoc.pretty if state.hoc else '?'}"
+    if state.phase is Phase.LOCKED:
+        return f"bets locked for turn {state.turn + 1}"
+    if state.is_last_turn_next:
+        return "last turn next: calls open" if state.calls_open else "last turn next"
+    if state.turn == 0:
+        return "soda out, bets open"
+    return f"turn {state.turn} {'dealing' if state.phase is Phase.IN_TURN else 'closed'}"
+
+
+def status_heading(state: FaroState) -> str:
+    """The table's one-line heading, on the terminal and the snapshot alike."""
     splits = count(state.splits, "split")
     in_box = "" if state.phase is Phase.NO_DECK else f"{state.cards_left} in the box · "
-    head = f"Faro · {rules.name} · deal {state.deal} · {where} · {in_box}{splits}"
-    lines = [paint.paint(head, _BOLD)]
+    return (
+        f"Faro · {state.rules.name} · deal {state.deal} · {where_the_deal_stands(state)} · "
+        f"{in_box}{splits}"
+    )
+
+
+def render_status(state: FaroState, paint: Painter, journal_trouble: str = "") -> list[str]:
+    rules = state.rules
+    lines = [paint.paint(status_heading(state), _BOLD)]
     if state.last_turn:
         loser, winner = state.last_turn
         split = "  SPLIT" if loser.rank == winner.rank else ""

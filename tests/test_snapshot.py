@@ -130,3 +130,20 @@ def test_more_bets_on_a_rank_than_its_card_holds_are_counted_not_dropped(
         "C2",
     ]
     assert "+3" in texts
+
+
+def test_the_snapshots_heading_says_where_the_deal_stands_as_the_terminal_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the soda out and no turn dealt, the heading says so ("soda out, bets open"), not
+    "turn 0"; mid-deal it says the turn and whether it is closed, in the terminal's words."""
+    table = open_table()
+    texts = drawn_texts(table.state, tmp_path / "soda.png", monkeypatch)
+    assert any(
+        text.startswith("Faro · classic · deal 1 · soda out, bets open · ") for text in texts
+    )
+    deal(table, "KD 9C")
+    texts = drawn_texts(table.state, tmp_path / "turn.png", monkeypatch)
+    assert any(
+        text.startswith("Faro · classic · deal 1 · turn 1 closed · 49 in the box") for text in texts
+    )
