@@ -1383,11 +1383,8 @@ def test_a_card_scanned_as_the_last_deal_of_a_run_ends_is_dealt_in_the_next(
     clock = BoardAlongside(100.0)
     board = SimulatedMicrocontroller(tmp_path, clock)
     config = board_scanner_config(tmp_path, board)
-    deck = [str(card) for card in STANDARD_52]
     with Journal(config.table.journal, config.table.id) as journal:
-        service = TableService(config, journal)
-        for line in ["shuffle", *(f"card {card}" for card in deck[:-1])]:
-            service.execute_line(line)
+        deck = deal_all_but_the_hoc(TableService(config, journal))
     board.scan(encode_payload(Card.parse(deck[-1]), 1))  # the hoc
 
     stop = threading.Event() if end == "signal" else None
@@ -2039,6 +2036,15 @@ def test_a_note_written_before_codes_carried_the_boards_ticks_still_pairs_the_sl
     slide_while_down_and_restart(board, clock, (start, run, stop), ["2C", "5S"])
 
 
+def deal_all_but_the_hoc(service: TableService) -> list[str]:
+    """A new deck keyed at the console and dealt but for its last card, the hoc: the deck's
+    cards in the order dealt, the hoc last."""
+    deck = [str(card) for card in STANDARD_52]
+    for line in ["shuffle", *(f"card {card}" for card in deck[:-1])]:
+        service.execute_line(line)
+    return deck
+
+
 def carry_out(service: TableService, hardware: TableHardware) -> None:
     """Poll the board and carry out what it gives, as the service's loop does: the box-empty
     switch journaled with its frame's name, and given again if the journal cannot keep it."""
@@ -2245,12 +2251,10 @@ def test_the_box_empty_switch_sent_behind_the_hocs_code_is_carried_out_after_the
     clock = ManualClock(100.0)
     board = SimulatedMicrocontroller(tmp_path, clock)
     start, run, stop = scanner_restarts(tmp_path, board, clock)
-    deck = [str(card) for card in STANDARD_52]
 
     service, hardware, reader = start()
     try:
-        for line in ["shuffle", *(f"card {card}" for card in deck[:-1])]:
-            service.execute_line(line)
+        deck = deal_all_but_the_hoc(service)
         run(hardware, reader, 0.5)
         if taken == "at the restart":
             killed(service, hardware, reader)
@@ -2280,12 +2284,10 @@ def test_the_box_empty_switch_the_journal_could_not_keep_waits_for_the_hoc_held_
     clock = ManualClock(100.0)
     board = SimulatedMicrocontroller(tmp_path, clock)
     start, run, stop = scanner_restarts(tmp_path, board, clock)
-    deck = [str(card) for card in STANDARD_52]
 
     service, hardware, reader = start()
     try:
-        for line in ["shuffle", *(f"card {card}" for card in deck[:-1])]:
-            service.execute_line(line)
+        deck = deal_all_but_the_hoc(service)
         run(hardware, reader, 0.5)
         disk = FullDisk(service.journal._db)
         service.journal._db = disk
