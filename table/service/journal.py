@@ -163,7 +163,8 @@ def _refuse_missing_columns(db: sqlite3.Connection, path: Path, tables: set[str]
     for table, columns in sorted(_columns_of_each_table().items()):
         if table not in tables:
             continue
-        missing = [name for name in columns if name not in _columns(db, table)]
+        present = _columns(db, table)
+        missing = [name for name in columns if name not in present]
         if missing:
             plural = "s" if len(missing) > 1 else ""
             raise JournalError(
