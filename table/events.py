@@ -548,9 +548,8 @@ def event_from_json(data: dict[str, Any]) -> Event:
     if cls is None:
         raise EventCodecError(f"unknown event type {type_name!r}")
     hints = _hints(cls)
-    fields = dataclasses.fields(cls)
     kwargs: dict[str, Any] = {}
-    for item in fields:
+    for item in dataclasses.fields(cls):
         if item.name not in data:
             if item.default is dataclasses.MISSING and item.default_factory is dataclasses.MISSING:
                 raise EventCodecError(f"{type_name} event lacks field {item.name!r}")

@@ -778,14 +778,14 @@ class ReadingFilter:
         asked = self._question
         held = self._end_question()
         self._forget_strays()  # the frames the camera could not read were this card's
+        deck = None
         if asked is not None:
             # The camera will go on reading it as the card it guessed, or as the other choice.
             read_as = next((choice for choice in asked.choices if choice != card), None)
             guess = asked.guess
             self._named_for = (card, guess if guess not in (None, card) else read_as)
-        deck = None
-        if asked is not None and asked.sticker is not None and asked.sticker[0] == card:
-            deck = asked.sticker[1]
+            if asked.sticker is not None and asked.sticker[0] == card:
+                deck = asked.sticker[1]
         outputs = (
             [] if still_there else self._accept(card, ReadingSource.DEALER, timestamp, 1.0, deck)
         )
