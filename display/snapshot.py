@@ -14,7 +14,7 @@ from matplotlib.axes import Axes
 from matplotlib.patches import Circle, FancyBboxPatch, RegularPolygon
 
 from display.frames import BeadState, casekeep_frame, layout_frame
-from display.terminal import bankroll_entries, other_bet, status_heading
+from display.terminal import bankroll_entries, other_bet, punter_tags, status_heading
 from table.cards import Rank
 from table.faro.engine import FaroState
 from table.faro.layout import BOTTOM_ROW, TOP_ROW
@@ -63,16 +63,27 @@ def group_place(spot: Spot, positions: dict[Rank, tuple[float, float]]) -> tuple
 
 
 def _draw_chip(
-    axes: Axes, centre: tuple[float, float], label: str, colour: str, coppered: bool
+    axes: Axes,
+    centre: tuple[float, float],
+    label: str,
+    colour: str,
+    coppered: bool,
+    scale: float = 1.0,
 ) -> None:
     shape = (
-        RegularPolygon(centre, 6, radius=0.3, fc=colour, ec="#b8632f", lw=3)
+        RegularPolygon(centre, 6, radius=0.3 * scale, fc=colour, ec="#b8632f", lw=3 * scale)
         if coppered
-        else Circle(centre, 0.27, fc=colour, ec="white", lw=2, ls="--")
+        else Circle(centre, 0.27 * scale, fc=colour, ec="white", lw=2 * scale, ls="--")
     )
     axes.add_patch(shape)
     axes.text(
-        *centre, label, ha="center", va="center", fontsize=10, fontweight="bold", color="white"
+        *centre,
+        label,
+        ha="center",
+        va="center",
+        fontsize=10 * scale,
+        fontweight="bold",
+        color="white",
     )
 
 
@@ -88,14 +99,20 @@ def draw_snapshot(state: FaroState, path: str | Path, title: str = "") -> Path:
     )
     layout = layout_frame(state)
     positions = spade_positions()
-    colours: dict[str, str] = {}
+    # Tags as the terminal's (two punters sharing an initial get more letters), colours by
+    # seat so that a punter keeps hers from one snapshot to the next.
+    tags = {name: tag.capitalize() for name, tag in punter_tags(state).items()}
+    colours = {
+        name: CHIP_COLOURS[seat % len(CHIP_COLOURS)] for seat, name in enumerate(state.seats)
+    }
     chips: dict[Rank, list[tuple[str, str, bool]]] = {}
     groups: list[tuple[Spot, str, str, bool]] = []
     # Bets on no place of the layout drawn here (high card, odd, even, colours, calls): in words.
     others: list[str] = []
     for bet in sorted(state.bets.values(), key=lambda bet: bet.bet_id):
         # 003's betting marks are credit, not chips: labelled "m", as on the terminal.
-        label = f"{bet.punter[0].upper()}{bet.stake}{'m' if bet.mark else ''}"
+        tag = tags.get(bet.punter, bet.punter[:1].upper())
+        label = f"{tag}{bet.stake}{'m' if bet.mark else ''}"
         if bet.spot.kind is SpotKind.RANK:
             chips.setdefault(bet.spot.ranks[0], []).append((bet.punter, label, bet.coppered))
         elif bet.spot.kind is SpotKind.GROUP:
@@ -143,13 +160,13 @@ def draw_snapshot(state: FaroState, path: str | Path, title: str = "") -> Path:
             (x - 0.3 + 0.6 * (i % 2), y - 0.55 - 0.55 * (i // 2)) for i in range(CHIPS_ON_A_CARD)
         ]
         for centre, (punter, label, coppered) in zip(places, shown, strict=False):
-            colour = colours.setdefault(punter, CHIP_COLOURS[len(colours) % len(CHIP_COLOURS)])
+            colour = colours.get(punter, CHIP_COLOURS[-1])
             _draw_chip(axes, centre, label, colour, coppered)
         if len(shown) < len(on_card):
             _draw_chip(axes, places[-1], f"+{len(on_card) - len(shown)}", "#444444", False)
     stacked: dict[tuple[float, float], int] = {}
     for spot, punter, label, coppered in groups:
-        colour = colours.setdefault(punter, CHIP_COLOURS[len(colours) % len(CHIP_COLOURS)])
+        colour = colours.get(punter, CHIP_COLOURS[-1])
         place = group_place(spot, positions)
         step = stacked[place] = stacked.get(place, 0) + 1
         outward = 1 if place[1] > positions[Rank.SEVEN][1] else -1
@@ -194,10 +211,14 @@ def draw_snapshot(state: FaroState, path: str | Path, title: str = "") -> Path:
             )
     # Up to eleven lines (the bank and ten seats, 001's and 003's most) in two columns.
     axes.text(12.0, 3.7, "BANKROLLS", fontsize=16, fontweight="bold", color=GOLD)
-    for index, line in enumerate(bankroll_entries(state)):
-        axes.text(
-            12.1 + 2.0 * (index % 2), 3.25 - 0.38 * (index // 2), line, fontsize=12, color="white"
-        )
+    # Each punter's line begins with a chip of her colour and tag: the key to the layout's chips.
+    holders = [None, *(name for name in state.seats if name != state.banker)]
+    for index, (line, holder) in enumerate(zip(bankroll_entries(state), holders, strict=True)):
+        x, y = 12.1 + 2.0 * (index % 2), 3.25 - 0.38 * (index // 2)
+        if holder is not None:
+            _draw_chip(axes, (x + 0.12, y + 0.08), tags[holder], colours[holder], False, 0.6)
+            x += 0.38
+        axes.text(x, y, line, fontsize=12, color="white")
     heading = title or status_heading(state)
     axes.text(0.4, 8.55, heading, fontsize=16, color="white")
     path = Path(path)

@@ -56,7 +56,7 @@ class Painter:
         return self.paint(text, _RED) if card.colour.value == "red" else text
 
 
-def _initials(state: FaroState) -> dict[str, str]:
+def punter_tags(state: FaroState) -> dict[str, str]:
     """A short tag per punter: first letter, or more letters when two share it."""
     tags: dict[str, str] = {}
     for name in state.seats:
@@ -83,7 +83,7 @@ def other_bet(bet: Bet) -> str:
 
 
 def render_layout(state: FaroState, paint: Painter) -> list[str]:
-    tags = _initials(state)
+    tags = punter_tags(state)
     on_rank: dict[Rank, list[str]] = {}
     others: list[str] = []
     for bet in sorted(state.bets.values(), key=lambda b: b.bet_id):

@@ -147,3 +147,31 @@ def test_the_snapshots_heading_says_where_the_deal_stands_as_the_terminal_does(
     assert any(
         text.startswith("Faro · classic · deal 1 · turn 1 closed · 49 in the box") for text in texts
     )
+
+
+def test_punters_who_share_an_initial_are_told_apart_and_each_chip_colour_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Dan, seated first, and Dora both bet: their chips are labelled as the terminal tags
+    them (``D4``, ``Do2``), not both ``D``; and beside each seat's bankroll a chip of that
+    punter's colour with the same tag says whose chips are whose."""
+    from display import snapshot
+
+    table = open_table(punters={"dan": 100, "dora": 100, "anna": 100})
+    table.bet("dora", "5", 2)
+    table.bet("dan", "5", 4)
+    chips: list[tuple[str, str]] = []
+    draw_chip = snapshot._draw_chip
+    monkeypatch.setattr(
+        snapshot,
+        "_draw_chip",
+        lambda axes, centre, label, colour, coppered, *scale: (
+            chips.append((label, colour)),
+            draw_chip(axes, centre, label, colour, coppered, *scale),
+        ),
+    )
+    texts = drawn_texts(table.state, tmp_path / "initials.png", monkeypatch)
+    assert "D4" in texts and "Do2" in texts and "D2" not in texts
+    colour_of = dict(chips)
+    assert colour_of["D4"] == colour_of["D"] and colour_of["Do2"] == colour_of["Do"]
+    assert len({colour_of["D"], colour_of["Do"], colour_of["A"]}) == 3
