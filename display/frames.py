@@ -7,6 +7,7 @@ microcontroller, the terminal and the web page. A frame holds only what is out o
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from table.cards import Rank
@@ -179,6 +180,18 @@ def turn_history(state: FaroState) -> list[dict[str, object]]:
     return history
 
 
+def punter_tags(seats: Iterable[str]) -> dict[str, str]:
+    """A short tag per punter for her chips: the first letter, or more letters when a punter
+    seated before has the same first ones (``d`` for dan, ``do`` for dora)."""
+    tags: dict[str, str] = {}
+    for name in seats:
+        length = 1
+        while name[:length] in tags.values() and length < len(name):
+            length += 1
+        tags[name] = name[:length]
+    return tags
+
+
 def table_view(state: FaroState, advisor: bool = False) -> dict[str, object]:
     """Everything a screen draws, as JSON: the layout, the abacus, the last turn, the history,
     the bankrolls, and with the advisor on each live rank's split risk and edge. Only cards
@@ -194,6 +207,7 @@ def table_view(state: FaroState, advisor: bool = False) -> dict[str, object]:
         ),
         None,
     )
+    tags = punter_tags(state.seats)
     return {
         "game": "faro",
         "seq": state.last_seq,
@@ -233,6 +247,7 @@ def table_view(state: FaroState, advisor: bool = False) -> dict[str, object]:
         "bets": [
             {
                 "punter": bet.punter,
+                "tag": tags.get(bet.punter, bet.punter[:1]),
                 "spot": bet.spot.text,
                 "ranks": [rank.label for rank in bet.spot.ranks],
                 # A group's chips, in the layout's (row, column) units: see chip_place.
@@ -249,7 +264,7 @@ def table_view(state: FaroState, advisor: bool = False) -> dict[str, object]:
         "bank": state.bank_bankroll,
         "banker": state.banker,
         "bankrolls": [
-            {"punter": name, "chips": state.bankrolls[name]}
+            {"punter": name, "tag": tags[name], "chips": state.bankrolls[name]}
             for name in state.seats
             if name != state.banker
         ],

@@ -13,8 +13,8 @@ import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
 from matplotlib.patches import Circle, FancyBboxPatch, RegularPolygon
 
-from display.frames import BeadState, casekeep_frame, layout_frame
-from display.terminal import bankroll_entries, other_bet, punter_tags, status_heading
+from display.frames import BeadState, casekeep_frame, layout_frame, punter_tags
+from display.terminal import bankroll_entries, other_bet, status_heading
 from table.cards import Rank
 from table.faro.engine import FaroState
 from table.faro.layout import BOTTOM_ROW, TOP_ROW
@@ -101,7 +101,7 @@ def draw_snapshot(state: FaroState, path: str | Path, title: str = "") -> Path:
     positions = spade_positions()
     # Tags as the terminal's (two punters sharing an initial get more letters), colours by
     # seat so that a punter keeps hers from one snapshot to the next.
-    tags = {name: tag.capitalize() for name, tag in punter_tags(state).items()}
+    tags = {name: tag.capitalize() for name, tag in punter_tags(state.seats).items()}
     colours = {
         name: CHIP_COLOURS[seat % len(CHIP_COLOURS)] for seat, name in enumerate(state.seats)
     }

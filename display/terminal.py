@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from display.frames import punter_tags
 from display.text import count, wrap
 from table.cards import Card, Rank
 from table.dealer import TableFolds
@@ -56,17 +57,6 @@ class Painter:
         return self.paint(text, _RED) if card.colour.value == "red" else text
 
 
-def punter_tags(state: FaroState) -> dict[str, str]:
-    """A short tag per punter: first letter, or more letters when two share it."""
-    tags: dict[str, str] = {}
-    for name in state.seats:
-        length = 1
-        while name[:length] in tags.values() and length < len(name):
-            length += 1
-        tags[name] = name[:length]
-    return tags
-
-
 def _bet_tag(bet: Bet, tags: dict[str, str]) -> str:
     """``d5``: dan's 5 chips; ``c`` after them coppered, ``m`` betting marks, not chips (003)."""
     marks = "m" if bet.mark else ""
@@ -83,7 +73,7 @@ def other_bet(bet: Bet) -> str:
 
 
 def render_layout(state: FaroState, paint: Painter) -> list[str]:
-    tags = punter_tags(state)
+    tags = punter_tags(state.seats)
     on_rank: dict[Rank, list[str]] = {}
     others: list[str] = []
     for bet in sorted(state.bets.values(), key=lambda b: b.bet_id):

@@ -1469,3 +1469,42 @@ def test_a_bet_in_betting_marks_shows_as_marks_not_as_chips(
     assert "mark" not in chip("5").get_attribute("class")
     assert "mark" in chip("9").get_attribute("class").split()
     assert chip("9").get_attribute("title") == f"{punter} 2 9 in marks"
+
+
+def test_punters_who_share_an_initial_are_told_apart_and_the_bankrolls_key_their_colours(
+    browser: webdriver.Chrome, live_table: Any
+) -> None:
+    """Dmitri and Dora both bet on the 5: their chips read ``D4`` and ``Do2`` (the terminal's
+    tags), not both ``D``; each one's bankroll line begins with a chip of her tag and colour,
+    the same colour as her chips on the layout."""
+    service, simulated, server, _ = live_table
+    simulated.step()  # a new deck
+    simulated.step()  # the soda
+    service.execute_line("punter dora 100")
+    service.execute_line("bet dmitri 5 4")
+    service.execute_line("bet dora 5 2")
+    browser.get(server.url)
+    assert shows(browser, service)
+
+    def chip(punter: str) -> Any:
+        return browser.find_element(
+            By.CSS_SELECTOR, f'.chip[data-spot="5"][data-punter="{punter}"]'
+        )
+
+    assert (chip("dmitri").text, chip("dora").text) == ("D4", "Do2")
+    for punter, tag in (("dmitri", "D"), ("dora", "Do")):
+        line = browser.find_element(By.CSS_SELECTOR, f'#bankrolls li[data-punter="{punter}"]')
+        assert line.get_attribute("data-tag") == tag
+        assert line.text == f"{punter}: {service.state.bankrolls[punter]}"
+        key = browser.execute_script(
+            "const before = getComputedStyle(arguments[0], '::before');"
+            "return [before.content, before.backgroundColor,"
+            " getComputedStyle(arguments[1]).backgroundColor];",
+            line,
+            chip(punter),
+        )
+        assert key[0] == f'"{tag}"' and key[1] == key[2], key
+    colours = [
+        chip(punter).value_of_css_property("background-color") for punter in ("dmitri", "dora")
+    ]
+    assert colours[0] != colours[1]

@@ -110,10 +110,16 @@ function renderBankrolls(view) {
         ...(view.house ? [[t.house, view.house]] : []),
         ...view.bankrolls.map((entry) => [entry.punter,
           entry.commission_box ? `${entry.chips} (${t.commissionBox} ${entry.commission_box})` : entry.chips])]
-      .map(([name, chips]) => {
+      .map(([name, chips], index) => {
         const item = document.createElement("li");
         item.textContent = `${name}: ${chips}`;
         item.dataset.punter = name;
+        // A Faro punter's line begins with a chip of her colour and tag: the layout's key.
+        const entry = view.bankrolls[index - 1 - (view.house ? 1 : 0)];
+        if (entry && entry.tag !== undefined) {
+          item.dataset.tag = chipTag(entry.punter, entry.tag);
+          item.style.setProperty("--chip", colourOf(entry.punter));
+        }
         return item;
       }));
 }
@@ -201,6 +207,7 @@ function render(view) {
   document.body.dataset.phase = view.phase;
   document.body.dataset.game = "faro";
   showGame(true);
+  colourSeats(view.bankrolls);
   document.getElementById("title").textContent = t.title;
   document.getElementById("deal").textContent = `${t.deal} ${view.deal}`;
   document.getElementById("turn").textContent = phaseText(view);

@@ -22,6 +22,19 @@ function colourOf(punter) {
   return punterColour.get(punter);
 }
 
+// Colours go by seat, so that a punter keeps hers all session and the bankrolls' key agrees
+// with the layout whichever a page draws first.
+function colourSeats(bankrolls) {
+  for (const entry of bankrolls) colourOf(entry.punter);
+}
+
+// A chip's tag: the punter's first letter, more where two share it (the view's tag, as the
+// terminal's: dan "D", dora "Do").
+function chipTag(punter, tag) {
+  const text = tag || punter.slice(0, 1);
+  return text.slice(0, 1).toUpperCase() + text.slice(1);
+}
+
 // 003's betting marks are credit, not chips: marked "m", as on the terminal.
 function chipFor(bet, copperedWord, marksWord) {
   const chip = document.createElement("span");
@@ -29,7 +42,7 @@ function chipFor(bet, copperedWord, marksWord) {
   chip.style.background = colourOf(bet.punter);
   chip.title = `${bet.punter} ${bet.stake} ${bet.spot}${bet.coppered ? " " + copperedWord : ""}`
     + (bet.mark ? " " + marksWord : "");
-  chip.textContent = bet.punter.slice(0, 1).toUpperCase() + bet.stake + (bet.mark ? "m" : "");
+  chip.textContent = chipTag(bet.punter, bet.tag) + bet.stake + (bet.mark ? "m" : "");
   chip.dataset.punter = bet.punter;
   chip.dataset.spot = bet.spot;
   return chip;

@@ -166,6 +166,7 @@ function refresh() {
   renderJournalTrouble(view, t.journalTrouble);
   document.getElementById("turn").textContent = `${t.turn} ${view.turn}`;
   document.getElementById("left").textContent = `${view.cards_left} ${counted(view.cards_left, t.inBox)}`;
+  colourSeats(view.bankrolls);
   if (!choice.punter && view.bankrolls.length) choice.punter = view.bankrolls[0].punter;
   document.getElementById("punters").replaceChildren(...view.bankrolls.map((entry) =>
     button(entry.punter, () => { choice.punter = entry.punter; refresh(); }, { punter: entry.punter })));
@@ -198,11 +199,17 @@ function refresh() {
     button("⌫", () => { choice.order.pop(); refresh(); }));
   document.getElementById("chosen").textContent += choice.order.length ? ` · ${choice.order.join(" ")}` : "";
   document.getElementById("bankrolls").replaceChildren(
-    ...[[t.bank, view.bank], ...view.bankrolls.map((entry) => [entry.punter, entry.chips])].map(([name, chips]) => {
-      const item = document.createElement("li");
-      item.textContent = `${name}: ${chips}`;
-      return item;
-    }));
+    ...[[t.bank, view.bank, null], ...view.bankrolls.map((entry) => [entry.punter, entry.chips, entry])]
+      .map(([name, chips, entry]) => {
+        const item = document.createElement("li");
+        item.textContent = `${name}: ${chips}`;
+        // Each punter's line begins with a chip of her colour and tag: the layout's key.
+        if (entry) {
+          item.dataset.tag = chipTag(entry.punter, entry.tag);
+          item.style.setProperty("--chip", colourOf(entry.punter));
+        }
+        return item;
+      }));
 }
 
 build();
