@@ -135,10 +135,15 @@ class Card:
         """Read ``10h``, ``TH``, ``QH``, ``Q♥`` (any case, surrounding spaces ignored)."""
         if not isinstance(text, str):
             raise CardParseError(f"not a card: {text!r} (expected text such as 'QH')")
-        cleaned = text.strip().replace(" ", "")
+        cleaned = text.strip()
         cached = _CARD_BY_TEXT.get(ascii_upper(cleaned))
         if cached is not None:
             return cached
+        if any(character.isspace() for character in cleaned):
+            raise CardParseError(
+                f"not a card: {text!r} (a space inside it: one card is written in one word, "
+                "e.g. 'QH' or '10♠')"
+            )
         if len(cleaned) < 2:
             raise CardParseError(
                 f"not a card: {text!r} (expected rank then suit, e.g. 'QH' or '10♠')"

@@ -106,3 +106,12 @@ def test_a_letter_of_another_alphabet_is_no_rank_or_suit_though_its_case_maps_to
     with pytest.raises(CardParseError, match="not a colour"):
         Colour.parse("blac\u212a")
     assert str(Card.parse(read_as.lower())) == read_as
+
+
+@pytest.mark.parametrize("text", ["Q H", "10 h", "1 0H", "Q\tH", "K\n♣", "Q\u00a0H"])
+def test_a_card_with_a_space_inside_it_is_refused_not_glued_together(text: str) -> None:
+    """Spaces around a card are a reader's or a typist's slack; a space, tab or line break
+    inside one means two words (a sticker read in pieces, a rank and a suit sent apart), and
+    the table does not guess which card was meant."""
+    with pytest.raises(CardParseError, match=r"not a card: .* space inside it"):
+        Card.parse(text)
