@@ -253,7 +253,14 @@ def describe(event: Event) -> str | None:
         standing = f" ({event.instruction})" if event.instruction else ""
         return f"{event.punter} bets {event.amount}{marks}{copper} on {event.spot}{standing}"
     if isinstance(event, BetWithdrawn):
-        return f"{event.punter} takes {event.amount} back from {event.spot}"
+        copper = "coppered " if event.coppered else ""
+        # 003: marks and chips may lie together on a spot; the line says which came back.
+        if event.mark:
+            taken = f"{event.amount} in {copper}marks"
+        else:
+            taken = count(event.amount, f"{copper}chip")
+        stays = f"; {event.stake} stays" if event.stake else ""
+        return f"{event.punter} takes {taken} back from {event.spot}{stays}"
     if isinstance(event, TurnCalled):
         called = " ".join(event.order)
         return f"{event.punter} calls the turn {called} for {event.amount} (pays {event.pays} to 1)"

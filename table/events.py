@@ -266,11 +266,17 @@ class BetPlaced(Event):
 @event_type
 @dataclass(frozen=True, kw_only=True)
 class BetWithdrawn(Event):
+    """Chips taken back from a stack; ``coppered`` and ``mark`` say which of a punter's
+    stacks on the spot it was (as its :class:`BetPlaced` did), so that a withdrawal can be
+    told without the bets before it."""
+
     bet: int
     punter: str
     spot: str
     amount: int
     stake: int
+    coppered: bool = False
+    mark: bool = False
 
 
 @event_type

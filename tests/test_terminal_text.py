@@ -89,6 +89,31 @@ def test_a_bet_line_says_when_it_is_in_marks_or_carries_a_standing_instruction()
     ]
 
 
+def test_a_withdrawal_line_says_whether_marks_or_chips_came_back_and_how_many() -> None:
+    """003: a punter's marks and chips may lie on one spot (``withdraw dan 9 mark``, ``...
+    chips``); the line for each withdrawal says which it took back, as the line for the bet
+    said which it put down, and so does the journal's record of it (``history``)."""
+    from table.events import event_from_json, event_to_json
+    from table.language import parse_line
+    from tests.conftest import open_table
+
+    table = open_table("casino-003", {"dan": 20})
+    for line in ("bet dan 9 5", "bet dan 4 5", "bet dan 9 5 mark", "bet dan K 2 copper"):
+        table.apply(parse_line(line))
+
+    def said(line: str) -> list[str | None]:
+        events = table.apply(parse_line(line))
+        return [describe(event_from_json(event_to_json(event))) for event in events]
+
+    assert said("withdraw dan 9 mark 2") == ["dan takes 2 in marks back from 9; 3 stays"]
+    assert said("withdraw dan 9 chips 1") == ["dan takes 1 chip back from 9; 4 stays"]
+    assert said("withdraw dan K") == ["dan takes 2 coppered chips back from K"]
+    assert said("withdraw dan 9") == [
+        "dan takes 4 chips back from 9",
+        "dan takes 3 in marks back from 9",
+    ]
+
+
 @pytest.mark.parametrize(
     ("rules", "shown"),
     [("saratoga", ("(paroli 3)", "(martingale 16)")), ("casino-003", ("in marks",))],

@@ -1253,6 +1253,8 @@ class FaroTable(DealerDesk):
                 spot=bet.spot.text,
                 amount=taken,
                 stake=bet.stake - taken,
+                coppered=bet.coppered,
+                mark=bet.mark,
             )
         # A withdrawn bet may have hedged another (a coppered bet against a plain one on the
         # same rank): what the bank can no longer cover comes down, as after a turn.
@@ -1368,6 +1370,8 @@ class FaroTable(DealerDesk):
             spot=source.text,
             amount=bet.stake,
             stake=0,
+            coppered=bet.coppered,
+            mark=bet.mark,
         )
         self._emit(
             out,
