@@ -615,9 +615,9 @@ def test_dealtable_web_says_once_that_the_file_at_the_journals_path_is_no_journa
         assert follower.view.current()[0] == service.state.last_seq
 
 
-def test_a_punto_banco_table_shows_its_hands_and_roads(
-    browser: webdriver.Chrome, tmp_path: Path
-) -> None:
+@contextmanager
+def punto_banco_served(tmp_path: Path) -> Iterator[tuple[TableService, WebServer]]:
+    """A Punto Banco table that has dealt tests/records/004_punto_banco.deal, its page served."""
     config = punto_banco_config(tmp_path / "pb.sqlite")
     journal = Journal(config.table.journal, "pb")
     service = TableService(config, journal)
@@ -628,6 +628,16 @@ def test_a_punto_banco_table_shows_its_hands_and_roads(
             words = line.split("#")[0].split()
             if words and words[0] not in ("game", "rules", "bank"):
                 service.execute_line(line)
+        yield service, server
+    finally:
+        server.stop()
+        journal.close()
+
+
+def test_a_punto_banco_table_shows_its_hands_and_roads(
+    browser: webdriver.Chrome, tmp_path: Path
+) -> None:
+    with punto_banco_served(tmp_path) as (service, server):
         browser.get(server.url + "?lang=en")
         assert shows(browser, service)
         hands = {
@@ -642,9 +652,29 @@ def test_a_punto_banco_table_shows_its_hands_and_roads(
         assert len(beads) == 3  # three coups in this shoe
         assert beads[0].get_attribute("class").split()[-1] == "tie"
         assert not browser.find_element(By.ID, "table").is_displayed()
-    finally:
-        server.stop()
-        journal.close()
+
+
+ROAD_NAMES = {
+    "en": ["Bead plate", "Big road", "Big eye boy", "Small road", "Cockroach pig"],
+    "es": ["Plato de cuentas", "Camino grande", "Ojo grande", "Camino pequeño", "Cucaracha"],
+    "ru": ["Бусы", "Большая дорога", "Большой глаз", "Малая дорога", "Таракан"],
+}
+
+
+@pytest.mark.parametrize("language", ["en", "es", "ru"])
+def test_the_roads_are_named_in_the_pages_language(
+    browser: webdriver.Chrome, tmp_path: Path, language: str
+) -> None:
+    """The five roads over a baccarat table are headed in the page's language; the Spanish
+    and Russian pages show none of the English names."""
+    with punto_banco_served(tmp_path) as (service, server):
+        browser.get(server.url + f"?lang={language}")
+        assert shows(browser, service)
+        roads = browser.find_elements(By.CSS_SELECTOR, ".road h2")
+        assert [road.get_attribute("textContent") for road in roads] == ROAD_NAMES[language]
+        if language != "en":
+            text = browser.find_element(By.ID, "baccarat").text.lower()
+            assert [name for name in ROAD_NAMES["en"] if name.lower() in text] == []
 
 
 @contextmanager
