@@ -130,6 +130,44 @@ def test_faro_text_and_edge_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert "dead (no card left): A 2 3 4 5 6 7 8 9 10 J Q\n" in out
 
 
+def test_faro_odds_give_a_bet_between_two_ranks_by_the_houses_rule(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Each two-rank spot the table takes now, by how many cards of its ranks are left, with
+    the rule that decides a turn losing one and winning the other, as the engine settles it."""
+    from table.odds.faro import two_rank_odds
+
+    _, out, _ = run(capsys, "odds", "faro", "--out", "2C")
+    lines = out.splitlines()
+    at = next(n for n, line in enumerate(lines) if line.startswith("a bet between two ranks"))
+    assert " ".join(" ".join(lines[at : at + 2]).split()) == (
+        "a bet between two ranks, left till a turn settles it (a coppered one alike); a turn "
+        "that loses one and wins the other leaves it standing (between_two=stands)"
+    )
+    edge = two_rank_odds(51, 4, 4, find_rules("classic")).edge
+    row = lines[at + 3]
+    assert row.split()[:3] == ["4", "and", "4"]
+    assert percent_text(edge, 3) == "1.879%" and percent_text(edge, 3) in row
+    # The soda was a 2: the spots with a 2 have 4 and 3 cards left.
+    assert row.endswith("30 spots: A+3 A+Q A+K 3+4 3+5 3+10 …")
+    _, out, _ = run(capsys, "odds", "faro", "--out", "2C", "--rules", "casino-003")
+    assert "wins the other leaves it a split (between_two=plie)" in " ".join(out.split())
+    assert "4.214%" in out
+    _, out, _ = run(capsys, "odds", "faro", "--out", OUT, "--option", "between_two=independent")
+    assert "settles it with no payment (between_two=independent)" in " ".join(out.split())
+    _, out, _ = run(capsys, "odds", "faro", "--out", OUT, "--json")
+    exact = faro_odds_from_out(parse_cards(OUT), find_rules("classic"))
+    rows = json.loads(out)["two_ranks"]
+    assert [(row["left"], row["spots"]) for row in rows] == [
+        (list(two.left), list(two.spots)) for two in exact.two_ranks
+    ]
+    nine_ten = next(row for row in rows if "9+10" in row["spots"])
+    assert nine_ten["left"] == [4, 2] and nine_ten["between_two"] == "stands"
+    assert Fraction(nine_ten["edge"]) == two_rank_odds(43, 4, 2, find_rules("classic")).edge
+    # The king is cases, not dead: the spots beside it are there.
+    assert any("J+K" in row["spots"] for row in rows if row["left"] == [4, 1])
+
+
 def test_faro_text_names_the_dead_ranks(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "odds", "faro", "--out", "2C KD KC KH KS 9D 2S 2H 2D")
     assert code == 0

@@ -14,7 +14,7 @@ import pytest
 
 import table.odds.faro
 from table.cards import STANDARD_52, Card, Rank, parse_cards
-from table.errors import TableError
+from table.errors import BetRefusedError, TableError
 from table.events import BetSettled, CardRole
 from table.faro import FaroTable
 from table.faro.casekeep import Casekeep
@@ -27,6 +27,7 @@ from table.odds.faro import (
     faro_odds_of_cards,
     heel_edge_table,
     heel_odds,
+    two_rank_odds,
 )
 
 STAKE = 2  # an even stake: a half split is exact, as the per-unit odds are
@@ -98,6 +99,143 @@ def test_every_rank_figure_matches_every_order_of_the_box(box_text: str, rules_n
         assert rank_odds.straight.edge == -straight / (STAKE * total)
         assert rank_odds.coppered.edge == -coppered / (STAKE * total)
         assert rank_odds.straight.split == Fraction(straight_splits, total)
+
+
+# Boxes of seven with two ranks of two to four cards side by side on the layout (4+5, 9+10,
+# J+K), so that a turn may bring one card of each, and another after it.
+TWO_RANK_BOXES = [
+    "4S 4H 5S 5H 5D 9C 10D",
+    "JS JH JD KS KH 2C 7D",
+    "9S 9H 9D 9C 10S 10H QD",
+]
+BETWEEN_TWO = {
+    "stands": find_rules("classic"),
+    "independent": find_rules("classic", {"between_two": "independent"}),
+    "plie": find_rules("casino-003"),
+    "stuss": find_rules("stuss"),
+}
+
+
+def two_rank_spots(box: list[Card]) -> list[str]:
+    """Every spot on two ranks the table takes with these cards in the box (both live)."""
+    live = sorted({card.rank for card in box})
+    spots = []
+    for first, second in itertools.combinations(live, 2):
+        try:
+            spots.append(parse_spot(f"{first.label}+{second.label}").text)
+        except BetRefusedError:
+            continue
+    return spots
+
+
+@pytest.mark.parametrize("box_text", TWO_RANK_BOXES + BOXES[:3])
+@pytest.mark.parametrize("rules_name", list(BETWEEN_TWO))
+def test_a_bet_between_two_ranks_matches_every_order_of_the_box(
+    box_text: str, rules_name: str
+) -> None:
+    """A bet on two ranks (001: "between two neighbouring cards"; 000: "entre dos valores"),
+    each turn settled by the engine's own rule for it, the house's between_two."""
+    box = box_of(box_text)
+    rules = BETWEEN_TWO[rules_name]
+    odds = faro_odds_from_out(deck_without(box), rules)
+    orders = list(itertools.permutations(box))
+    spots = two_rank_spots(box)
+    assert sorted(spot for two in odds.two_ranks for spot in two.spots) == sorted(spots)
+    assert spots
+    for two in odds.two_ranks:
+        for text in two.spots:
+            spot = parse_spot(text)
+            assert tuple(sorted(sum(c.rank is r for c in box) for r in spot.ranks))[::-1] == (
+                two.left
+            )
+            for coppered in (False, True):
+                outcomes: Counter[str] = Counter()
+                net = 0
+                for order in orders:
+                    decision = next(
+                        (
+                            decided
+                            for loser, winner in turns_of(order)
+                            if (decided := decide(spot, STAKE, coppered, loser, winner, rules))
+                        ),
+                        None,
+                    )
+                    outcomes[decision.outcome.value if decision else "returned"] += 1
+                    net += decision.net if decision else 0
+                total = len(orders)
+                win, lose = Fraction(outcomes["win"], total), Fraction(outcomes["lose"], total)
+                assert (two.win, two.lose) == ((lose, win) if coppered else (win, lose))
+                assert two.split == Fraction(outcomes["split"], total)
+                assert two.push == Fraction(outcomes["push"], total)
+                assert two.returned == Fraction(outcomes["returned"], total)
+                assert two.edge == -Fraction(net, STAKE * total), (text, coppered)
+
+
+def test_a_bet_between_two_ranks_from_the_soda_costs_what_its_rule_makes_it() -> None:
+    """Both ranks with four cards left after the soda, a unit of an even stake: the classic
+    rule (a turn that loses one and wins the other leaves the bet standing) costs 1.879%,
+    000's independent ranks 1.806%, 003's plie 4.214%; each is half the chance of a split."""
+    figures = {
+        "stands": Fraction(331081, 17617950),
+        "independent": Fraction(21211, 1174530),
+        "plie": Fraction(21211, 503370),
+    }
+    for name, edge in figures.items():
+        two = two_rank_odds(51, 4, 4, BETWEEN_TWO[name])
+        assert two.edge == edge == two.split / 2
+        assert two.win == two.lose
+        assert two.win + two.lose + two.split + two.push + two.returned == 1
+    assert [round(float(edge) * 100, 3) for edge in figures.values()] == [1.879, 1.806, 4.214]
+    # One lost and one won in a turn: 003's plie costs the whole chance of it, 000's none.
+    independent = two_rank_odds(51, 4, 4, BETWEEN_TWO["independent"])
+    assert independent.push + independent.split == 2 * figures["plie"]
+    # Before the soda, the soda may be of either rank.
+    assert two_rank_odds(52, 4, 4, BETWEEN_TWO["stands"]).edge == Fraction(12959, 704718)
+    assert two_rank_odds(51, 4, 4, BETWEEN_TWO["stuss"]).edge == 2 * figures["stands"]
+
+
+def test_whole_deals_through_the_engine_settle_a_bet_between_two_ranks_at_the_exact_edge() -> None:
+    """The engine itself, its bets handed back once both ranks are dead (001) included."""
+    box = box_of("QC QD KS KH 2D")
+    for name in ("stands", "independent", "plie"):
+        rules = BETWEEN_TWO[name]
+        table = FaroTable("t1", rules.name, {"between_two": rules.between_two})
+        journal = [*table.opening, *table.fund_bank(100_000)]
+        journal += table.seat("dan", 1000) + table.seat("anna", 1000) + table.new_deck()
+        for card in [Card.parse("2C"), *(c for c in deck_without(box) if c != Card.parse("2C"))]:
+            journal += table.deal(card)
+        odds = faro_odds(table.state.casekeep, table.state.rules)
+        spots = [spot for two in odds.two_ranks for spot in two.spots]
+        assert sorted(spots) == ["2+K", "2+Q", "Q+K"]
+        for spot in spots:
+            journal += table.bet("dan", spot, STAKE)
+            journal += table.bet("anna", spot, STAKE, copper=True)
+        nets: Counter[tuple[str, str]] = Counter()
+        orders = list(itertools.permutations(box))
+        for order in orders:
+            trial = FaroTable.replay(journal)
+            for card in order:
+                for event in trial.deal(card):
+                    if isinstance(event, BetSettled):
+                        nets[(event.punter, event.spot)] += event.net
+        for two in odds.two_ranks:
+            for spot in two.spots:
+                for punter in ("dan", "anna"):
+                    assert two.edge == -Fraction(nets[(punter, spot)], STAKE * len(orders))
+        assert odds.two_ranks[0].left == (2, 2) and odds.two_ranks[0].edge > 0
+
+
+def test_two_rank_odds_refuse_counts_no_box_can_hold() -> None:
+    rules = find_rules("classic")
+    with pytest.raises(TableError, match="1 to 4 cards left, not 5"):
+        two_rank_odds(51, 5, 1, rules)
+    with pytest.raises(TableError, match="1 to 4 cards left, not 0"):
+        two_rank_odds(51, 4, 0, rules)
+    with pytest.raises(TableError, match="3 and 3 cards of two ranks do not fit in 5"):
+        two_rank_odds(5, 3, 3, rules)
+    with pytest.raises(TableError, match="before the soda every rank has all 4"):
+        two_rank_odds(52, 4, 3, rules)
+    assert two_rank_odds(51, 3, 4, rules) == two_rank_odds(51, 4, 3, rules)
 
 
 @pytest.mark.parametrize("box_text", BOXES[:4])

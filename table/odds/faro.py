@@ -20,14 +20,26 @@ make ``(N - 1) / 2`` more turns, a loser then a winner, and the last card is the
 The bank's edge on such a bet is what it takes on a split times the chance of a split: the
 win and the loss cancel, straight or coppered alike.
 
+A bet between two ranks (a group of two, ``4+5``; ``m`` of their cards left, ``a`` and ``b``
+of each) is settled the same way by the first turn holding one of the ``m``: one of them wins
+or loses it, two of them come in ``sum(C(N - 2i, m - 2))`` of the ``C(N, m)`` ways, and those
+two are any two of the ``m`` alike: one rank twice (a split) with chance
+``(C(a, 2) + C(b, 2)) / C(m, 2)``, one card of each with chance ``ab / C(m, 2)``. What a turn
+that loses one rank and wins the other does is the house's ``between_two``: a split
+(``plie``), no payment (``independent``), or nothing (``stands``, the classic rule: the bet
+waits for the cards left after that turn, ``a - 1`` and ``b - 1`` of them).
+
     >>> from table.faro.rules import find_rules
     >>> heel = heel_odds(51, 4, find_rules("classic"))
     >>> heel.split, heel.edge
     (Fraction(101, 2499), Fraction(101, 4998))
+    >>> two_rank_odds(51, 4, 4, find_rules("classic")).edge
+    Fraction(331081, 17617950)
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -38,6 +50,7 @@ from math import comb
 from table.cards import Card, Colour, DeckSpec, Rank
 from table.errors import TableError
 from table.faro.casekeep import Casekeep
+from table.faro.layout import legal_groups
 from table.faro.rules import RULE_SETS, FaroRules
 from table.odds.json_fractions import JsonValue, fraction_text
 
@@ -136,6 +149,46 @@ class RankOdds:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class TwoRankOdds:
+    """A bet of one unit between two ranks (a group of two: ``4+5``, ``J+K``), left on the
+    layout until a turn settles it, with ``left`` cards of its ranks in the box (the larger
+    count first); a coppered bet alike, its win and loss swapped.
+
+    ``split``: settled by a split (one rank twice; under ``between_two=plie`` one card of
+    each too); ``push``: settled with no payment by a turn that loses one rank and wins the
+    other (``between_two=independent``); ``returned``: handed back (the last card of its
+    ranks is the hoc, or, where such a turn leaves it standing, no card of them is left).
+    ``win``, ``lose``, ``split``, ``push`` and ``returned`` add up to one; ``edge`` is the
+    bank's expected gain per unit bet. ``spots``: the two-rank spots of the layout whose
+    ranks have these counts left, where the figure is for a casekeep."""
+
+    cards_left: int
+    left: tuple[int, int]
+    between_two: str
+    win: Fraction
+    lose: Fraction
+    split: Fraction
+    push: Fraction
+    returned: Fraction
+    edge: Fraction
+    spots: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, JsonValue]:
+        return {
+            "cards_left": self.cards_left,
+            "left": list(self.left),
+            "between_two": self.between_two,
+            "spots": list(self.spots),
+            "win": fraction_text(self.win),
+            "lose": fraction_text(self.lose),
+            "split": fraction_text(self.split),
+            "push": fraction_text(self.push),
+            "returned": fraction_text(self.returned),
+            "edge": fraction_text(self.edge),
+        }
+
+
 CALL_KINDS = ("turn", "cat-hop", "colour")
 
 
@@ -181,6 +234,8 @@ class FaroOdds:
     ranks: tuple[RankOdds, ...]  # live ranks only, in rank order
     calls: tuple[CallOdds, ...]  # turn, cat-hop, colour
     expected_splits: Fraction  # in the turns left
+    # The two-rank spots a bet may be put on now, by the counts of their ranks left.
+    two_ranks: tuple[TwoRankOdds, ...] = ()
 
     @property
     def title(self) -> str:
@@ -209,6 +264,7 @@ class FaroOdds:
             "turns_left": self.turns_left,
             "expected_splits": fraction_text(self.expected_splits),
             "ranks": [odds.to_json() for odds in self.ranks],
+            "two_ranks": [odds.to_json() for odds in self.two_ranks],
             "calls": [odds.to_json() for odds in self.calls],
         }
 
@@ -323,6 +379,129 @@ def heel_odds(
     if cards_left == deck.size and rank_left != len(deck.suits):
         raise TableError(f"before the soda every rank has all {len(deck.suits)} cards left")
     return _heel(cards_left, rank_left, split_take(rules), coppered)
+
+
+@cache
+def _two_rank_chances(
+    cards_left: int, left_a: int, left_b: int, between_two: str
+) -> tuple[Fraction, Fraction, Fraction, Fraction]:
+    """Chances (between turns) that a bet on two ranks is settled by one card of them (a
+    win or a loss, alike), by a split, with no payment, or handed back."""
+    m = left_a + left_b
+    if m == 0 or cards_left == 1:
+        return ZERO, ZERO, ZERO, ONE
+    ways = comb(cards_left, m)
+    turns = (cards_left - 1) // 2
+    single = Fraction(sum(2 * comb(cards_left - 2 * i, m - 1) for i in range(1, turns + 1)), ways)
+    returned = Fraction(1, cards_left) if m == 1 else ZERO
+    split = push = ZERO
+    if m >= 2:
+        pairs = comb(m, 2)
+        same = Fraction(comb(left_a, 2) + comb(left_b, 2), pairs)
+        mixed = Fraction(left_a * left_b, pairs)
+        for i in range(1, turns + 1):
+            # Two of the m cards in turn i, none before it: any two of them alike.
+            double = Fraction(comb(cards_left - 2 * i, m - 2), ways)
+            split += double * same
+            if between_two == "plie":
+                split += double * mixed
+            elif between_two == "independent":
+                push += double * mixed
+            elif mixed and double:
+                # It stands: the rest of the box is any order of what is left.
+                after = _two_rank_chances(cards_left - 2 * i, left_a - 1, left_b - 1, between_two)
+                single += double * mixed * after[0]
+                split += double * mixed * after[1]
+                returned += double * mixed * after[3]
+    return single, split, push, returned
+
+
+@cache
+def _two_rank(
+    cards_left: int, left_a: int, left_b: int, take: Fraction, between_two: str
+) -> TwoRankOdds:
+    if cards_left % 2 == 0:
+        # Before the soda: the soda is any card alike, then the bet is placed.
+        soda_a = Fraction(left_a, cards_left)
+        soda_b = Fraction(left_b, cards_left)
+        after = (
+            (soda_a, _two_rank(cards_left - 1, left_a - 1, left_b, take, between_two)),
+            (soda_b, _two_rank(cards_left - 1, left_a, left_b - 1, take, between_two)),
+            (1 - soda_a - soda_b, _two_rank(cards_left - 1, left_a, left_b, take, between_two)),
+        )
+
+        def mixed(name: str) -> Fraction:
+            return sum((chance * getattr(odds, name) for chance, odds in after), ZERO)
+
+        return TwoRankOdds(
+            cards_left=cards_left,
+            left=(left_a, left_b),
+            between_two=between_two,
+            win=mixed("win"),
+            lose=mixed("lose"),
+            split=mixed("split"),
+            push=mixed("push"),
+            returned=mixed("returned"),
+            edge=mixed("edge"),
+        )
+    single, split, push, returned = _two_rank_chances(cards_left, left_a, left_b, between_two)
+    # The card that settles it is as likely to lose as to win: the two places of a turn are alike.
+    win = lose = single / 2
+    return TwoRankOdds(
+        cards_left=cards_left,
+        left=(left_a, left_b),
+        between_two=between_two,
+        win=win,
+        lose=lose,
+        split=split,
+        push=push,
+        returned=returned,
+        edge=lose + take * split - win,
+    )
+
+
+def two_rank_odds(cards_left: int, left_a: int, left_b: int, rules: FaroRules) -> TwoRankOdds:
+    """A unit between two ranks (``4+5``) with ``left_a`` and ``left_b`` of their cards among
+    the ``cards_left`` in the box, until a turn settles it, by the rules' ``between_two``;
+    ``cards_left`` is the deck's size before the soda."""
+    deck = rules.deck_spec
+    if not 1 <= cards_left <= deck.size:
+        raise TableError(f"cards left must be 1 to {deck.size} in a {deck.name} deck")
+    _turns_left(cards_left, deck)
+    suits = len(deck.suits)
+    for left in (left_a, left_b):
+        if not 1 <= left <= suits:
+            raise TableError(f"a rank has 1 to {suits} cards left, not {left}")
+    if left_a + left_b > cards_left:
+        raise TableError(f"{left_a} and {left_b} cards of two ranks do not fit in {cards_left}")
+    if cards_left == deck.size and (left_a, left_b) != (suits, suits):
+        raise TableError(f"before the soda every rank has all {suits} cards left")
+    big, small = max(left_a, left_b), min(left_a, left_b)
+    return _two_rank(cards_left, big, small, split_take(rules), rules.between_two)
+
+
+def _two_ranks_of(
+    counts: Mapping[Rank, int], rules: FaroRules, left: int
+) -> tuple[TwoRankOdds, ...]:
+    """The two-rank spots a bet may go on now (both ranks live), grouped by their counts."""
+    by_rank = tuple(counts.get(rank, 0) for rank in Rank)
+    return _two_ranks_for(by_rank, left, split_take(rules), rules.between_two)
+
+
+@cache
+def _two_ranks_for(
+    by_rank: tuple[int, ...], left: int, take: Fraction, between_two: str
+) -> tuple[TwoRankOdds, ...]:
+    # Cached whole: the advisor and the displays ask again for the same casekeep each event.
+    spots: dict[tuple[int, int], list[str]] = {}
+    for first, second in legal_groups(2):
+        a, b = by_rank[first.value - 1], by_rank[second.value - 1]
+        if a and b:
+            spots.setdefault((max(a, b), min(a, b)), []).append(f"{first.label}+{second.label}")
+    return tuple(
+        dataclasses.replace(_two_rank(left, a, b, take, between_two), spots=tuple(spots[(a, b)]))
+        for a, b in sorted(spots, reverse=True)
+    )
 
 
 def heel_edge_table(rules: FaroRules) -> list[tuple[HeelOdds, HeelOdds]]:
@@ -444,6 +623,7 @@ def faro_odds_of_cards(remaining: Sequence[Card], rules: FaroRules) -> FaroOdds:
         ranks=tuple(ranks),
         calls=_calls(remaining, rules),
         expected_splits=expected_splits,
+        two_ranks=_two_ranks_of(counts, rules, left),
     )
 
 
@@ -466,4 +646,7 @@ def clear_cache() -> None:
     """Forget the counts kept between calls (a benchmark's cold start)."""
     _heel.cache_clear()
     _heel_counts.cache_clear()
+    _two_rank.cache_clear()
+    _two_rank_chances.cache_clear()
+    _two_ranks_for.cache_clear()
     _colour_right_for.cache_clear()

@@ -22,6 +22,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, TextIO
 
+from display.text import count
 from table.cards import find_deck, parse_cards
 from table.errors import TableError
 from table.faro.rules import FaroRules, find_rules
@@ -264,6 +265,8 @@ def print_faro_odds(odds: FaroOdds, out: TextIO | None = None) -> None:
     if dead:
         # A rank missing from the table above is out, not forgotten.
         print(f"  dead (no card left): {' '.join(dead)}", file=out)
+    if odds.two_ranks:
+        _print_two_ranks(odds, out)
     if odds.turns_left == 0:
         print("\nno turn is left to call: only the hoc is in the box", file=out)
         return
@@ -277,6 +280,42 @@ def print_faro_odds(odds: FaroOdds, out: TextIO | None = None) -> None:
         print(
             f"  {call.kind:<8} {percent_text(call.probability, 2):>8}  "
             f"{fraction_text(call.right):>4}  {pays:<8} {fair:<12} {edge}",
+            file=out,
+        )
+
+
+# What the house's between_two makes of a turn that loses one of the two ranks and wins the other.
+_ONE_EACH = {
+    "stands": "leaves it standing",
+    "independent": "settles it with no payment",
+    "plie": "leaves it a split",
+}
+_SPOTS_SHOWN = 6
+
+
+def _print_two_ranks(odds: FaroOdds, out: TextIO) -> None:
+    between_two = odds.two_ranks[0].between_two
+    print(
+        "\na bet between two ranks, left till a turn settles it (a coppered one alike); a turn\n"
+        f"that loses one and wins the other {_ONE_EACH[between_two]} (between_two={between_two})",
+        file=out,
+    )
+    pushes = between_two == "independent"
+    no_payment = f" {'no payment':>10}" if pushes else ""
+    print(
+        f"{'left':>11} {'wins':>9} {'loses':>9} {'split':>9}{no_payment} {'back':>9} "
+        f"{'edge':>9}  spots",
+        file=out,
+    )
+    for two in odds.two_ranks:
+        shown = " ".join(two.spots[:_SPOTS_SHOWN])
+        more = " …" if len(two.spots) > _SPOTS_SHOWN else ""
+        spots = f"{count(len(two.spots), 'spot')}: {shown}{more}"
+        push = f" {percent_text(two.push, 2):>10}" if pushes else ""
+        print(
+            f"{f'{two.left[0]} and {two.left[1]}':>11} {percent_text(two.win, 2):>9} "
+            f"{percent_text(two.lose, 2):>9} {percent_text(two.split, 2):>9}{push} "
+            f"{percent_text(two.returned, 2):>9} {percent_text(two.edge, 3):>9}  {spots}",
             file=out,
         )
 
