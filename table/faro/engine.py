@@ -79,6 +79,26 @@ class Phase(enum.Enum):
     FINISHED = "finished"
 
 
+# What every card, bet and settlement asks, read from module globals as at baccarat: Python
+# 3.11 reads an enum class's member through the hook its metaclass's __getattr__ installs,
+# some ten times a global's cost.
+_NO_DECK = Phase.NO_DECK
+_AWAITING_SODA = Phase.AWAITING_SODA
+_BETTING = Phase.BETTING
+_LOCKED = Phase.LOCKED
+_IN_TURN = Phase.IN_TURN
+_AWAITING_HOC = Phase.AWAITING_HOC
+_FINISHED = Phase.FINISHED
+_SODA = CardRole.SODA
+_LOSER = CardRole.LOSER
+_WINNER = CardRole.WINNER
+_HOC = CardRole.HOC
+_WIN = Outcome.WIN
+_LOSE = Outcome.LOSE
+_CALL = SpotKind.CALL
+_WIN_LOSE = SpotKind.WIN_LOSE
+
+
 # Events that follow a card as its consequences: a card may be voided while only these
 # came after it. Anything a person did since (a bet, a withdrawal) makes it too late; the
 # dealer's lock, which moves no chip, does not: it goes with the card, and bets reopen.
@@ -148,15 +168,15 @@ class FaroState(TableFolds):
     def hoc(self) -> Card | None:
         """The deal's last card, once it is out."""
         last = self.casekeep.last_entry
-        return last.card if last is not None and last.role is CardRole.HOC else None
+        return last.card if last is not None and last.role is _HOC else None
 
     @property
     def bets_open(self) -> bool:
-        return self.phase is Phase.BETTING and self.alarm is None
+        return self.phase is _BETTING and self.alarm is None
 
     @property
     def is_last_turn_next(self) -> bool:
-        return self.phase is Phase.BETTING and self.cards_left == 3
+        return self.phase is _BETTING and self.cards_left == 3
 
     @property
     def calls_open(self) -> bool:
@@ -272,7 +292,7 @@ class FaroState(TableFolds):
 
     def _fold_deck(self, event: DeckStarted) -> None:
         self.deal = event.deal
-        self.phase = Phase.AWAITING_SODA
+        self.phase = _AWAITING_SODA
         self.turn = 0
         self.casekeep = Casekeep(self.rules.deck_spec)
         self.pending_loser = None
@@ -283,29 +303,29 @@ class FaroState(TableFolds):
     def _fold_card(self, event: CardDealt) -> None:
         card, role = event.card, event.role
         self.casekeep.record(card, role, event.turn)
-        if role is CardRole.SODA:
-            self.phase = Phase.BETTING
-        elif role is CardRole.LOSER:
-            self.phase = Phase.IN_TURN
+        if role is _SODA:
+            self.phase = _BETTING
+        elif role is _LOSER:
+            self.phase = _IN_TURN
             self.turn = event.turn
             self.pending_loser = card
 
     def _fold_locked(self, event: BetsLocked) -> None:
-        self.phase = Phase.LOCKED
+        self.phase = _LOCKED
 
     def _fold_turn_closed(self, event: TurnClosed) -> None:
         self.last_turn = (event.loser, event.winner)
         self.pending_loser = None
         self.splits += event.split
-        self.phase = Phase.AWAITING_HOC if event.cards_left == 1 else Phase.BETTING
+        self.phase = _AWAITING_HOC if event.cards_left == 1 else _BETTING
 
     def _fold_finished(self, event: DealFinished) -> None:
-        self.phase = Phase.FINISHED
+        self.phase = _FINISHED
         if self.rules.bank_passes and self.banker is not None:
             self.banks_held[self.banker] = self.banks_held.get(self.banker, 0) + 1
 
     def _fold_voided(self, event: DealVoided) -> None:
-        self.phase = Phase.NO_DECK
+        self.phase = _NO_DECK
         self.pending_loser = None
 
     def _fold_bet_placed(self, event: BetPlaced) -> None:
@@ -415,13 +435,7 @@ class FaroState(TableFolds):
             # A win adds a ride and a loss starts over; a plie (003: no payment, the bet
             # stays) or chips taken for marks leave the paroli where it stood.
             outcome = event.outcome
-            rides = (
-                bet.rides + 1
-                if outcome is Outcome.WIN
-                else 0
-                if outcome is Outcome.LOSE
-                else bet.rides
-            )
+            rides = bet.rides + 1 if outcome is _WIN else 0 if outcome is _LOSE else bet.rides
             self._replace_bet(bet, bet._replace(stake=event.stake, rides=rides))
 
 
@@ -656,7 +670,7 @@ class FaroTable(DealerDesk):
     def _card_problem(self, card: Card) -> tuple[AlarmKind, str] | None:
         state = self.state
         deck = state.rules.deck_spec
-        if state.phase in (Phase.NO_DECK, Phase.FINISHED):
+        if state.phase in (_NO_DECK, _FINISHED):
             if state.deal == 0:
                 return AlarmKind.EXTRA_CARD, (
                     f"card {card}: no deck has been started, so the box should be empty "
@@ -678,21 +692,21 @@ class FaroTable(DealerDesk):
     def _take_card(self, out: list[Event], card: Card) -> None:
         state = self.state
         phase = state.phase
-        if phase is Phase.AWAITING_SODA:
-            self._card_dealt(out, card, CardRole.SODA, 0)
-        elif phase is Phase.BETTING or phase is Phase.LOCKED:
+        if phase is _AWAITING_SODA:
+            self._card_dealt(out, card, _SODA, 0)
+        elif phase is _BETTING or phase is _LOCKED:
             turn = state.turn + 1
-            if phase is Phase.BETTING:
+            if phase is _BETTING:
                 self._record(out, complete_event(BetsLocked, {
                     "table": state.table, "seq": state.last_seq + 1, "at": self._at,
                     "deal": state.deal, "turn": turn, "by_card": True,
                 }), FaroState._fold_locked)  # fmt: skip
-            self._card_dealt(out, card, CardRole.LOSER, turn)
-        elif phase is Phase.IN_TURN:
-            self._card_dealt(out, card, CardRole.WINNER, state.turn)
+            self._card_dealt(out, card, _LOSER, turn)
+        elif phase is _IN_TURN:
+            self._card_dealt(out, card, _WINNER, state.turn)
             self._close_turn(out, card)
         else:  # AWAITING_HOC
-            self._card_dealt(out, card, CardRole.HOC, state.turn)
+            self._card_dealt(out, card, _HOC, state.turn)
             self._finish_deal(out, card)
 
     def _card_dealt(self, out: list[Event], card: Card, role: CardRole, turn: int) -> None:
@@ -757,8 +771,8 @@ class FaroTable(DealerDesk):
         """What stays on the spot after a decision: standing bets, 001's winners, progressions."""
         state = self.state
         instruction = bet.instruction
-        won = decision.outcome is Outcome.WIN
-        if instruction is not None and decision.outcome in (Outcome.WIN, Outcome.LOSE):
+        won = decision.outcome is _WIN
+        if instruction is not None and decision.outcome in (_WIN, _LOSE):
             if instruction.kind == "paroli":
                 if not won:
                     return 0, "paroli ends with the loss"
@@ -876,7 +890,7 @@ class FaroTable(DealerDesk):
                     bet=bet.bet_id,
                     punter=bet.punter,
                     spot=CALL_SPOT.text,
-                    outcome=Outcome.WIN if won else Outcome.LOSE,
+                    outcome=_WIN if won else _LOSE,
                     net=net,
                     stake=0,
                     turn=state.turn,
@@ -951,13 +965,13 @@ class FaroTable(DealerDesk):
     def _check_open(self, what: str) -> None:
         state = self.state
         phase = state.phase
-        if phase is Phase.BETTING and state.alarm is None:
+        if phase is _BETTING and state.alarm is None:
             return
         self._refuse_during_alarm(what)
-        if phase in (Phase.LOCKED, Phase.IN_TURN, Phase.AWAITING_HOC):
-            turn = state.turn + 1 if phase is Phase.LOCKED else state.turn
+        if phase in (_LOCKED, _IN_TURN, _AWAITING_HOC):
+            turn = state.turn + 1 if phase is _LOCKED else state.turn
             raise BetRefusedError(f"{what}: bets are locked while turn {turn} is dealt")
-        if phase is Phase.AWAITING_SODA:
+        if phase is _AWAITING_SODA:
             raise BetRefusedError(f"{what}: bets open once the soda is out (deal {state.deal})")
         raise BetRefusedError(f"{what}: no deal is running ({state.where()}); start a new deck")
 
@@ -982,7 +996,7 @@ class FaroTable(DealerDesk):
         if punter == state.banker:
             raise BetRefusedError(f"{what}: {punter} holds the bank and does not bet against it")
         kind = spot.kind
-        if kind is SpotKind.CALL:
+        if kind is _CALL:
             raise BetRefusedError(
                 f"{what}: call the turn with 'call PUNTER LOSER WINNER HOC AMOUNT'"
             )
@@ -993,7 +1007,7 @@ class FaroTable(DealerDesk):
             )
         if not colour and not rules.rank_bets:
             raise BetRefusedError(f"{what}: {rules.name} rules take only red or black")
-        if copper and (colour or kind is SpotKind.WIN_LOSE):
+        if copper and (colour or kind is _WIN_LOSE):
             raise BetRefusedError(
                 f"{what}: this bet already names which way it goes; it takes no copper"
             )
@@ -1093,7 +1107,7 @@ class FaroTable(DealerDesk):
         bets = [bet for bet in state.bets.values() if bet is not moving]
         if spot is not None:
             bets.append(Bet(0, "", spot, amount, copper, order=order, pays=pays))
-        if state.is_last_turn_next or (state.phase is Phase.AWAITING_HOC and state.cards_left):
+        if state.is_last_turn_next or (state.phase is _AWAITING_HOC and state.cards_left):
             return self._last_turn_exposure(bets)
         rank_bets = [bet for bet in bets if _decided_by_ranks(bet)]
         colour_bets = [bet for bet in bets if bet.spot.kind in COLOUR_KINDS]
@@ -1134,7 +1148,7 @@ class FaroTable(DealerDesk):
         state = self.state
         left = state.casekeep.remaining_cards()
         calls = [(bet.order, bet.max_payout) for bet in bets if bet.order is not None]
-        if state.phase is Phase.AWAITING_HOC:
+        if state.phase is _AWAITING_HOC:
             assert state.last_turn is not None
             orders = [(*state.last_turn, left[0])]
             turn_bets: list[Bet] = []

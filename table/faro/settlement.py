@@ -14,6 +14,24 @@ from table.events import Outcome
 from table.faro.rules import FaroRules
 from table.faro.spots import Spot, SpotKind
 
+# Read from module globals: Python 3.11 reads an enum class's member through the hook its
+# metaclass's __getattr__ installs, some ten times a global's cost, and every bet a card
+# touches is decided here.
+_WIN = Outcome.WIN
+_LOSE = Outcome.LOSE
+_SPLIT = Outcome.SPLIT
+_PUSH = Outcome.PUSH
+_RANK = SpotKind.RANK
+_GROUP = SpotKind.GROUP
+_WIN_LOSE = SpotKind.WIN_LOSE
+_HIGH = SpotKind.HIGH
+_ODD = SpotKind.ODD
+_EVEN = SpotKind.EVEN
+_RED = SpotKind.RED
+_BLACK = SpotKind.BLACK
+_RED_COLOUR = Colour.RED
+_BLACK_COLOUR = Colour.BLACK
+
 
 class Decision(NamedTuple):
     """What a turn did to a bet: ``net`` for the punter, and whether the bet still stands.
@@ -32,7 +50,7 @@ def plie_take(stake: int, rules: FaroRules) -> int:
 
 
 def _plie(stake: int, rules: FaroRules, note: str) -> Decision:
-    return Decision(Outcome.SPLIT, -plie_take(stake, rules), False, note)
+    return Decision(_SPLIT, -plie_take(stake, rules), False, note)
 
 
 def decide(
@@ -40,27 +58,27 @@ def decide(
 ) -> Decision | None:
     """The decision for one bet in a turn of ``loser`` then ``winner``; None: untouched."""
     kind = spot.kind
-    if kind is SpotKind.RANK or kind is SpotKind.GROUP:
+    if kind is _RANK or kind is _GROUP:
         return _decide_ranks(spot, stake, coppered, loser, winner, rules)
-    if kind is SpotKind.WIN_LOSE:
+    if kind is _WIN_LOSE:
         return _decide_win_lose(spot, stake, loser, winner, rules)
-    if kind is SpotKind.HIGH:
+    if kind is _HIGH:
         if loser.rank == winner.rank:
             return _standing_tie(stake, rules, "equal ranks")
         backed = winner.rank > loser.rank
         return _standing(stake, backed != coppered, rules, high_card=True)
-    if kind is SpotKind.ODD or kind is SpotKind.EVEN:
+    if kind is _ODD or kind is _EVEN:
         # 003: ace, jack and king are odd, the queen even: the rank's number decides.
         loser_odd = loser.rank % 2 == 1
         winner_odd = winner.rank % 2 == 1
         if loser_odd == winner_odd:
             return _standing_tie(stake, rules, "both cards " + ("odd" if loser_odd else "even"))
-        backed = winner_odd == (kind is SpotKind.ODD)
+        backed = winner_odd == (kind is _ODD)
         return _standing(stake, backed != coppered, rules, high_card=False)
-    if kind is SpotKind.RED or kind is SpotKind.BLACK:
+    if kind is _RED or kind is _BLACK:
         if loser.colour is not winner.colour:
             return _standing_tie(stake, rules, "one red, one black")
-        colour = Colour.RED if kind is SpotKind.RED else Colour.BLACK
+        colour = _RED_COLOUR if kind is _RED else _BLACK_COLOUR
         return _standing(stake, winner.colour is colour, rules, high_card=False)
     return None
 
@@ -79,10 +97,10 @@ def _decide_ranks(
         if len(ranks) == 2 and rules.between_two != "plie":
             if rules.between_two == "stands":
                 return None
-            return Decision(Outcome.PUSH, 0, False, "one rank lost, the other won")
+            return Decision(_PUSH, 0, False, "one rank lost, the other won")
         return _plie(stake, rules, "two of its ranks in one turn")
     won = hit_winner != coppered
-    return Decision(Outcome.WIN if won else Outcome.LOSE, stake if won else -stake, False)
+    return Decision(_WIN if won else _LOSE, stake if won else -stake, False)
 
 
 def _decide_win_lose(
@@ -94,23 +112,23 @@ def _decide_win_lose(
     if right and wrong:
         return _plie(stake, rules, f"split on {loser.rank.label}")
     if right:
-        return Decision(Outcome.WIN, stake, False)
+        return Decision(_WIN, stake, False)
     if wrong:
-        return Decision(Outcome.LOSE, -stake, False)
+        return Decision(_LOSE, -stake, False)
     return None
 
 
 def _standing(stake: int, won: bool, rules: FaroRules, *, high_card: bool) -> Decision:
     stays = not (high_card and rules.high_card == "next-turn")
-    return Decision(Outcome.WIN if won else Outcome.LOSE, stake if won else -stake, stays)
+    return Decision(_WIN if won else _LOSE, stake if won else -stake, stays)
 
 
 def _standing_tie(stake: int, rules: FaroRules, why: str) -> Decision:
     # 003: a plie on a bet that acts every turn pays nothing and the bet stays. 001's
     # one-turn high card bet has no rule for equal ranks: it is handed back.
     if rules.high_card == "next-turn" and why == "equal ranks":
-        return Decision(Outcome.PUSH, 0, False, why)
-    return Decision(Outcome.SPLIT, 0, True, why)
+        return Decision(_PUSH, 0, False, why)
+    return Decision(_SPLIT, 0, True, why)
 
 
 @dataclass(frozen=True, slots=True)
