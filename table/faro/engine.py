@@ -50,7 +50,6 @@ from table.events import (
     RulesChosen,
     TurnCalled,
     TurnClosed,
-    complete_event,
 )
 from table.faro.bets import Bet, Instruction
 from table.faro.casekeep import Casekeep
@@ -697,10 +696,10 @@ class FaroTable(DealerDesk):
         elif phase is _BETTING or phase is _LOCKED:
             turn = state.turn + 1
             if phase is _BETTING:
-                self._record(out, complete_event(BetsLocked, {
+                self._record(out, BetsLocked, {
                     "table": state.table, "seq": state.last_seq + 1, "at": self._at,
                     "deal": state.deal, "turn": turn, "by_card": True,
-                }), FaroState._fold_locked)  # fmt: skip
+                }, FaroState._fold_locked)  # fmt: skip
             self._card_dealt(out, card, _LOSER, turn)
         elif phase is _IN_TURN:
             self._card_dealt(out, card, _WINNER, state.turn)
@@ -711,10 +710,10 @@ class FaroTable(DealerDesk):
 
     def _card_dealt(self, out: list[Event], card: Card, role: CardRole, turn: int) -> None:
         state = self.state
-        self._record(out, complete_event(CardDealt, {
+        self._record(out, CardDealt, {
             "table": state.table, "seq": state.last_seq + 1, "at": self._at, "deal": state.deal,
             "card": card, "role": role, "turn": turn, "face_down": False,
-        }), FaroState._fold_card)  # fmt: skip
+        }, FaroState._fold_card)  # fmt: skip
 
     def _close_turn(self, out: list[Event], winner: Card) -> None:
         state = self.state
@@ -760,12 +759,12 @@ class FaroTable(DealerDesk):
         else:
             stake, note = 0, ""
         state = self.state
-        self._record(out, complete_event(BetSettled, {
+        self._record(out, BetSettled, {
             "table": state.table, "seq": state.last_seq + 1, "at": self._at, "deal": state.deal,
             "bet": bet.bet_id, "punter": bet.punter, "spot": bet.spot.text,
             "outcome": decision.outcome, "net": decision.net, "stake": stake, "turn": turn,
             "note": note or decision.note,
-        }), FaroState._fold_settled)  # fmt: skip
+        }, FaroState._fold_settled)  # fmt: skip
 
     def _stake_after(self, bet: Bet, decision: Decision) -> tuple[int, str]:
         """What stays on the spot after a decision: standing bets, 001's winners, progressions."""
@@ -947,13 +946,13 @@ class FaroTable(DealerDesk):
             progression.check_first_stake(what, base, stake, state.rules.max_bet)
         self._check_funds(what, punter, parsed, amount, copper, mark)
         out = self._begin(at)
-        self._record(out, complete_event(BetPlaced, {
+        self._record(out, BetPlaced, {
             "table": state.table, "seq": state.last_seq + 1, "at": self._at, "deal": state.deal,
             "bet": state.next_bet_id if existing is None else existing.bet_id, "punter": punter,
             "spot": parsed.text, "amount": amount, "stake": stake, "coppered": copper,
             "mark": mark, "instruction": progression.text if progression else "", "base": 0,
             "rides": 0,
-        }), FaroState._fold_bet_placed)  # fmt: skip
+        }, FaroState._fold_bet_placed)  # fmt: skip
         return out
 
     def _stack(
