@@ -33,6 +33,11 @@ _RED_COLOUR = Colour.RED
 _BLACK_COLOUR = Colour.BLACK
 
 
+# Decision(...) runs the named tuple's __new__, a Python function; tuple.__new__ given every
+# field in order makes the same tuple at half the cost, for every bet a card touches.
+_new_tuple = tuple.__new__
+
+
 class Decision(NamedTuple):
     """What a turn did to a bet: ``net`` for the punter, and whether the bet still stands.
 
@@ -50,7 +55,7 @@ def plie_take(stake: int, rules: FaroRules) -> int:
 
 
 def _plie(stake: int, rules: FaroRules, note: str) -> Decision:
-    return Decision(_SPLIT, -plie_take(stake, rules), False, note)
+    return _new_tuple(Decision, (_SPLIT, -plie_take(stake, rules), False, note))
 
 
 def decide(
@@ -97,10 +102,10 @@ def _decide_ranks(
         if len(ranks) == 2 and rules.between_two != "plie":
             if rules.between_two == "stands":
                 return None
-            return Decision(_PUSH, 0, False, "one rank lost, the other won")
+            return _new_tuple(Decision, (_PUSH, 0, False, "one rank lost, the other won"))
         return _plie(stake, rules, "two of its ranks in one turn")
     won = hit_winner != coppered
-    return Decision(_WIN if won else _LOSE, stake if won else -stake, False)
+    return _new_tuple(Decision, (_WIN if won else _LOSE, stake if won else -stake, False, ""))
 
 
 def _decide_win_lose(
@@ -112,23 +117,23 @@ def _decide_win_lose(
     if right and wrong:
         return _plie(stake, rules, f"split on {loser.rank.label}")
     if right:
-        return Decision(_WIN, stake, False)
+        return _new_tuple(Decision, (_WIN, stake, False, ""))
     if wrong:
-        return Decision(_LOSE, -stake, False)
+        return _new_tuple(Decision, (_LOSE, -stake, False, ""))
     return None
 
 
 def _standing(stake: int, won: bool, rules: FaroRules, *, high_card: bool) -> Decision:
     stays = not (high_card and rules.high_card == "next-turn")
-    return Decision(_WIN if won else _LOSE, stake if won else -stake, stays)
+    return _new_tuple(Decision, (_WIN if won else _LOSE, stake if won else -stake, stays, ""))
 
 
 def _standing_tie(stake: int, rules: FaroRules, why: str) -> Decision:
     # 003: a plie on a bet that acts every turn pays nothing and the bet stays. 001's
     # one-turn high card bet has no rule for equal ranks: it is handed back.
     if rules.high_card == "next-turn" and why == "equal ranks":
-        return Decision(_PUSH, 0, False, why)
-    return Decision(_SPLIT, 0, True, why)
+        return _new_tuple(Decision, (_PUSH, 0, False, why))
+    return _new_tuple(Decision, (_SPLIT, 0, True, why))
 
 
 @dataclass(frozen=True, slots=True)
