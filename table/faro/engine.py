@@ -741,13 +741,29 @@ class FaroTable(DealerDesk):
         by_rank = state.bets_by_rank
         touched.update(by_rank.get(loser.rank, ()))
         touched.update(by_rank.get(winner.rank, ()))
+        bets = state.bets
+        table, deal, at = state.table, state.deal, self._at
+        may_stay = rules.winning_bets_stay
         for bet_id in sorted(touched):
-            bet = state.bets[bet_id]
-            decision = decide(bet.spot, bet.stake, bet.coppered, loser, winner, rules)
-            if decision is not None:
-                self._settle(out, bet, decision, turn)
-            elif bet.spot.ranks:
-                self._return_if_dead(out, bet)
+            bet = bets[bet_id]
+            # Unpacked once: a named tuple's fields, read by name, each take a slow lookup.
+            _, punter, spot, stake, coppered, _, instruction = bet[:7]
+            decision = decide(spot, stake, coppered, loser, winner, rules)
+            if decision is None:
+                if spot.ranks:
+                    self._return_if_dead(out, bet)
+                continue
+            outcome, net, stays, note = decision
+            if stays or instruction is not None or may_stay:
+                stake, stays_note = self._stake_after(bet, decision)
+                note = stays_note or note
+            else:
+                stake = 0
+            self._record(out, BetSettled, {
+                "table": table, "seq": state.last_seq + 1, "at": at, "deal": deal,
+                "bet": bet_id, "punter": punter, "spot": spot.text, "outcome": outcome,
+                "net": net, "stake": stake, "turn": turn, "note": note,
+            }, FaroState._fold_settled)  # fmt: skip
         self._emit(
             out,
             TurnClosed,
@@ -768,19 +784,6 @@ class FaroTable(DealerDesk):
         if casekeep.all_dead(ranks):
             labels = " and ".join(rank.label for rank in ranks)
             self._return(out, bet, f"{labels} are dead: nothing is left to settle it")
-
-    def _settle(self, out: list[Event], bet: Bet, decision: Decision, turn: int) -> None:
-        if decision.stays or bet.instruction is not None or self.state.rules.winning_bets_stay:
-            stake, note = self._stake_after(bet, decision)
-        else:
-            stake, note = 0, ""
-        state = self.state
-        self._record(out, BetSettled, {
-            "table": state.table, "seq": state.last_seq + 1, "at": self._at, "deal": state.deal,
-            "bet": bet.bet_id, "punter": bet.punter, "spot": bet.spot.text,
-            "outcome": decision.outcome, "net": decision.net, "stake": stake, "turn": turn,
-            "note": note or decision.note,
-        }, FaroState._fold_settled)  # fmt: skip
 
     def _stake_after(self, bet: Bet, decision: Decision) -> tuple[int, str]:
         """What stays on the spot after a decision: standing bets, 001's winners, progressions."""
