@@ -957,17 +957,21 @@ class FaroTable(DealerDesk):
                 f"{what}: standing instructions ({progression.text}) are a Saratoga Faro rule, "
                 f"not offered under {state.rules.name} rules"
             )
-        existing = self._stack(punter, parsed, copper, mark, progression)
+        # _stack and _begin, written out: every bet of a deal comes this way.
+        existing_id = state.stack_index.get((punter, parsed.text, copper, mark, progression))
+        existing = None if existing_id is None else state.bets[existing_id]
         stake = amount if existing is None else amount + existing.stake
         self._check_limits(what, stake)
         if progression is not None:
             base = amount if existing is None else amount + existing.base
             progression.check_first_stake(what, base, stake, state.rules.max_bet)
         self._check_funds(what, punter, parsed, amount, copper, mark)
-        out = self._begin(at)
+        if at is not None:
+            self._at = at
+        out: list[Event] = []
         self._record(out, BetPlaced, {
             "table": state.table, "seq": state.last_seq + 1, "at": self._at, "deal": state.deal,
-            "bet": state.next_bet_id if existing is None else existing.bet_id, "punter": punter,
+            "bet": state.next_bet_id if existing_id is None else existing_id, "punter": punter,
             "spot": parsed.text, "amount": amount, "stake": stake, "coppered": copper,
             "mark": mark, "instruction": progression.text if progression else "", "base": 0,
             "rides": 0,
@@ -1008,7 +1012,8 @@ class FaroTable(DealerDesk):
         rules = state.rules
         if type(amount) is not int or amount <= 0:
             check_amount(what, amount)
-        self._check_open(what)
+        if state.phase is not _BETTING or state.alarm is not None:
+            self._check_open(what)
         if punter not in state.bankrolls:
             self._check_seated(punter, what)
         if punter == state.banker:
