@@ -201,7 +201,7 @@ class DeckSpec:
     def rank_set(self) -> frozenset[Rank]:
         return frozenset(self.ranks)
 
-    @property
+    @cached_property  # asked before every card, for the cards left in the box
     def size(self) -> int:
         return len(self.ranks) * len(self.suits)
 

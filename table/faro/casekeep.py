@@ -129,7 +129,10 @@ class Casekeep:
 
     def remaining_cards(self) -> list[Card]:
         """The cards still in the box, in deck order (never their box order: unknown)."""
-        return [card for card in self.deck.cards if card not in self._dealt]
+        # A dead rank's cards are passed over by its count: looking a card up runs its hash,
+        # a Python function, and near the end of a deal most ranks are dead.
+        left, dealt = self._left, self._dealt
+        return [card for card in self.deck.cards if left[card.rank] and card not in dealt]
 
     def dealt_cards(self) -> Iterator[Card]:
         return iter(self._dealt)

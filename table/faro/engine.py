@@ -175,7 +175,7 @@ class FaroState(TableFolds):
 
     @property
     def is_last_turn_next(self) -> bool:
-        return self.phase is _BETTING and self.cards_left == 3
+        return self.phase is _BETTING and self.casekeep.cards_left == 3
 
     @property
     def calls_open(self) -> bool:
@@ -692,7 +692,7 @@ class FaroTable(DealerDesk):
                     "(shuffle starts a deck)"
                 )
             return AlarmKind.EXTRA_CARD, f"card {card} {state.where()}: the box should be empty"
-        if card not in deck:
+        if card not in deck.card_set:
             return AlarmKind.UNKNOWN_CARD, f"card {card} is not in a {deck.name} deck"
         entry = state.casekeep.entry_for(card)
         if entry is not None:
