@@ -764,15 +764,11 @@ class FaroTable(DealerDesk):
                 "bet": bet_id, "punter": punter, "spot": spot.text, "outcome": outcome,
                 "net": net, "stake": stake, "turn": turn, "note": note,
             }, FaroState._fold_settled)  # fmt: skip
-        self._emit(
-            out,
-            TurnClosed,
-            turn=turn,
-            loser=loser,
-            winner=winner,
-            split=loser.rank == winner.rank,
-            cards_left=state.cards_left,
-        )
+        self._record(out, TurnClosed, {
+            "table": table, "seq": state.last_seq + 1, "at": at, "deal": deal, "turn": turn,
+            "loser": loser, "winner": winner, "split": loser.rank == winner.rank,
+            "cards_left": state.casekeep.cards_left,
+        }, FaroState._fold_turn_closed)  # fmt: skip
         self._return_uncovered(out)
 
     def _return_if_dead(self, out: list[Event], bet: Bet) -> None:
@@ -1099,7 +1095,9 @@ class FaroTable(DealerDesk):
                 what, punter, [*after, Bet(0, punter, spot, amount, copper, mark)]
             )
         leaving = moving.max_payout if moving is not None else 0
-        if state.payout_bound - leaving + amount * pays <= state.bank_bankroll:
+        # A house bank is read as it lies, without the property's call: every bet asks.
+        bank = state.bank_bankroll if state.rules.bank_passes else state.bank
+        if state.payout_bound - leaving + amount * pays <= bank:
             return
         exposure = self._bank_exposure(spot, amount, copper, pays, moving, order)
         if exposure > state.bank_bankroll:
