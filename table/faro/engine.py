@@ -684,7 +684,7 @@ class FaroTable(DealerDesk):
 
     def _card_problem(self, card: Card) -> tuple[AlarmKind, str] | None:
         state = self.state
-        deck = state.rules.deck_spec
+        deck = state.casekeep.deck  # the rules' deck, without their property's call
         if state.phase in (_NO_DECK, _FINISHED):
             if state.deal == 0:
                 return AlarmKind.EXTRA_CARD, (
@@ -957,7 +957,9 @@ class FaroTable(DealerDesk):
         existing_id = state.stack_index.get((punter, parsed.text, copper, mark, progression))
         existing = None if existing_id is None else state.bets[existing_id]
         stake = amount if existing is None else amount + existing.stake
-        self._check_limits(what, stake)
+        rules = state.rules
+        if stake < rules.min_bet or (rules.max_bet and stake > rules.max_bet):
+            self._check_limits(what, stake)  # refused: it says which limit
         if progression is not None:
             base = amount if existing is None else amount + existing.base
             progression.check_first_stake(what, base, stake, state.rules.max_bet)
@@ -1034,16 +1036,14 @@ class FaroTable(DealerDesk):
             raise BetRefusedError(f"{what}: betting marks are not used under {rules.name} rules")
         casekeep = state.casekeep
         for rank in spot.ranks:
-            left = casekeep.left(rank)
-            if left > 1:
+            if casekeep.left(rank):  # a rank the deck has not has none left either
                 continue
             if rank not in rules.deck_spec.rank_set:
                 raise BetRefusedError(f"{what}: a {rules.deck_spec.name} deck has no {rank.label}")
-            if left == 0:
-                out = casekeep.out_count(rank)
-                raise BetRefusedError(
-                    f"{what}: rank {rank.label} is dead ({out} of {out} out) {state.where()}"
-                )
+            out = casekeep.out_count(rank)
+            raise BetRefusedError(
+                f"{what}: rank {rank.label} is dead ({out} of {out} out) {state.where()}"
+            )
         if rules.no_bets_on_cases and spot.ranks:
             others = [bet for bet in state.bets_of(punter) if bet is not moving]
             self._check_cases(what, [*others, Bet(0, punter, spot, 1)])
