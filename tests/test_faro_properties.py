@@ -10,6 +10,7 @@ from table.checkpoints import checkpoint_of, state_from_checkpoint
 from table.errors import TableError
 from table.events import BetSettled, CardDealt, DealerCorrection, Event
 from table.faro import FaroTable
+from table.faro.engine import FaroState, stack_key
 from table.faro.layout import legal_groups
 from table.faro.spots import UNTIL_WITHDRAWN_KINDS
 
@@ -98,9 +99,32 @@ def deal_with_bets(table: FaroTable, deck: list[Card], data: st.DataObject) -> l
             )
             assert len(settled_before) <= len([e for e in events if isinstance(e, BetSettled)])
         assert table.state.total_chips() == chips
+        assert_running_totals_agree(table.state)
         assert all(roll >= 0 for roll in table.state.bankrolls.values())
         assert table.state.bank_bankroll >= 0
     return events
+
+
+def assert_running_totals_agree(state: FaroState) -> None:
+    """What the fold keeps of the layout as bets come and go, so that a bet is checked at
+    once (chips and marks each punter has down, the most the bank could pay, the stacks, the
+    bets on each rank, the standing bets), is what the bets lying there add up to."""
+    chips: dict[str, int] = {}
+    marks: dict[str, int] = {}
+    bets_by_rank: dict[object, set[int]] = {}
+    for bet in state.bets.values():
+        tally = marks if bet.mark else chips
+        tally[bet.punter] = tally.get(bet.punter, 0) + bet.stake
+        for rank in bet.spot.ranks:
+            bets_by_rank.setdefault(rank, set()).add(bet.bet_id)
+    assert {name: held for name, held in state.chips_committed.items() if held} == chips
+    assert {name: held for name, held in state.marks_committed.items() if held} == marks
+    assert state.payout_bound == sum(bet.max_payout for bet in state.bets.values())
+    assert state.stack_index == {
+        stack_key(bet): bet.bet_id for bet in state.bets.values() if bet.order is None
+    }
+    assert {rank: ids for rank, ids in state.bets_by_rank.items() if ids} == bets_by_rank
+    assert state.standing_bets == {bet.bet_id for bet in state.bets.values() if bet.spot.standing}
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
