@@ -443,6 +443,10 @@ class FaroState(TableFolds):
 
 StackKey = tuple[str, str, bool, bool, "Instruction | None"]
 
+# complete_event's two steps, for the settlements of a turn.
+_new_object = object.__new__
+_set_attribute = object.__setattr__
+
 # Bet(...) and bet._replace(...) run the named tuple's Python methods; tuple.__new__ given
 # every field in order makes the same tuple at a third of the cost, and a deal folds a bet
 # or a new stake some two hundred times.
@@ -744,6 +748,9 @@ class FaroTable(DealerDesk):
         bets = state.bets
         table, deal, at = state.table, state.deal, self._at
         may_stay = rules.winning_bets_stay
+        # DealerDesk._record, written out for the settlements a turn makes by the dozen.
+        log = state.since_checkpoint if state.checkpoint is not None else None
+        fold_settled = FaroState._fold_settled
         for bet_id in sorted(touched):
             bet = bets[bet_id]
             # Unpacked once: a named tuple's fields, read by name, each take a slow lookup.
@@ -759,11 +766,18 @@ class FaroTable(DealerDesk):
                 note = stays_note or note
             else:
                 stake = 0
-            self._record(out, BetSettled, {
-                "table": table, "seq": state.last_seq + 1, "at": at, "deal": deal,
+            seq = state.last_seq + 1
+            event = _new_object(BetSettled)
+            _set_attribute(event, "__dict__", {
+                "table": table, "seq": seq, "at": at, "deal": deal,
                 "bet": bet_id, "punter": punter, "spot": spot.text, "outcome": outcome,
                 "net": net, "stake": stake, "turn": turn, "note": note,
-            }, FaroState._fold_settled)  # fmt: skip
+            })  # fmt: skip
+            if log is not None:
+                log.append(event)
+            fold_settled(state, event)
+            state.last_seq = seq
+            out.append(event)
         self._record(out, TurnClosed, {
             "table": table, "seq": state.last_seq + 1, "at": at, "deal": deal, "turn": turn,
             "loser": loser, "winner": winner, "split": loser.rank == winner.rank,
