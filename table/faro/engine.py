@@ -443,7 +443,7 @@ class FaroState(TableFolds):
 
 StackKey = tuple[str, str, bool, bool, "Instruction | None"]
 
-# complete_event's two steps, for the settlements of a turn.
+# complete_event's two steps, for the bets and settlements that come by the hundred.
 _new_object = object.__new__
 _set_attribute = object.__setattr__
 
@@ -980,15 +980,21 @@ class FaroTable(DealerDesk):
         self._check_funds(what, punter, parsed, amount, copper, mark)
         if at is not None:
             self._at = at
-        out: list[Event] = []
-        self._record(out, BetPlaced, {
-            "table": state.table, "seq": state.last_seq + 1, "at": self._at, "deal": state.deal,
+        # DealerDesk._record, written out: every bet of a deal comes this way.
+        seq = state.last_seq + 1
+        event = _new_object(BetPlaced)
+        _set_attribute(event, "__dict__", {
+            "table": state.table, "seq": seq, "at": self._at, "deal": state.deal,
             "bet": state.next_bet_id if existing_id is None else existing_id, "punter": punter,
             "spot": parsed.text, "amount": amount, "stake": stake, "coppered": copper,
             "mark": mark, "instruction": progression.text if progression else "", "base": 0,
             "rides": 0,
-        }, FaroState._fold_bet_placed)  # fmt: skip
-        return out
+        })  # fmt: skip
+        if state.checkpoint is not None:
+            state.since_checkpoint.append(event)
+        state._fold_bet_placed(event)
+        state.last_seq = seq
+        return [event]
 
     def _stack(
         self, punter: str, spot: Spot, copper: bool, mark: bool, instruction: Instruction | None
