@@ -252,20 +252,34 @@ def test_a_group_bet_lies_where_its_cards_meet(browser: webdriver.Chrome, live_t
     assert y > nine["y"] + nine["height"]  # off the nine's outer edge, not on the nine
 
 
+# Every value the page's ``data-seq`` takes, in order, from the moment this runs.
+WATCH_SEQ = """
+window.seqsShown = [];
+new MutationObserver(() => window.seqsShown.push(Number(document.body.dataset.seq)))
+  .observe(document.body, {attributes: true, attributeFilter: ["data-seq"]});
+"""
+
+
 def test_the_page_keeps_up_with_a_deal_dealt_faster_than_the_demo(
     browser: webdriver.Chrome, live_table: Any
 ) -> None:
+    """Each card is dealt as soon as the page shows the last, far faster than the demo: the
+    page shows every step of the deal, in order, never going back, and ends on the hoc.
+    How long a change takes to reach the page is a figure, bench/web_page_lag.py, not a
+    pass or fail: a busy machine takes longer."""
     service, simulated, server, _ = live_table
     browser.get(server.url)
     assert shows(browser, service)
-    lags = []
+    browser.execute_script(WATCH_SEQ)
+    dealt = []
     while service.state.phase.value != "finished":
         simulated.step()
-        dealt_at = time.monotonic()
-        assert shows(browser, service, timeout=2.0), f"behind at seq {service.state.last_seq}"
-        lags.append(time.monotonic() - dealt_at)
-        time.sleep(max(0.0, 0.1 - (time.monotonic() - dealt_at)))  # ten cards a second
-    assert max(lags) < 0.4, f"slowest update {max(lags):.3f} s"
+        dealt.append(service.state.last_seq)
+        assert shows(browser, service, timeout=30), f"behind at seq {service.state.last_seq}"
+    shown = browser.execute_script("return window.seqsShown")
+    changes = [seq for at, seq in enumerate(shown) if at == 0 or shown[at - 1] != seq]
+    assert changes == sorted(set(changes)), f"the page went back: {changes}"
+    assert set(dealt) <= set(changes) and changes[-1] == dealt[-1]
     assert "hoc" in browser.find_element(By.ID, "turn").text
     assert len(browser.find_elements(By.CSS_SELECTOR, "#history li")) == 12
 
