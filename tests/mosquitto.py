@@ -37,9 +37,10 @@ def free_port() -> int:
 
 
 def wait_until(
-    condition: Callable[[], bool], timeout: float = 10.0, step: Callable[[], None] | None = None
+    condition: Callable[[], bool], timeout: float = 30.0, step: Callable[[], None] | None = None
 ) -> bool:
-    """Poll ``condition`` (running ``step`` each time round) until it holds or time runs out."""
+    """Poll ``condition`` (running ``step`` each time round) until it holds or time runs out:
+    a deadline only a failing test reaches, far past what a busy machine takes."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if step is not None:
@@ -92,7 +93,7 @@ class Broker:
             stdout=subprocess.DEVNULL,
             stderr=open(self.directory / "broker.log", "ab"),  # noqa: SIM115 - lives with the process
         )
-        if not wait_until(self.accepting, timeout=10):
+        if not wait_until(self.accepting):
             self.stop()
             log = (self.directory / "broker.log").read_text(errors="replace")
             pytest.fail(f"mosquitto did not start on port {self.port}: {log}")

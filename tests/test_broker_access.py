@@ -85,7 +85,7 @@ class Client:
 
     def send(self, verb: str, payload: dict[str, Any]) -> Any:
         info = self.client.publish(f"dealtable/faro-1/cmd/{verb}", json.dumps(payload), qos=1)
-        assert wait_until(lambda: info.mid in self.acks, timeout=5)
+        assert wait_until(lambda: info.mid in self.acks)
         return self.acks[info.mid]
 
     def close(self) -> None:
@@ -356,7 +356,7 @@ def test_the_table_talks_tls_with_the_example_certificates(tmp_path: Path) -> No
         link = MqttLink(config.mqtt, "faro-1", service, journal)
         link.start()
         assert wait_until(lambda: link.connected, step=link.pump), "no TLS connection"
-        assert link.flush(timeout=10)
+        assert link.flush(timeout=30)
         link.stop()
         journal.close()
     finally:
@@ -524,7 +524,7 @@ def test_events_the_broker_acknowledged_survive_its_power_cut(
     service, link, journal = start_table(tmp_path, shipped_broker.broker.port)
     for line in ("card KD", "card 9C"):
         service.execute_line(line)
-    assert link.flush(timeout=10)
+    assert link.flush(timeout=30)
     last = journal.bodies(journal.last_seq - 1)[0][1]
     saved = shipped_broker.broker.directory / "mosquitto.db"
     assert wait_until(lambda: saved.exists() and last.encode() in saved.read_bytes()), (
@@ -634,7 +634,7 @@ def _may_publish(port: int, topic: str) -> bool:
     try:
         assert probe.connected.wait(5)
         info = probe.client.publish(topic, "x", qos=1)
-        assert wait_until(lambda: info.mid in probe.acks, timeout=5)
+        assert wait_until(lambda: info.mid in probe.acks)
         return not probe.acks[info.mid].is_failure
     finally:
         probe.close()

@@ -102,7 +102,7 @@ class Croupier:
 @pytest.fixture
 def croupier(tmp_path: Path, secured_broker: Broker) -> Iterator[Croupier]:
     table = Croupier(tmp_path, secured_broker.port)
-    assert wait_until(lambda: table.link.connected, timeout=10)
+    assert wait_until(lambda: table.link.connected)
     yield table
     table.close()
 
@@ -113,7 +113,7 @@ def secured_croupier(
 ) -> Iterator[Croupier]:
     """The croupier's page served over HTTPS only, with the test's certificate."""
     table = Croupier(tmp_path, secured_broker.port, page_certificate.server_context())
-    assert wait_until(lambda: table.link.connected, timeout=10)
+    assert wait_until(lambda: table.link.connected)
     yield table
     table.close()
 
@@ -136,14 +136,14 @@ def log_in(
     said = browser.find_element(By.ID, "login-answer")
     body = browser.find_element(By.TAG_NAME, "body")
     assert wait_until(
-        lambda: bool(body.get_attribute("data-account")) or said.text not in ("", "…"), timeout=10
+        lambda: bool(body.get_attribute("data-account")) or said.text not in ("", "…")
     )
     return body.get_attribute("data-account") or said.text
 
 
 def answer(browser: webdriver.Chrome) -> str:
     element = browser.find_element(By.ID, "answer")
-    assert wait_until(lambda: element.text not in ("", "…"), timeout=10)
+    assert wait_until(lambda: element.text not in ("", "…"))
     return element.text
 
 
@@ -179,8 +179,7 @@ def test_a_bet_tapped_on_the_page_lands_in_the_journal_and_on_the_layout(
             chip.get_attribute("data-punter") == "anna"
             and chip.get_attribute("data-spot") == live.label
             for chip in browser.find_elements(By.CSS_SELECTOR, ".chip")
-        ),
-        timeout=5,
+        )
     )
 
 
@@ -414,8 +413,7 @@ def test_over_https_the_page_logs_in_bets_and_shows_the_bet_live(
             chip.get_attribute("data-punter") == "ben"
             and chip.get_attribute("data-spot") == live.label
             for chip in browser.find_elements(By.CSS_SELECTOR, ".chip")
-        ),
-        timeout=5,
+        )
     )
 
 

@@ -100,7 +100,7 @@ def test_the_abacus_and_the_layout_lamps_follow_a_whole_deal(rig: Any) -> None:
     assert seen_lit == sorted(seen_lit)  # beads only ever leave the box
     assert chain.lit == set(range(52))
     expected = layout_pixels(layout_frame(service.state))
-    assert wait_until(lambda: board.shown == expected, timeout=10, step=hardware.poll)
+    assert wait_until(lambda: board.shown == expected, step=hardware.poll)
 
 
 class AheadClock(SystemClock):
@@ -146,12 +146,10 @@ def test_the_box_empty_switch_mid_deal_raises_the_short_deal_alarm(rig: Any) -> 
     service, hardware, _factory, _chain, board = rig
     service.execute_line("shuffle")
     service.execute_line("card 2C")
-    assert wait_until(lambda: hardware.link.is_up, timeout=10, step=hardware.poll)
+    assert wait_until(lambda: hardware.link.is_up, step=hardware.poll)
     board.box_empty_pin.drive(0)
     commands: list[Any] = []
-    assert wait_until(
-        lambda: bool(commands), timeout=10, step=lambda: commands.extend(hardware.poll())
-    )
+    assert wait_until(lambda: bool(commands), step=lambda: commands.extend(hardware.poll()))
     for command in commands:
         service.execute(command)
     assert service.state.alarm is not None
@@ -285,9 +283,7 @@ def test_the_layout_goes_dark_when_the_service_stops(rig: Any) -> None:
     service.execute_line("shuffle")
     service.execute_line("card 2C")
     lit = layout_pixels(layout_frame(service.state))
-    assert wait_until(
-        lambda: board.shown == lit and hardware.link.idle, timeout=10, step=hardware.poll
-    )
+    assert wait_until(lambda: board.shown == lit and hardware.link.idle, step=hardware.poll)
     assert board.shown[13] == LINK_UP
     hardware.close()
     assert board.shown == [OFF] * 16
@@ -306,7 +302,7 @@ def test_the_confirm_button_deals_the_readers_guess_and_void_dismisses_its_quest
     assert [question.guess for question in questions] == [Card.parse("QH")]
     # The layout's alarm lamp tells a dealer with no console that the reader asks.
     assert layout_pixels(layout_frame(service.state))[15] == ALARM
-    assert wait_until(lambda: board.shown[15] == ALARM, timeout=10, step=hardware.poll)
+    assert wait_until(lambda: board.shown[15] == ALARM, step=hardware.poll)
     press(factory, BOARD_BUTTONS["confirm"], hardware.clock)
     assert hardware.poll() == []
     assert dealt(service) == ["5S", "QH"] and camera.filter.question is None
@@ -353,7 +349,7 @@ def logged(caplog: pytest.LogCaptureFixture, text: str, hardware: Any) -> loggin
     def said() -> list[logging.LogRecord]:
         return [record for record in caplog.records if text in record.message]
 
-    assert wait_until(said, timeout=10, step=hardware.poll)
+    assert wait_until(said, step=hardware.poll)
     return said()[0]
 
 
@@ -363,7 +359,7 @@ def test_the_boards_report_of_lost_events_is_logged_as_an_error(
     """The board's queue overflows while the service is not listening (it lost button
     presses or the box-empty switch): the dealer is told to check the box."""
     _service, hardware, _factory, _chain, board = rig
-    assert wait_until(lambda: hardware.link.is_up, timeout=10, step=hardware.poll)
+    assert wait_until(lambda: hardware.link.is_up, step=hardware.poll)
     for number in range(300):  # the service busy elsewhere: nothing is taken from the board
         board.scan(f"SHIP-{number}")
     lost = logged(caplog, "lost events", hardware)
@@ -414,13 +410,13 @@ def test_a_board_that_restarts_mid_deal_is_logged_with_what_it_may_have_lost(
     service, hardware, _factory, _chain, board = rig
     service.execute_line("shuffle")
     service.execute_line("card 2C")
-    assert wait_until(lambda: hardware.link.is_up, timeout=10, step=hardware.poll)
+    assert wait_until(lambda: hardware.link.is_up, step=hardware.poll)
     board.reset()
     restarted = logged(caplog, "restarted", hardware)
     assert restarted.levelname == "WARNING"
     assert "check the box" in restarted.getMessage()
     expected = layout_pixels(layout_frame(service.state))
-    assert wait_until(lambda: board.shown == expected, timeout=10, step=hardware.poll)
+    assert wait_until(lambda: board.shown == expected, step=hardware.poll)
 
 
 def test_damaged_frames_on_the_boards_line_are_logged_at_most_once_a_minute(
@@ -435,7 +431,6 @@ def test_damaged_frames_on_the_boards_line_are_logged_at_most_once_a_minute(
             board.scan(f"SHIP-{number}")  # traffic for the line to damage
         assert wait_until(
             lambda: any("damaged frames" in record.message for record in caplog.records),
-            timeout=10,
             step=hardware.poll,
         )
         for _ in range(200):
@@ -482,7 +477,6 @@ def test_the_scanner_wired_to_the_board_deals_the_cards_it_reads(rig: Any) -> No
         board.scan(encode_payload(Card.parse(card), 1))
     assert wait_until(
         lambda: dealt(service) == ["5S", "KD"],
-        timeout=10,
         step=lambda: (hardware.poll(), reader.poll()),
     )
 
@@ -501,16 +495,16 @@ def test_the_scanner_wired_to_the_board_is_lost_while_the_board_is_and_back_with
         hardware.poll()
         reader.poll()
 
-    assert wait_until(lambda: hardware.link.is_up, timeout=10, step=both)
+    assert wait_until(lambda: hardware.link.is_up, step=both)
     board.unplug()
-    assert wait_until(lambda: reader.lost, timeout=10, step=both)
+    assert wait_until(lambda: reader.lost, step=both)
     assert "layout board" in service.state.readers_lost["barcode"]
     for _ in range(50):
         both()
     board.plug_in()
-    assert wait_until(lambda: hardware.link.is_up, timeout=10, step=both)
+    assert wait_until(lambda: hardware.link.is_up, step=both)
     board.scan(encode_payload(Card.parse("5S"), 1))
-    assert wait_until(lambda: dealt(service) == ["5S"], timeout=10, step=both)
+    assert wait_until(lambda: dealt(service) == ["5S"], step=both)
     told = [
         (e.reader, e.notice.value)
         for e in service.journal.events()
@@ -538,15 +532,15 @@ def test_a_card_that_slid_out_with_no_code_read_stops_the_table_until_the_dealer
         board.block_card_sensor(True)
         if code is not None:
             board.scan(code)
-        assert wait_until(lambda: len(slides) > heard, timeout=10, step=both)
+        assert wait_until(lambda: len(slides) > heard, step=both)
         board.block_card_sensor(False)
         beam = board.firmware.sensors[dealfw.CARD_SLID]
-        assert wait_until(lambda: not beam.state, timeout=10, step=both)  # clear again
+        assert wait_until(lambda: not beam.state, step=both)  # clear again
         now[0] += then
         both()
 
     slide(encode_payload(Card.parse("5S"), 1), 0.2)
-    assert wait_until(lambda: dealt(service) == ["5S"], timeout=10, step=both)
+    assert wait_until(lambda: dealt(service) == ["5S"], step=both)
     slide(None, 2.0)  # the sticker torn off
     alarm = service.state.alarm
     assert alarm is not None and alarm.kind is AlarmKind.UNREAD_CARD
@@ -711,15 +705,15 @@ def test_the_alarm_lamp_is_red_while_the_journal_cannot_write(rig: Any) -> None:
 
     service, hardware, _factory, _chain, board = rig
     service.execute_line("shuffle")
-    assert wait_until(lambda: board.shown[15] == OFF, timeout=10, step=hardware.poll)
+    assert wait_until(lambda: board.shown[15] == OFF, step=hardware.poll)
     disk = FullDisk(service.journal._db)
     service.journal._db = disk
     with pytest.raises(JournalError):
         service.execute_line("card 2C")
-    assert wait_until(lambda: board.shown[15] == ALARM, timeout=10, step=hardware.poll)
+    assert wait_until(lambda: board.shown[15] == ALARM, step=hardware.poll)
     disk.full = False
     service.execute_line("card 2C")
-    assert wait_until(lambda: board.shown[15] == OFF, timeout=10, step=hardware.poll)
+    assert wait_until(lambda: board.shown[15] == OFF, step=hardware.poll)
 
 
 def test_the_casekeep_says_starting_while_the_journal_is_read_then_shows_the_table(

@@ -93,7 +93,7 @@ def page_seq(browser: webdriver.Chrome) -> int:
     return int(value) if value else -1
 
 
-def shows(browser: webdriver.Chrome, service: TableService, timeout: float = 5.0) -> bool:
+def shows(browser: webdriver.Chrome, service: TableService, timeout: float = 30.0) -> bool:
     return wait_until(lambda: page_seq(browser) == service.state.last_seq, timeout=timeout)
 
 
@@ -275,7 +275,7 @@ def test_the_page_keeps_up_with_a_deal_dealt_faster_than_the_demo(
     while service.state.phase.value != "finished":
         simulated.step()
         dealt.append(service.state.last_seq)
-        assert shows(browser, service, timeout=30), f"behind at seq {service.state.last_seq}"
+        assert shows(browser, service), f"behind at seq {service.state.last_seq}"
     shown = browser.execute_script("return window.seqsShown")
     changes = [seq for at, seq in enumerate(shown) if at == 0 or shown[at - 1] != seq]
     assert changes == sorted(set(changes)), f"the page went back: {changes}"
@@ -300,7 +300,7 @@ def test_after_a_lost_connection_the_page_reconnects_and_catches_up(
     again = WebServer(view, "127.0.0.1", port)
     again.start()
     try:
-        assert shows(browser, service, timeout=10)
+        assert shows(browser, service)
         assert browser.find_element(By.ID, "connection").get_attribute("data-state") == "live"
     finally:
         again.stop()
@@ -831,7 +831,7 @@ def test_dealtable_web_started_before_its_table_says_so_and_shows_it_once_it_dea
     threading.Thread(target=listen, args=(page.stderr,), daemon=True).start()
     try:
         note = f"dealtable web: {journal_path} is not there yet;"
-        assert wait_until(lambda: any(line.startswith(note) for line in said), timeout=20)
+        assert wait_until(lambda: any(line.startswith(note) for line in said))
         config = Config(table=TableConfig(id="later", journal=str(journal_path)))
         with Journal(config.table.journal, "later") as journal:
             SimulatedTable(TableService(config, journal), seed=2).step()
