@@ -429,7 +429,8 @@ def test_a_tablet_flipping_between_the_pages_gets_each_at_once(
             started = time.monotonic()
             browser.get(server.url + page)
             assert shows(browser, service), (flip, page)
-            assert time.monotonic() - started < 5, (flip, page)
+            # Kept from its stream, a page waits a minute; a busy machine is slow, not that slow.
+            assert time.monotonic() - started < 20, (flip, page)
         browser.back()
         browser.forward()
 
