@@ -689,7 +689,7 @@ def test_with_web_tls_the_running_table_serves_its_page_over_https_only(
     def shown_seq() -> int:
         try:
             with urllib.request.urlopen(
-                f"https://127.0.0.1:{port}/view", timeout=2, context=trusting
+                f"https://127.0.0.1:{port}/view", timeout=10, context=trusting
             ) as page:
                 return int(json.loads(page.read()).get("seq", 0))
         except OSError:
@@ -992,7 +992,7 @@ def test_a_baccarat_table_serves_its_web_page_but_no_croupiers_page(tmp_path: Pa
 
         def shown() -> dict[str, Any]:
             try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/view", timeout=2) as page:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/view", timeout=10) as page:
                     return dict(json.loads(page.read()))
             except OSError:
                 return {}
@@ -1011,7 +1011,7 @@ def test_a_baccarat_table_serves_its_web_page_but_no_croupiers_page(tmp_path: Pa
             for name in ("ana", "ben")
         ]
         with pytest.raises(urllib.error.HTTPError) as refused:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/croupier", timeout=2)
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/croupier", timeout=10)
         assert refused.value.code == 404
         assert "this table deals Punto Banco" in refused.value.read().decode()
 

@@ -839,7 +839,7 @@ def test_dealtable_web_started_before_its_table_says_so_and_shows_it_once_it_dea
 
             def shown_seq() -> int:
                 try:
-                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/view", timeout=2) as got:
+                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/view", timeout=10) as got:
                         return int(json.loads(got.read()).get("seq", 0))
                 except OSError:
                     return 0
@@ -877,7 +877,7 @@ def test_dealtable_web_serves_a_journals_table_over_https_with_cert_and_key(
         def shown_seq() -> int:
             try:
                 with urllib.request.urlopen(
-                    f"https://127.0.0.1:{port}/view", timeout=2, context=trusting
+                    f"https://127.0.0.1:{port}/view", timeout=10, context=trusting
                 ) as got:
                     return int(json.loads(got.read()).get("seq", 0))
             except OSError:
