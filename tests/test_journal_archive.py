@@ -813,7 +813,7 @@ def test_the_table_deals_on_while_its_archive_is_written_aside(
     def slow_disk(self: Journal, target: Path, first: int, upto: int) -> None:
         writers.append(threading.current_thread())
         writing.set()
-        disk_slow.wait(10)
+        disk_slow.wait(60)  # set by the test once it has dealt meanwhile
         write(self, target, first, upto)
 
     monkeypatch.setattr(Journal, "_write_archive", slow_disk)
@@ -968,7 +968,7 @@ def test_a_continuous_shufflers_archive_written_aside_through_a_coup_leaves_the_
 
     def slow_disk(self: Journal, target: Path, first: int, upto: int) -> None:
         writing.set()
-        disk_slow.wait(10)
+        disk_slow.wait(60)  # set by the test once it has dealt meanwhile
         write(self, target, first, upto)
 
     monkeypatch.setattr(Journal, "_write_archive", slow_disk)
