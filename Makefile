@@ -16,8 +16,9 @@ test:
 	@$(PY) -m pytest -n auto $(PYTEST_ARGS)
 
 bench:
-	@tools/venv.sh
+	@tools/venv.sh test
 	@tools/need-mosquitto.sh
+	@tools/need-chromium.sh
 	@for script in bench/*.py; do echo "== $$script"; $(PY) $$script || exit 1; done
 
 lint:
