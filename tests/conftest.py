@@ -35,6 +35,11 @@ from table.service.mqtt import MqttLink
 from table.service.web import Account, MqttCommandRelay
 from tests.mosquitto import Broker, free_port, wait_until
 
+# The tests start dealtable as a process some hundreds of times: where the environment says
+# not to write bytecode, each start would compile the whole project again (a quarter of a
+# second of a core). The compiled files go to __pycache__, which git ignores.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
 # The property tests draw the same examples on every run, so that `make test` gives one
 # answer on every machine; HYPOTHESIS_PROFILE=explore draws new ones each run, to look for
 # what the fixed ones miss. Neither times an example or its drawing (hypothesis's deadline
