@@ -326,7 +326,7 @@ def _straight_sides(contour: npt.NDArray[np.int32]) -> npt.NDArray[np.float32] |
         on_line = points[np.abs(distances[k]) < 2.0]
         if len(on_line) >= 5:
             centroid = on_line.mean(axis=0)
-            _, _, vt = np.linalg.svd(on_line - centroid)
+            _, _, vt = np.linalg.svd(on_line - centroid, full_matrices=False)
             lines.append((centroid, vt[0]))
         else:
             lines.append((starts[k], directions[k]))
