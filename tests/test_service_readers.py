@@ -793,7 +793,9 @@ def test_a_scanner_sending_line_after_line_is_read_a_few_lines_a_round(tmp_path:
 
 
 class DealtVideo:
-    """The synthetic dealing box as a camera: frames of cards dealt at dealer speed."""
+    """The synthetic dealing box as a camera: frames of cards dealt at a brisk dealer's
+    speed, four a second (each card still lies in view for more frames than the filter needs
+    to agree on it; every frame rendered is a frame read, so fewer keep the test quick)."""
 
     def __init__(self, order: list[Card], seed: int) -> None:
         self.order = order
@@ -802,7 +804,8 @@ class DealtVideo:
 
     def __iter__(self) -> Iterator[Frame]:
         design = DESIGNS[TEST_DESIGN]
-        for index, shot in enumerate(deal_video(self.order, design, seed=self.seed, hand_every=3)):
+        video = deal_video(self.order, design, seed=self.seed, hand_every=3, seconds_per_card=0.25)
+        for index, shot in enumerate(video):
             if self.closed:
                 return
             yield Frame(shot.image, shot.timestamp, index)
@@ -814,13 +817,14 @@ class DealtVideo:
 def test_a_camera_over_the_box_deals_the_cards_it_sees_into_the_engine(tmp_path: Path) -> None:
     service, _, _ = make(tmp_path)
     service.execute_line("shuffle")
-    order = [Card.parse(text) for text in ["7S", "KD", "9C", "2H", "2D", "QS", "JC"]]
+    order = [Card.parse(text) for text in ["7S", "2H", "2D", "QS", "JC"]]
     camera = CameraReader(DealtVideo(order, seed=11), Recognizer(taught_profile()), service)
     alarms: list[Any] = []
     assert wait_until(
         lambda: camera.ended, timeout=120, step=lambda: alarms.extend(camera.poll().alarms)
     )
     assert list(service.state.casekeep.dealt_cards()) == order
+    assert service.state.splits == 1  # the two deuces of turn 1
     assert service.state.last_turn == (Card.parse("QS"), Card.parse("JC"))
     assert [alarm.kind.value for alarm in alarms] == ["reader-lost"]  # the video ended
     camera.close()
