@@ -75,6 +75,44 @@ def dealtable(
     )
 
 
+# Runs each command given (a JSON list of argument lists) as `dealtable` would, one after
+# another in this one process, and prints each one's status, standard output and error.
+_EACH_COMMAND = """
+import contextlib, io, json, logging, sys
+from table.service.cli import main
+done = []
+for argv in json.loads(sys.argv[1]):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(argv)
+        except SystemExit as ended:
+            code = ended.code
+    for handler in logging.root.handlers[:]:  # what `run` set up writes to the next command's
+        logging.root.removeHandler(handler)
+    done.append([code, out.getvalue(), err.getvalue()])
+print(json.dumps(done))
+"""
+
+
+def dealtable_each(commands: list[list[str]]) -> list[subprocess.CompletedProcess[str]]:
+    """``dealtable ARGS`` for each of ``commands``, with nothing typed, each one's status and
+    what it said: the commands one after another in a single process, where each in a process
+    of its own would start Python and the table's modules afresh, a second or so each."""
+    ran = subprocess.run(
+        [sys.executable, "-c", _EACH_COMMAND, json.dumps(commands)],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    return [
+        subprocess.CompletedProcess(argv, code, out, err)
+        for argv, (code, out, err) in zip(commands, json.loads(ran.stdout), strict=True)
+    ]
+
+
 def write_config(path: Path, journal: Path, broker: Broker | None = None, speed: float = 0) -> Path:
     text = f"""
 [table]
@@ -538,14 +576,22 @@ def test_a_pace_that_is_no_number_is_refused_as_on_the_command_line() -> None:
         )
 
 
-def refused_by_check_and_run(config: Path, journal: Path, message: str) -> None:
-    """``config check`` and ``run`` both refuse ``config`` with ``message``, and ``run`` makes
-    no journal."""
-    checked = dealtable("config", "check", str(config))
-    assert (checked.returncode, checked.stderr) == (2, f"dealtable config: {config}: {message}\n")
-    ran = dealtable("run", "--config", str(config))
-    assert (ran.returncode, ran.stderr) == (2, f"dealtable run: {config}: {message}\n")
-    assert not journal.exists()
+def refused_by_check_and_run(refusals: list[tuple[Path, Path, str]]) -> None:
+    """For each (config, journal, message): ``config check`` and ``run`` both refuse
+    ``config`` with ``message``, and ``run`` makes no journal."""
+    commands = []
+    for config, _, _ in refusals:
+        commands += [["config", "check", str(config)], ["run", "--config", str(config)]]
+    said = dealtable_each(commands)
+    for (config, journal, message), checked, ran in zip(
+        refusals, said[::2], said[1::2], strict=True
+    ):
+        assert (checked.returncode, checked.stderr) == (
+            2,
+            f"dealtable config: {config}: {message}\n",
+        )
+        assert (ran.returncode, ran.stderr) == (2, f"dealtable run: {config}: {message}\n")
+        assert not journal.exists(), config
 
 
 def test_mqtt_settings_the_broker_would_refuse_are_refused_before_the_journal_is_made(
@@ -589,12 +635,17 @@ def test_mqtt_settings_the_broker_would_refuse_are_refused_before_the_journal_is
             "passphrase"
         ),
     }
+    refusals = []
+    for number, (line, message) in enumerate(refused.items()):
+        host = "" if line.startswith("host") else 'host = "127.0.0.1"\n'
+        journal = tmp_path / f"j{number}.sqlite"
+        config = console_config(
+            tmp_path / f"table{number}.toml", journal, more=f"\n[mqtt]\n{host}{line}\n"
+        )
+        refusals.append((config, journal, message))
+    refused_by_check_and_run(refusals)
     journal = tmp_path / "j.sqlite"
     config = tmp_path / "table.toml"
-    for line, message in refused.items():
-        host = "" if line.startswith("host") else 'host = "127.0.0.1"\n'
-        console_config(config, journal, more=f"\n[mqtt]\n{host}{line}\n")
-        refused_by_check_and_run(config, journal, message)
     server_key = example_certs / "server.key"
     console_config(
         config,
@@ -660,11 +711,16 @@ def test_web_tls_files_that_cannot_serve_the_page_are_refused_before_anything_st
         ),
         'tls = "on"': "[web.tls] must be a table",
     }
+    refusals = []
+    for number, (line, message) in enumerate(refused.items()):
+        journal = tmp_path / f"j{number}.sqlite"
+        config = console_config(
+            tmp_path / f"table{number}.toml", journal, more=f'\n[web]\nhost = "127.0.0.1"\n{line}\n'
+        )
+        refusals.append((config, journal, message))
+    refused_by_check_and_run(refusals)
     journal = tmp_path / "j.sqlite"
     config = tmp_path / "table.toml"
-    for line, message in refused.items():
-        console_config(config, journal, more=f'\n[web]\nhost = "127.0.0.1"\n{line}\n')
-        refused_by_check_and_run(config, journal, message)
     # A certificate made by hw/mosquitto/make-certs.sh, as the README makes the page's.
     broker_certificate = (
         f'tls = {{ cert_file = "{example_certs / "server.crt"}", key_file = "{other_key}" }}'
@@ -737,11 +793,15 @@ def test_a_croupiers_page_in_plain_http_on_the_network_is_warned_of_and_still_ru
         'host = "0.0.0.0"\n' + croupier + tls: "",
         'host = "0.0.0.0"\n': "",  # the table's page alone asks for no password
     }
-    for web, said in warned.items():
-        console_config(config, tmp_path / "j.sqlite", more=f"\n[web]\n{web}")
-        checked = dealtable("config", "check", str(config))
+    configs = [
+        console_config(tmp_path / f"t{number}.toml", tmp_path / "j.sqlite", more=f"\n[web]\n{web}")
+        for number, web in enumerate(warned)
+    ]
+    checked_each = dealtable_each([["config", "check", str(path)] for path in configs])
+    for path, (web, said), checked in zip(configs, warned.items(), checked_each, strict=True):
         assert checked.returncode == 0, web
-        assert checked.stderr == (f"dealtable config: warning: {said}\n" if said else ""), web
+        expected = f"dealtable config: warning: {said.replace(str(config), str(path))}\n"
+        assert checked.stderr == (expected if said else ""), web
     port = free_port()
     console_config(
         config,
@@ -797,24 +857,33 @@ def test_a_config_or_a_file_it_names_that_is_not_utf8_is_refused_naming_it(
             f"[hardware] board: {latin1}: not UTF-8 text (byte 0xf1 at offset 8); TOML is UTF-8"
         ),
     }
-    for more, message in refused.items():
-        console_config(config, journal, more=more)
-        checked = dealtable("config", "check", str(config))
+    configs = [
+        console_config(tmp_path / f"table{number}.toml", journal, more=more)
+        for number, more in enumerate(refused)
+    ]
+    config.write_bytes(b'[table]\nid = "mesa-espa\xf1ola"\n')
+    said = dealtable_each(
+        [
+            [*command, str(path)]
+            for path in [*configs, config]
+            for command in (["config", "check"], ["run", "--config"])
+        ]
+    )
+    for path, (more, message), checked, ran in zip(
+        configs, refused.items(), said[:-2:2], said[1:-2:2], strict=True
+    ):
         assert (checked.returncode, checked.stderr) == (
             2,
-            f"dealtable config: {config}: {message}\n",
+            f"dealtable config: {path}: {message}\n",
         ), more
-        ran = dealtable("run", "--config", str(config))
         assert ran.returncode == 2, more
         assert ran.stderr.startswith("dealtable run: ") and ran.stderr.count("\n") == 1, more
         assert f"{latin1}" in ran.stderr and "UTF-8" in ran.stderr, more
-        assert not journal.exists(), more
-    config.write_bytes(b'[table]\nid = "mesa-espa\xf1ola"\n')
-    for command in (["config", "check"], ["run", "--config"]):
-        ran = dealtable(*command, str(config))
+    assert not journal.exists()
+    for command, ran in zip(("config", "run"), said[-2:], strict=True):
         assert (ran.returncode, ran.stderr) == (
             2,
-            f"dealtable {command[0]}: {config}: not UTF-8 text (byte 0xf1 at offset 23); "
+            f"dealtable {command}: {config}: not UTF-8 text (byte 0xf1 at offset 23); "
             "TOML is UTF-8\n",
         )
 
