@@ -519,27 +519,28 @@ def test_the_readmes_example_configuration_is_a_valid_one(tmp_path: Path) -> Non
 
 def test_config_check_names_the_file_the_key_and_what_was_expected(tmp_path: Path) -> None:
     good = write_config(tmp_path / "good.toml", tmp_path / "j.sqlite")
-    checked = dealtable("config", "check", str(good))
-    assert checked.returncode == 0 and ": ok" in checked.stdout
     bad = tmp_path / "bad.toml"
     bad.write_text('[table]\nid = "t1"\nrules = "classic"\n\n[mqtt]\nport = "18x3"\n')
-    refused = dealtable("config", "check", str(bad))
-    assert refused.returncode == 2
-    assert (
-        f"{bad}: [mqtt] port: expected a whole number from 1 to 65535, got '18x3'" in refused.stderr
-    )
     typo = tmp_path / "typo.toml"
     typo.write_text('[table]\nid = "t1"\nrulez = "classic"\n')
-    assert "[table] unknown key 'rulez'" in dealtable("config", "check", str(typo)).stderr
     options = tmp_path / "options.toml"
     options.write_text("[table]\noptions = { cat_hop = 1 }\n")
-    assert "unknown Faro option 'cat_hop'" in dealtable("config", "check", str(options)).stderr
     several = tmp_path / "several.toml"
     several.write_text(
         '[table]\nrules = "clasic"\n[reader]\nkind = "camera"\n[mqtt]\nport = 0\n'
         '[display]\nterminal = "yes"\n[tabel]\n'
     )
-    lines = dealtable("config", "check", str(several)).stderr.splitlines()
+    checked, refused, typoed, optioned, severally = dealtable_each(
+        [["config", "check", str(path)] for path in (good, bad, typo, options, several)]
+    )
+    assert checked.returncode == 0 and ": ok" in checked.stdout
+    assert refused.returncode == 2
+    assert (
+        f"{bad}: [mqtt] port: expected a whole number from 1 to 65535, got '18x3'" in refused.stderr
+    )
+    assert "[table] unknown key 'rulez'" in typoed.stderr
+    assert "unknown Faro option 'cat_hop'" in optioned.stderr
+    lines = severally.stderr.splitlines()
     assert [line.split(": ")[2].split()[0] for line in lines] == [
         "[table]", "[reader]", "[mqtt]", "[display]", "[top"
     ]  # fmt: skip
@@ -1123,34 +1124,29 @@ def test_a_page_that_cannot_be_served_is_refused_in_one_line_and_changes_nothing
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        refused = dealtable(
-            "web",
-            "--journal",
-            str(tmp_path / "j.sqlite"),
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-        )
-        assert refused.returncode == 2
-        assert refused.stderr == (
-            f"dealtable web: cannot serve the table's page on 127.0.0.1:{port}: {in_use}\n"
-        )
         config = tmp_path / "web.toml"
         journal = tmp_path / "t.sqlite"
         config.write_text(
             f'[table]\njournal = "{journal}"\n\n[web]\nhost = "127.0.0.1"\nport = {port}\n'
         )
-        refused = dealtable("run", "--config", str(config), "--deals", "1", "--speed", "0")
-        assert refused.returncode == 2
-        assert refused.stderr.splitlines()[-1] == (
+        page = ["web", "--journal", str(tmp_path / "j.sqlite"), "--host"]
+        on_the_web, run, unknown = dealtable_each(
+            [
+                [*page, "127.0.0.1", "--port", str(port)],
+                ["run", "--config", str(config), "--deals", "1", "--speed", "0"],
+                [*page, "nosuchhost.invalid"],
+            ]
+        )
+        assert on_the_web.returncode == 2
+        assert on_the_web.stderr == (
+            f"dealtable web: cannot serve the table's page on 127.0.0.1:{port}: {in_use}\n"
+        )
+        assert run.returncode == 2
+        assert run.stderr.splitlines()[-1] == (
             f"dealtable run: {config}: [web] port: cannot serve the table's page on "
             f"127.0.0.1:{port}: {in_use}"
         )
         assert not journal.exists()
-    unknown = dealtable(
-        "web", "--journal", str(tmp_path / "j.sqlite"), "--host", "nosuchhost.invalid"
-    )
     assert unknown.returncode == 2
     assert unknown.stderr.startswith(
         "dealtable web: cannot serve the table's page on nosuchhost.invalid:8080: "
@@ -1515,28 +1511,32 @@ def test_a_config_for_another_game_than_its_journal_is_refused_naming_both(
     assert dealtable("run", "--config", str(pb_config), typed="punter ana 50\n").returncode == 0
     written = {journal: last_seq(journal) for journal in (faro, baccarat)}
 
-    on_faro = dealtable("run", "--config", str(pb_config), "--journal", str(faro))
+    faro_config = tmp_path / "faro.toml"
+    faro_config.write_text(f'[table]\ngame = "faro"\njournal = "{baccarat}"\n')
+    on_faro, on_baccarat, with_no_config, drawn = dealtable_each(
+        [
+            ["run", "--config", str(pb_config), "--journal", str(faro)],
+            ["run", "--config", str(faro_config)],
+            ["run", "--journal", str(baccarat), "--deals", "1"],
+            ["snapshot", "--journal", str(baccarat), "--out", str(tmp_path / "s.png")],
+        ]
+    )
     assert on_faro.returncode == 2
     assert on_faro.stderr == (
         f"dealtable run: {pb_config}: [table] game: the journal {faro} deals faro (classic "
         "rules) but the config asks for punto-banco; a punto-banco table needs a journal of its "
         "own\n"
     )
-    faro_config = tmp_path / "faro.toml"
-    faro_config.write_text(f'[table]\ngame = "faro"\njournal = "{baccarat}"\n')
-    on_baccarat = dealtable("run", "--config", str(faro_config))
     assert on_baccarat.returncode == 2
     assert on_baccarat.stderr == (
         f"dealtable run: {faro_config}: [table] game: the journal {baccarat} deals punto-banco "
         "(standard rules) but the config asks for faro; a faro table needs a journal of its own\n"
     )
-    with_no_config = dealtable("run", "--journal", str(baccarat), "--deals", "1")
     assert with_no_config.returncode == 2
     assert with_no_config.stderr == (
         f"dealtable run: the journal {baccarat} deals punto-banco (standard rules) but a run "
         "with no config deals faro: give it its table's --config\n"
     )
-    drawn = dealtable("snapshot", "--journal", str(baccarat), "--out", str(tmp_path / "s.png"))
     assert drawn.returncode == 2
     assert drawn.stderr == (
         f"dealtable snapshot: the journal {baccarat} deals punto-banco (standard rules); "
