@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from tests.mosquitto import wait_until
+from tests.test_service_run import dealtable_each
 
 RECORDS = Path(__file__).parent / "records"
 
@@ -190,40 +191,43 @@ def test_the_readers_commands_are_part_of_dealtable(tmp_path: Path) -> None:
 def test_a_file_a_command_cannot_write_is_named_in_one_line(tmp_path: Path) -> None:
     journal = tmp_path / "j.sqlite"
     assert run("run", "--deals", "0", "--journal", str(journal)).returncode == 0
+    kept = journal.read_bytes()
     missing = tmp_path / "missing"
+    dangling = tmp_path / "link.png"
+    dangling.symlink_to(missing / "x.png")  # its folder is there; where it leads is not
     commands = {
-        "export": ("export", str(journal), "--out", str(missing / "x.csv")),
-        "snapshot": ("snapshot", "--out", str(missing / "x.png")),
-        "barcodes": ("barcodes", "--out", str(missing / "b.pdf")),
-        "simulate": ("simulate", "--deals", "10", "--plot", str(missing / "p.png")),
+        "export": ["export", str(journal), "--out", str(missing / "x.csv")],
+        "snapshot": ["snapshot", "--out", str(missing / "x.png")],
+        "barcodes": ["barcodes", "--out", str(missing / "b.pdf")],
+        "simulate": ["simulate", "--deals", "10", "--plot", str(missing / "p.png")],
     }
-    for command, args in commands.items():
-        refused = run(*args)
+    *into_missing, onto_a_folder, onto_the_dangling, onto_the_journal, text = dealtable_each(
+        [
+            *commands.values(),
+            ["snapshot", "--out", str(tmp_path)],
+            ["snapshot", "--out", str(dangling)],
+            ["export", str(journal), "--out", str(journal)],
+            ["snapshot", "--out", str(tmp_path / "table.txt")],
+        ]
+    )
+    for (command, args), refused in zip(commands.items(), into_missing, strict=True):
         assert refused.returncode == 2, command
         assert refused.stderr == (
             f"dealtable {command}: cannot write {args[-1]}: there is no folder {missing}\n"
         )
-    assert run("snapshot", "--out", str(tmp_path)).stderr == (
-        f"dealtable snapshot: cannot write {tmp_path}: it is a folder\n"
-    )
-    dangling = tmp_path / "link.png"
-    dangling.symlink_to(missing / "x.png")  # its folder is there; where it leads is not
-    refused = run("snapshot", "--out", str(dangling))
-    assert refused.returncode == 2
+    assert onto_a_folder.stderr == f"dealtable snapshot: cannot write {tmp_path}: it is a folder\n"
+    assert onto_the_dangling.returncode == 2
     assert (
-        refused.stderr
+        onto_the_dangling.stderr
         == f"dealtable snapshot: cannot write {dangling}: No such file or directory\n"
     )
     assert not missing.exists()
-    kept = journal.read_bytes()
-    onto_the_journal = run("export", str(journal), "--out", str(journal))
     assert onto_the_journal.returncode == 2
     assert onto_the_journal.stderr == (
         f"dealtable export: cannot write {journal}: it is the journal {journal} itself (or one "
         "of its files); write to a new file\n"
     )
     assert journal.read_bytes() == kept
-    text = run("snapshot", "--out", str(tmp_path / "table.txt"))
     assert text.stderr == (
         f"dealtable snapshot: cannot write {tmp_path / 'table.txt'}: a snapshot is a picture: "
         "name it .png, .svg or .pdf\n"
@@ -253,15 +257,8 @@ def test_numbers_out_of_range_are_refused_before_the_command_starts(tmp_path: Pa
         ),
         (("run", "--speed", "1_0"), "argument --speed: expected a number of at least 0, got '1_0'"),
     ]
-    for args, message in cases:
-        refused = subprocess.run(
-            [sys.executable, "-m", "table.service.cli", *args],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            cwd=tmp_path,
-            check=False,
-        )
+    said = dealtable_each([list(args) for args, _ in cases], cwd=tmp_path)
+    for (args, message), refused in zip(cases, said, strict=True):
         assert refused.returncode == 2, args
         assert f"dealtable {args[0]}: error: {message}" in refused.stderr
         assert "Traceback" not in refused.stderr
@@ -455,7 +452,7 @@ def test_config_acl_refuses_what_no_access_list_can_hold_and_writes_nothing(
     # events and commands.
     second = table_toml(tmp_path / "second.toml", 'username = "table-faro-1"')
     second.write_text(second.read_text().replace('id = "faro-1"', 'id = "faro-2"'))
-    for args, refusal in (
+    refusals: list[tuple[list[Path | str], str]] = [
         (
             [good, second],
             "tables faro-1 and faro-2 both log in as table-faro-1: either could send the "
@@ -493,10 +490,13 @@ def test_config_acl_refuses_what_no_access_list_can_hold_and_writes_nothing(
             [good, "--terminal", "t-1", "--terminal", "t-1"],
             "the account t-1 is given twice as a terminal's",
         ),
-    ):
-        refused = run("config", "acl", *map(str, args), "--out", str(out))
+    ]
+    said = dealtable_each(
+        [["config", "acl", *map(str, args), "--out", str(out)] for args, _ in refusals]
+    )
+    for (_, refusal), refused in zip(refusals, said, strict=True):
         assert (refused.returncode, refused.stderr) == (2, f"dealtable config: {refusal}\n")
-        assert out.read_text() == "kept\n"
+    assert out.read_text() == "kept\n"
     assert sorted(path.name for path in tmp_path.iterdir() if path.name.startswith(".")) == []
 
 
@@ -513,7 +513,7 @@ def test_config_acl_refuses_an_account_mosquitto_cannot_serve_and_writes_nothing
     good = table_toml(tmp_path / "good.toml", 'username = "table-faro-1"')
     colon = table_toml(tmp_path / "colon.toml", 'username = "table:faro-1"')
     long = "t" * 65536
-    for args, refusal in (
+    refusals: list[tuple[list[Path | str], str]] = [
         (
             [good, "--terminal", "t+1"],
             "a terminal's account: 't+1' holds + or #, MQTT's wildcards: no topic can "
@@ -533,10 +533,13 @@ def test_config_acl_refuses_an_account_mosquitto_cannot_serve_and_writes_nothing
             [good, "--dealer", long],
             "a dealer's account: an account of 65536 bytes: MQTT carries 65535",
         ),
-    ):
-        refused = run("config", "acl", *map(str, args), "--out", str(out))
+    ]
+    said = dealtable_each(
+        [["config", "acl", *map(str, args), "--out", str(out)] for args, _ in refusals]
+    )
+    for (_, refusal), refused in zip(refusals, said, strict=True):
         assert (refused.returncode, refused.stderr) == (2, f"dealtable config: {refusal}\n")
-        assert out.read_text() == "kept\n"
+    assert out.read_text() == "kept\n"
 
 
 def test_config_acl_names_the_accounts_to_make_as_the_shell_takes_them(tmp_path: Path) -> None:

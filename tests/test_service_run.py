@@ -95,7 +95,9 @@ print(json.dumps(done))
 """
 
 
-def dealtable_each(commands: list[list[str]]) -> list[subprocess.CompletedProcess[str]]:
+def dealtable_each(
+    commands: list[list[str]], cwd: Path | None = None
+) -> list[subprocess.CompletedProcess[str]]:
     """``dealtable ARGS`` for each of ``commands``, with nothing typed, each one's status and
     what it said: the commands one after another in a single process, where each in a process
     of its own would start Python and the table's modules afresh, a second or so each."""
@@ -105,8 +107,10 @@ def dealtable_each(commands: list[list[str]]) -> list[subprocess.CompletedProces
         capture_output=True,
         text=True,
         timeout=120,
-        check=True,
+        check=False,
+        cwd=cwd,
     )
+    assert ran.returncode == 0, ran.stderr  # a command ended in a traceback
     return [
         subprocess.CompletedProcess(argv, code, out, err)
         for argv, (code, out, err) in zip(commands, json.loads(ran.stdout), strict=True)
