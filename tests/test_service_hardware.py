@@ -36,6 +36,7 @@ from table.events import AlarmKind, DealFinished, Event
 from table.faro.engine import Phase
 from table.language import EmptyCmd
 from table.service import journal as journal_module
+from table.service import table_service as table_service_module
 from table.service.config import Config, HardwareConfig, ReaderConfig, TableConfig
 from table.service.hardware import TableHardware
 from table.service.journal import Journal, JournalError
@@ -1579,12 +1580,16 @@ class BoxEmptyOnAFlakyDisk(TableHardware):
 
 
 def test_the_box_empty_switch_the_journal_refused_raises_its_alarm_once_it_can_write(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The box-empty switch closes mid-deal as the disk is full: the journal cannot keep the
     short deal's alarm. The disk is freed a moment later: the alarm is raised then, and the
     board forgets the switch only once it has been; the log does not call it refused."""
     caplog.set_level(logging.INFO)
+    # The journal is tried again sooner than its two seconds: each turn of the loop waits
+    # for the console a fiftieth of a second of real time, and the clock here moves on only
+    # a few thousandths a turn, so the two seconds took over three hundred turns.
+    monkeypatch.setattr(table_service_module, "JOURNAL_RETRY_SECONDS", 0.2)
     clock = BoardAlongside(100.0)
     board = SimulatedMicrocontroller(tmp_path, clock)
     config = board_scanner_config(tmp_path, board)
