@@ -479,32 +479,40 @@ def test_verify_history_and_export_from_the_command_line(tmp_path: Path) -> None
     assert (
         dealtable("run", "--deals", "2", "--speed", "0", "--journal", str(journal)).returncode == 0
     )
-    verified = dealtable("verify", str(journal))
+    verified, listed, recalled, no_such_deal, exported, printed = dealtable_each(
+        [
+            ["verify", str(journal)],
+            ["history", str(journal)],
+            ["history", str(journal), "2"],
+            ["history", str(journal), "9"],
+            ["export", str(journal), "--format", "csv", "--out", str(tmp_path / "x.csv")],
+            ["export", str(journal)],
+        ]
+    )
     assert verified.returncode == 0 and "chain intact" in verified.stdout
-    listing = dealtable("history", str(journal)).stdout.splitlines()
+    listing = listed.stdout.splitlines()
     assert len(listing) == 2 and all("52 cards" in line and "finished" in line for line in listing)
     for line in listing:
         splits = re.search(r"\b(\d+) (splits?)\b", line)
         assert splits and (splits[2] == "split") == (splits[1] == "1"), line
-    recall = dealtable("history", str(journal), "2").stdout
+    recall = recalled.stdout
     assert "deal 2: a new standard-52 deck" in recall and "turn 25:" in recall
-    assert dealtable("history", str(journal), "9").returncode == 1
-    exported = dealtable(
-        "export", str(journal), "--format", "csv", "--out", str(tmp_path / "x.csv")
-    )
+    assert no_such_deal.returncode == 1
     assert exported.returncode == 0
     assert (tmp_path / "x.csv").read_text().startswith("seq,deal,type,at,")
-    lines = dealtable("export", str(journal)).stdout.splitlines()
+    lines = printed.stdout.splitlines()
     assert json.loads(lines[0])["type"] == "rules_chosen"
 
     with Journal(journal) as opened:
         opened._db.execute(
             "UPDATE events SET body = replace(body, '\"at\":', '\"at\":1') WHERE seq = 60"
         )
-    broken = dealtable("verify", str(journal))
+    broken, missing = dealtable_each(
+        [["verify", str(journal)], ["verify", str(tmp_path / "missing.sqlite")]]
+    )
     assert broken.returncode == 1
     assert "BROKEN at record 60" in broken.stdout
-    assert dealtable("verify", str(tmp_path / "missing.sqlite")).returncode != 0
+    assert missing.returncode != 0
 
 
 def test_the_readmes_example_configuration_is_a_valid_one(tmp_path: Path) -> None:
