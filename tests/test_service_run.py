@@ -100,7 +100,11 @@ def dealtable_each(
 ) -> list[subprocess.CompletedProcess[str]]:
     """``dealtable ARGS`` for each of ``commands``, with nothing typed, each one's status and
     what it said: the commands one after another in a single process, where each in a process
-    of its own would start Python and the table's modules afresh, a second or so each."""
+    of its own would start Python and the table's modules afresh, a second or so each.
+
+    Only for commands that write through ``sys.stdout`` and ``sys.stderr`` as they are when
+    called: one that took the stream when its module was read (the exhibit's ``out``
+    defaults to ``sys.stdout``) writes the second time into the first command's output."""
     ran = subprocess.run(
         [sys.executable, "-c", _EACH_COMMAND, json.dumps(commands)],
         stdin=subprocess.DEVNULL,
