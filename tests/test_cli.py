@@ -181,11 +181,18 @@ def test_replay_settles_a_written_chemin_de_fer_shoe() -> None:
 
 def test_the_readers_commands_are_part_of_dealtable(tmp_path: Path) -> None:
     sheet = tmp_path / "stickers.png"
-    made = run("barcodes", "--decks", "1", "--out", str(sheet))
+    commands = ("teach", "recognize", "odds", "simulate", "web", "exhibit", "snapshot")
+    made, *helped = dealtable_each(
+        [
+            ["barcodes", "--decks", "1", "--out", str(sheet)],
+            *([command, "--help"] for command in commands),
+        ]
+    )
     assert made.returncode == 0, made.stderr
     assert sheet.stat().st_size > 10_000
-    for command in ("teach", "recognize", "odds", "simulate", "web", "exhibit", "snapshot"):
-        assert run(command, "--help").returncode == 0
+    for command, helps in zip(commands, helped, strict=True):
+        assert helps.returncode == 0, command
+        assert f"usage: dealtable {command}" in helps.stdout, command
 
 
 def test_a_file_a_command_cannot_write_is_named_in_one_line(tmp_path: Path) -> None:
