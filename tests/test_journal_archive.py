@@ -941,11 +941,12 @@ def test_the_next_archiving_finishes_dropping_an_archive_stopped_between_two_dec
     before = records_of(path)
     journal.close()
     [archive] = archives_beside(path)
+    archived = records_of(archive)
     moved = dealtable("archive", str(path))
     assert moved.returncode == 0, moved.stderr
     assert archives_beside(path)[0] == archive
-    assert records_of(*archives_beside(path), path) == records_of(archive) + [
-        record for record in before if record[0] > records_of(archive)[-1][0]
+    assert records_of(*archives_beside(path), path) == archived + [
+        record for record in before if record[0] > archived[-1][0]
     ]
     checked = dealtable("verify", *map(str, archives_beside(path)), str(path))
     assert checked.returncode == 0 and "too" not in checked.stdout, checked.stdout
