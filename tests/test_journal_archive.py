@@ -29,10 +29,10 @@ from table.service.mqtt import OUTBOX_CURSOR, MqttLink
 from table.service.run import SimulatedTable, open_table
 from table.service.table_service import TableService
 from table.service.web import JournalFollower, LiveView
+from tests.commands import dealtable_here
 from tests.conftest import punto_banco_config
 from tests.mosquitto import free_port
 from tests.test_journal_checkpoints import deal_punto_banco, faro_config, open_journal
-from tests.test_service_run import dealtable
 
 Record = tuple[int, str, str, str]
 
@@ -118,13 +118,13 @@ def test_verify_follows_the_chain_from_archive_to_archive_to_the_journal(tmp_pat
     path = tmp_path / "faro.sqlite"
     dealt(path, 700, every=300)
     archives = [str(archive) for archive in archives_beside(path)]
-    checked = dealtable("verify", *archives, str(path))
+    checked = dealtable_here("verify", *archives, str(path))
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert checked.stdout.count("chain intact") == len(archives) + 1
     with Journal(path, read_only=True) as journal:
         first, last = journal.first_seq, journal.last_seq
     assert f"records {first} to {last} (the records before it were archived)" in checked.stdout
-    missing = dealtable("verify", archives[0], str(path))
+    missing = dealtable_here("verify", archives[0], str(path))
     assert missing.returncode == 1
     assert f"{path}: BROKEN: it does not follow {archives[0]}: it begins after record" in (
         missing.stdout
@@ -153,7 +153,7 @@ def test_a_journal_cut_from_its_start_is_damaged(tmp_path: Path, how: str) -> No
             db.execute("UPDATE meta SET value = '[1]' WHERE key = 'opening'")
         else:
             db.execute("DELETE FROM events WHERE seq = ?", (first,))
-    checked = dealtable("verify", str(path))
+    checked = dealtable_here("verify", str(path))
     assert checked.returncode == 1
     assert "BROKEN at record" in checked.stdout
     with pytest.raises(journal_module.JournalDamagedError):
@@ -186,7 +186,7 @@ def test_the_outbox_keeps_every_record_it_has_not_sent(
     dealt(path, 700, every=30)
     archives = archives_beside(path)
     assert archives
-    checked = dealtable("verify", *map(str, archives), str(path))
+    checked = dealtable_here("verify", *map(str, archives), str(path))
     assert checked.returncode == 0, checked.stdout
 
 
@@ -332,7 +332,7 @@ def test_an_archiving_cut_short_by_a_power_cut_is_finished_as_the_table_starts_a
     TableService(archiving(faro_config(path), 300), journal, clock=lambda: 1.8e9)
     journal.close()
     assert records_of(written, path) == records_of(whole)
-    checked = dealtable("verify", str(written), str(path))
+    checked = dealtable_here("verify", str(written), str(path))
     assert checked.returncode == 0, checked.stdout
 
 
@@ -358,7 +358,7 @@ def test_an_archiving_cut_short_a_deck_ago_is_taken_up_where_its_checkpoint_is_k
     assert len(tries) > 2 and tries[1] == tries[0] < tries[2]
     archives = archives_beside(path)
     assert records_of(*archives, path) == records_of(whole)
-    checked = dealtable("verify", *map(str, archives), str(path))
+    checked = dealtable_here("verify", *map(str, archives), str(path))
     assert checked.returncode == 0, checked.stdout
     view = LiveView()
     JournalFollower(path, view).catch_up()
@@ -472,23 +472,23 @@ def test_the_reading_commands_read_an_archived_journal_and_its_archives(tmp_path
     dealt(path, 700, every=300)
     dealt(whole, 700, every=0)
     archives = archives_beside(path)
-    exported = [dealtable("export", str(file)).stdout for file in (*archives, path)]
-    assert "".join(exported) == dealtable("export", str(whole)).stdout
-    listed = dealtable("history", str(path)).stdout.splitlines()
+    exported = [dealtable_here("export", str(file)).stdout for file in (*archives, path)]
+    assert "".join(exported) == dealtable_here("export", str(whole)).stdout
+    listed = dealtable_here("history", str(path)).stdout.splitlines()
     with Journal(path, read_only=True) as journal:
         first_deal = next(journal.events()).deal
     assert listed[0].startswith(f"deal {first_deal:5d}")
-    assert listed == dealtable("history", str(whole)).stdout.splitlines()[-len(listed) :]
-    recalled = dealtable("history", str(archives[0]), "1")
+    assert listed == dealtable_here("history", str(whole)).stdout.splitlines()[-len(listed) :]
+    recalled = dealtable_here("history", str(archives[0]), "1")
     assert recalled.returncode == 0
-    assert recalled.stdout == dealtable("history", str(whole), "1").stdout
+    assert recalled.stdout == dealtable_here("history", str(whole), "1").stdout
     copy = tmp_path / "copy.sqlite"
-    copied = dealtable("backup", str(path), str(copy))
+    copied = dealtable_here("backup", str(path), str(copy))
     with Journal(path, read_only=True) as journal:
         span = f"records {journal.first_seq} to {journal.last_seq}, chain intact"
     assert span in copied.stdout
     assert records_of(copy) == records_of(path)
-    drawn = dealtable("snapshot", "--journal", str(path), "--out", str(tmp_path / "t.png"))
+    drawn = dealtable_here("snapshot", "--journal", str(path), "--out", str(tmp_path / "t.png"))
     assert drawn.returncode == 0, drawn.stderr
 
 
@@ -503,7 +503,7 @@ def test_history_shows_a_coup_begun_in_an_archive_as_continued_in_the_next_file(
     assert len(archives) == 2
     told: dict[int, list[str]] = {}
     for file in (*archives, path):
-        listed = dealtable("history", str(file), "--last", "100")
+        listed = dealtable_here("history", str(file), "--last", "100")
         assert listed.returncode == 0, listed.stderr
         for line in listed.stdout.splitlines():
             match = re.fullmatch(r"coup +(\d+)  [\d:\- ]{19}  (.*)  \(events .*\)", line)
@@ -526,12 +526,12 @@ def test_dealtable_archive_moves_what_may_go_from_a_journal_no_service_deals_on(
     path = tmp_path / "faro.sqlite"
     dealt(path, 700, every=0)
     before = records_of(path)
-    moved = dealtable("archive", str(path), "--into", str(tmp_path / "old"))
+    moved = dealtable_here("archive", str(path), "--into", str(tmp_path / "old"))
     assert moved.returncode == 0, moved.stderr
     [archive] = sorted((tmp_path / "old").glob("*.sqlite"))
     assert f"{archive}: records 1 to " in moved.stdout
     assert records_of(archive, path) == before
-    again = dealtable("archive", str(path), "--into", str(tmp_path / "old"))
+    again = dealtable_here("archive", str(path), "--into", str(tmp_path / "old"))
     assert "nothing to archive" in again.stdout
 
 
@@ -547,20 +547,20 @@ def test_dealtable_archive_puts_archives_where_the_tables_config_says(tmp_path: 
         '[reader]\nkind = "simulated"\n'
     )
     before = records_of(other)
-    refused = dealtable("archive", str(other), "--config", str(config))
+    refused = dealtable_here("archive", str(other), "--config", str(config))
     assert refused.returncode == 2
     assert f"not the journal of {config}, which is {path}" in refused.stderr
     assert records_of(other) == before
-    mixed = dealtable("archive", "--config", str(config), "--into", str(tmp_path / "x"))
+    mixed = dealtable_here("archive", "--config", str(config), "--into", str(tmp_path / "x"))
     assert mixed.returncode == 2 and "archive_dir" in mixed.stderr
     publishing = tmp_path / "publishing.toml"
     publishing.write_text(config.read_text() + '[mqtt]\nhost = "127.0.0.1"\n')
-    kept = dealtable("archive", "--config", str(publishing), "--drop-outbox")
+    kept = dealtable_here("archive", "--config", str(publishing), "--drop-outbox")
     assert kept.returncode == 2 and "still publishes to MQTT" in kept.stderr
-    mistyped = dealtable("archive", str(tmp_path / "faro.sqlit"))
+    mistyped = dealtable_here("archive", str(tmp_path / "faro.sqlit"))
     assert mistyped.returncode == 2 and "no journal there" in mistyped.stderr
     assert not (tmp_path / "faro.sqlit").exists()  # no empty journal made
-    moved = dealtable("archive", "--config", str(config))
+    moved = dealtable_here("archive", "--config", str(config))
     assert moved.returncode == 0, moved.stderr
     [archive] = sorted((tmp_path / "kept").glob("*.sqlite"))
     assert f"{archive}: records 1 to " in moved.stdout
@@ -578,12 +578,12 @@ def test_dealtable_archive_drops_the_place_of_an_outbox_no_longer_used(
         dealt_with_outbox_behind(path)
     assert f"run `dealtable archive --drop-outbox {path}`" in caplog.text
     before = records_of(path)
-    held = dealtable("archive", str(path))
+    held = dealtable_here("archive", str(path))
     assert held.returncode == 0, held.stderr
     assert "its MQTT outbox has sent only to record 40 of the" in held.stdout
     assert "--drop-outbox" in held.stdout
     assert archives_beside(path) == []
-    moved = dealtable("archive", str(path), "--drop-outbox")
+    moved = dealtable_here("archive", str(path), "--drop-outbox")
     assert moved.returncode == 0, moved.stderr
     assert f"the MQTT outbox's place dropped (it had sent to record 40 of {len(before)})" in (
         moved.stdout
@@ -592,7 +592,7 @@ def test_dealtable_archive_drops_the_place_of_an_outbox_no_longer_used(
     assert records_of(archive, path) == before
     with Journal(path, read_only=True) as journal:
         assert journal.cursor(OUTBOX_CURSOR) == 0
-    again = dealtable("archive", str(path), "--drop-outbox")
+    again = dealtable_here("archive", str(path), "--drop-outbox")
     assert "keeps no MQTT outbox's place: nothing to drop" in again.stdout
     assert "last two decks or shoes" in again.stdout
 
@@ -650,7 +650,7 @@ def test_a_damaged_archived_journal_is_carried_on_from_its_first_checkpoint(
     recovered = carry_on(path, new)
     assert recovered.first_seq == first
     assert recovered.sound_upto < last - 3
-    checked = dealtable("verify", *map(str, archives_beside(path)), str(new))
+    checked = dealtable_here("verify", *map(str, archives_beside(path)), str(new))
     assert checked.returncode == 0, checked.stdout
     with open_journal(new) as journal:
         service = TableService(archiving(faro_config(new), 300), journal)
@@ -843,7 +843,7 @@ def test_the_table_deals_on_while_its_archive_is_written_aside(
     every_record = records_of(archive, path)
     assert [record[0] for record in every_record] == list(range(1, len(every_record) + 1))
     assert every_record[:dealt_alike] == records_of(whole)[:dealt_alike]
-    checked = dealtable("verify", str(archive), str(path))
+    checked = dealtable_here("verify", str(archive), str(path))
     assert checked.returncode == 0, checked.stdout
 
 
@@ -891,20 +891,20 @@ def test_the_archived_records_leave_the_journal_a_deck_at_a_time_and_a_stop_betw
     journal.close()
     service.stop_archiving()  # the service stops between two decks
 
-    checked = dealtable("verify", str(archive), str(path))
+    checked = dealtable_here("verify", str(archive), str(path))
     assert checked.returncode == 0, checked.stdout
     assert f"records {begins[1]} to {archived_upto} are in {archive} too" in checked.stdout
-    alone = dealtable("verify", str(path))
+    alone = dealtable_here("verify", str(path))
     assert alone.returncode == 0, alone.stdout
-    exported = dealtable("export", str(path)).stdout.splitlines()
+    exported = dealtable_here("export", str(path)).stdout.splitlines()
     assert len(exported) == len(records_of(path)) and f'"seq":{begins[1]},' in exported[0]
-    listed = dealtable("history", str(path))
+    listed = dealtable_here("history", str(path))
     assert listed.returncode == 0 and listed.stdout, listed.stderr
     copy = tmp_path / "copy.sqlite"
-    copied = dealtable("backup", str(path), str(copy))
+    copied = dealtable_here("backup", str(path), str(copy))
     assert copied.returncode == 0, copied.stderr
     assert records_of(copy) == records_of(path)
-    with_copy = dealtable("verify", str(archive), str(copy))
+    with_copy = dealtable_here("verify", str(archive), str(copy))
     assert with_copy.returncode == 0, with_copy.stdout
 
     journal, service = open_table(config)  # dealtable run starts again
@@ -915,7 +915,7 @@ def test_the_archived_records_leave_the_journal_a_deck_at_a_time_and_a_stop_betw
     assert journal.first_seq == archived_upto + 1
     journal.close()
     assert records_of(archive, path) == records_of(whole)[: len(records_of(archive, path))]
-    checked = dealtable("verify", str(archive), str(path))
+    checked = dealtable_here("verify", str(archive), str(path))
     assert checked.returncode == 0 and "too" not in checked.stdout, checked.stdout
 
 
@@ -942,13 +942,13 @@ def test_the_next_archiving_finishes_dropping_an_archive_stopped_between_two_dec
     journal.close()
     [archive] = archives_beside(path)
     archived = records_of(archive)
-    moved = dealtable("archive", str(path))
+    moved = dealtable_here("archive", str(path))
     assert moved.returncode == 0, moved.stderr
     assert archives_beside(path)[0] == archive
     assert records_of(*archives_beside(path), path) == archived + [
         record for record in before if record[0] > archived[-1][0]
     ]
-    checked = dealtable("verify", *map(str, archives_beside(path)), str(path))
+    checked = dealtable_here("verify", *map(str, archives_beside(path)), str(path))
     assert checked.returncode == 0 and "too" not in checked.stdout, checked.stdout
 
 
@@ -1009,7 +1009,7 @@ def test_a_continuous_shufflers_archive_written_aside_through_a_coup_leaves_the_
     assert len(archives) > 1
     every_record = records_of(*archives, path)
     assert [record[0] for record in every_record] == list(range(1, len(every_record) + 1))
-    checked = dealtable("verify", *map(str, archives), str(path))
+    checked = dealtable_here("verify", *map(str, archives), str(path))
     assert checked.returncode == 0 and "too" not in checked.stdout, checked.stdout
 
 
@@ -1043,7 +1043,7 @@ def test_verify_passes_an_archive_in_place_whose_records_have_not_begun_to_leave
         assert archive.first_seq == begins
         archived_upto = archive.last_seq
 
-    checked = dealtable("verify", *map(str, archives), str(path))
+    checked = dealtable_here("verify", *map(str, archives), str(path))
     assert checked.returncode == 0, checked.stdout
     assert f"records {begins} to {archived_upto} are in {archives[-1]} too" in checked.stdout
 
@@ -1052,5 +1052,5 @@ def test_verify_passes_an_archive_in_place_whose_records_have_not_begun_to_leave
         service.archive_some()
     assert journal.first_seq == archived_upto + 1
     journal.close()
-    checked = dealtable("verify", *map(str, archives), str(path))
+    checked = dealtable_here("verify", *map(str, archives), str(path))
     assert checked.returncode == 0 and "too" not in checked.stdout, checked.stdout
