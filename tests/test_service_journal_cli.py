@@ -54,6 +54,23 @@ def dealtable_at_once(commands: list[tuple[str, ...]]) -> list[subprocess.Comple
     return done
 
 
+@pytest.fixture(scope="module")
+def run_journal(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A journal `dealtable run --deals 1` wrote, made once for the tests that copy it (see
+    :func:`dealt_by_run`) to spoil it or deal on from it."""
+    path = tmp_path_factory.mktemp("run") / "dealt.sqlite"
+    made = dealtable("run", "--deals", "1", "--speed", "0", "--journal", str(path))
+    assert made.returncode == 0, made.stderr
+    assert not Path(f"{path}-wal").exists()  # closed: the file holds every record
+    return path
+
+
+def dealt_by_run(run_journal: Path, path: Path) -> Path:
+    """The journal ``run_journal``, at ``path``."""
+    shutil.copy(run_journal, path)
+    return path
+
+
 def files_in(folder: Path) -> dict[str, bytes]:
     return {path.name: path.read_bytes() for path in sorted(folder.iterdir())}
 
@@ -151,12 +168,13 @@ def damage(journal: Path, how: str) -> None:
         db.execute(sql)
 
 
-def test_a_damaged_journal_is_refused_by_run_and_shown_by_no_command(tmp_path: Path) -> None:
+def test_a_damaged_journal_is_refused_by_run_and_shown_by_no_command(
+    tmp_path: Path, run_journal: Path
+) -> None:
     """A record deleted, garbled or edited: run will not deal on, the reading commands say
     what is wrong in one line instead of a traceback, and the file stays as it was."""
     sound = tmp_path / "sound.sqlite"
-    made = dealtable("run", "--deals", "1", "--speed", "0", "--journal", str(sound))
-    assert made.returncode == 0, made.stderr
+    dealt_by_run(run_journal, sound)
     reasons = {
         "delete": "missing (the next record is 21)",
         "garble": "its content was changed after it was written",
@@ -582,14 +600,15 @@ def last_commit(journal: Path, upto: int) -> int:
         return int(db.execute("SELECT MAX(seq) FROM commits WHERE seq <= ?", (upto,)).fetchone()[0])
 
 
-def test_a_damaged_journal_is_carried_on_from_its_last_sound_command(tmp_path: Path) -> None:
+def test_a_damaged_journal_is_carried_on_from_its_last_sound_command(
+    tmp_path: Path, run_journal: Path
+) -> None:
     """Whatever the damage to record 20, carry-on copies the records before it into a new
     journal, hashes and all, up to the end of the last whole command (a card dealt without
     its settlements would be a table no dealer ever saw), leaving the damaged one untouched;
     run on the new journal resumes the table as those records left it, and deals on."""
     sound = tmp_path / "sound.sqlite"
-    made = dealtable("run", "--deals", "1", "--speed", "0", "--journal", str(sound))
-    assert made.returncode == 0, made.stderr
+    dealt_by_run(run_journal, sound)
     kept = last_commit(sound, 19)
     with Journal(sound, read_only=True) as original:
         records = original.records()
@@ -635,13 +654,13 @@ def test_a_damaged_journal_is_carried_on_from_its_last_sound_command(tmp_path: P
 
 def test_a_carried_on_journals_new_events_go_out_under_a_name_of_their_own(
     tmp_path: Path,
+    run_journal: Path,
 ) -> None:
     """The records carried keep the name they went out under, so subscribers drop them as
     repeats; the events dealt after take seq numbers the lost ones may have gone out with, so
     they get a new name, and a journal carried on again gets yet another."""
     first = tmp_path / "first.sqlite"
-    made = dealtable("run", "--deals", "1", "--speed", "0", "--journal", str(first))
-    assert made.returncode == 0, made.stderr
+    dealt_by_run(run_journal, first)
     with Journal(first, read_only=True) as journal:
         original = journal.name()
     with closing(sqlite3.connect(first)) as db, db:
@@ -668,12 +687,12 @@ def test_a_carried_on_journals_new_events_go_out_under_a_name_of_their_own(
 
 def test_records_cut_from_the_end_are_found_by_the_appends_that_wrote_them(
     tmp_path: Path,
+    run_journal: Path,
 ) -> None:
     """No outbox had sent them, but each append marks where it ended: run refuses the cut
     journal, naming the records missing, and carry-on carries it on."""
     journal = tmp_path / "cut.sqlite"
-    made = dealtable("run", "--deals", "1", "--speed", "0", "--journal", str(journal))
-    assert made.returncode == 0, made.stderr
+    dealt_by_run(run_journal, journal)
     last = last_seq(journal)
     with closing(sqlite3.connect(journal)) as db, db:
         db.execute("DELETE FROM events WHERE seq > 100")
@@ -688,13 +707,14 @@ def test_records_cut_from_the_end_are_found_by_the_appends_that_wrote_them(
     assert f"records 1 to {last_commit(journal, 100)} of {journal}" in carried.stdout
 
 
-def test_a_damaged_journal_from_an_earlier_dealtable_is_refused_untouched(tmp_path: Path) -> None:
+def test_a_damaged_journal_from_an_earlier_dealtable_is_refused_untouched(
+    tmp_path: Path, run_journal: Path
+) -> None:
     """A journal from before commits were marked gets its new tables only once found sound:
     a refused run leaves a damaged one as it was, so carry-on still knows it cannot tell
     where its commands ended."""
     old = tmp_path / "old.sqlite"
-    made = dealtable("run", "--deals", "1", "--speed", "0", "--journal", str(old))
-    assert made.returncode == 0, made.stderr
+    dealt_by_run(run_journal, old)
     with closing(sqlite3.connect(old)) as db, db:
         db.execute("DROP TABLE commits")
         db.execute("DELETE FROM meta WHERE key = 'commits_from'")
@@ -730,11 +750,10 @@ def forge_a_settlement(journal: Path) -> int:
     return int(seq)
 
 
-def test_a_record_that_does_not_fold_is_named_by_verify(tmp_path: Path) -> None:
+def test_a_record_that_does_not_fold_is_named_by_verify(tmp_path: Path, run_journal: Path) -> None:
     """The hashes of a forged record hold, the fold does not, and verify names the record."""
     journal = tmp_path / "forged.sqlite"
-    made = dealtable("run", "--deals", "1", "--speed", "0", "--journal", str(journal))
-    assert made.returncode == 0, made.stderr
+    dealt_by_run(run_journal, journal)
     seq = forge_a_settlement(journal)
     done = dealtable("verify", str(journal))
     assert done.returncode == 1
@@ -745,12 +764,12 @@ def test_a_record_that_does_not_fold_is_named_by_verify(tmp_path: Path) -> None:
 
 def test_a_record_that_does_not_fold_is_carried_on_from_as_verify_names_it(
     tmp_path: Path,
+    run_journal: Path,
 ) -> None:
     """carry-on judges a forged record as verify does: damage, the records of the commands
     before it copied, and the table deals on from them."""
     journal, new = tmp_path / "forged.sqlite", tmp_path / "new.sqlite"
-    made = dealtable("run", "--deals", "1", "--speed", "0", "--journal", str(journal))
-    assert made.returncode == 0, made.stderr
+    dealt_by_run(run_journal, journal)
     seq = forge_a_settlement(journal)
     carried = dealtable("carry-on", str(journal), str(new))
     assert carried.returncode == 0, carried.stderr
@@ -808,14 +827,14 @@ def test_carry_on_refuses_a_sound_journal_and_a_new_file_that_is_there(tmp_path:
 
 def test_a_journal_from_before_commands_were_marked_is_carried_on_to_its_damage(
     tmp_path: Path,
+    run_journal: Path,
 ) -> None:
     """Written by a dealtable that did not mark where commands ended: every sound record is
     carried on, and the dealer is told that the last card may lack its consequences. Here
     it does (record 19 is a turn's winner, record 20 its first settlement): the simulated
     dealer, whose box cannot give the cards that record wants, voids the deal and deals on."""
     old, new = tmp_path / "old.sqlite", tmp_path / "new.sqlite"
-    made = dealtable("run", "--deals", "1", "--speed", "0", "--journal", str(old))
-    assert made.returncode == 0, made.stderr
+    dealt_by_run(run_journal, old)
     with closing(sqlite3.connect(old)) as db, db:
         db.execute("DROP TABLE commits")
         db.execute("DELETE FROM meta WHERE key = 'commits_from'")
