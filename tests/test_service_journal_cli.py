@@ -21,6 +21,7 @@ from table.faro import FaroTable
 from table.service.config import Config, ReaderConfig, TableConfig
 from table.service.journal import Journal, carry_on, record_hash
 from table.service.table_service import TableService
+from tests.commands import dealtable_here
 from tests.conftest import punto_banco_config
 from tests.mosquitto import free_port, wait_until
 from tests.test_service_journal import journal_with_a_deal
@@ -35,19 +36,32 @@ def read_only_command(command: str, journal: Path, tmp_path: Path) -> list[str]:
     return [command, str(journal)]
 
 
+# The commands that serve or deal on, run as a process of their own: a table's service and
+# a page's server are processes a user starts, with their logging, signals and threads.
+IN_A_PROCESS = ("run", "web")
+
+
 def dealtable_at_once(commands: list[tuple[str, ...]]) -> list[subprocess.CompletedProcess[str]]:
-    """Each command in its own process, all started together (they share nothing)."""
-    processes = [
-        subprocess.Popen([*CLI, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        for args in commands
-    ]
+    """Each command, in order: `run` and `web` each in its own process, all started together
+    (they share nothing); the commands that read or copy a journal here meanwhile."""
+    processes = {
+        index: subprocess.Popen(
+            [*CLI, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for index, args in enumerate(commands)
+        if args[0] in IN_A_PROCESS
+    }
     done = []
     try:
-        for args, process in zip(commands, processes, strict=True):
+        for index, args in enumerate(commands):
+            process = processes.get(index)
+            if process is None:
+                done.append(dealtable_here(*args))
+                continue
             out, err = process.communicate(timeout=60)
             done.append(subprocess.CompletedProcess(list(args), process.returncode, out, err))
     finally:
-        for process in processes:
+        for process in processes.values():
             if process.poll() is None:  # a command that never ended (`web` serving on)
                 process.kill()
                 process.wait()
@@ -263,7 +277,7 @@ def test_history_counts_a_corrected_card_once_and_the_split_it_undid_not_at_all(
         events += table.deal(card)
     with Journal(tmp_path / "j.sqlite", "table") as journal:
         journal.append(events)
-    listed = dealtable("history", str(tmp_path / "j.sqlite"))
+    listed = dealtable_here("history", str(tmp_path / "j.sqlite"))
     assert listed.returncode == 0, listed.stderr
     (line,) = listed.stdout.splitlines()
     assert re.search(r"deal +1  .*   5 cards    1 split  in progress  \(events 4-16\)$", line), line
@@ -454,7 +468,7 @@ def test_history_names_a_record_whose_deal_column_was_edited_apart_from_it(
     journal.close()
     with closing(sqlite3.connect(path)) as db, db:
         db.execute("UPDATE events SET deal = 'x' WHERE seq = 12")
-    listed = dealtable("history", str(path))
+    listed = dealtable_here("history", str(path))
     assert (listed.returncode, listed.stdout) == (2, "")
     assert listed.stderr == (
         f"dealtable history: journal {path}: record 12: edited: its deal column says 'x'; "
@@ -473,7 +487,7 @@ def test_history_refuses_to_list_fewer_than_one_deal(tmp_path: Path) -> None:
         assert refused.stderr.endswith(
             f"dealtable history: error: argument --last: expected 1 or more, got {last}\n"
         )
-    listed = dealtable("history", str(tmp_path / "j.sqlite"), "--last", "1")
+    listed = dealtable_here("history", str(tmp_path / "j.sqlite"), "--last", "1")
     assert listed.returncode == 0 and listed.stdout.startswith("deal     1  ")
 
 
@@ -618,7 +632,7 @@ def test_a_damaged_journal_is_carried_on_from_its_last_sound_command(
         shutil.copy(sound, damaged)
         damage(damaged, how)
         untouched = damaged.read_bytes()
-        done = dealtable("carry-on", str(damaged), str(new))
+        done = dealtable_here("carry-on", str(damaged), str(new))
         assert done.returncode == 0, done.stderr
         left = len(records) - kept - (how == "delete")
         with Journal(sound, read_only=True) as original:
@@ -667,7 +681,7 @@ def test_a_carried_on_journals_new_events_go_out_under_a_name_of_their_own(
         db.execute("INSERT INTO cursors (name, seq) VALUES ('mqtt', 150)")
         db.execute("DELETE FROM events WHERE seq > 100")  # cut after the outbox sent them
     second, third = tmp_path / "second.sqlite", tmp_path / "third.sqlite"
-    assert dealtable("carry-on", str(first), str(second)).returncode == 0
+    assert dealtable_here("carry-on", str(first), str(second)).returncode == 0
     cut = last_commit(first, 100)
     with Journal(second) as journal:  # opened for writing: its outbox is sound too
         assert journal.cursor("mqtt") == cut
@@ -677,7 +691,7 @@ def test_a_carried_on_journals_new_events_go_out_under_a_name_of_their_own(
     dealt_on = dealtable("run", "--deals", "1", "--speed", "0", "--journal", str(second))
     assert dealt_on.returncode == 0, dealt_on.stderr
     damage(second, "garble")
-    assert dealtable("carry-on", str(second), str(third)).returncode == 0
+    assert dealtable_here("carry-on", str(second), str(third)).returncode == 0
     with Journal(third, read_only=True) as journal:
         again = last_commit(second, 19)
         assert journal.names() == [(1, original), (again + 1, f"{original}-after-{again}")]
@@ -702,7 +716,7 @@ def test_records_cut_from_the_end_are_found_by_the_appends_that_wrote_them(
         f"damaged at record 101: missing: the journal ends at record 100, but its appends had "
         f"reached record {last} (records were cut from its end)"
     ) in refused.stderr
-    carried = dealtable("carry-on", str(journal), str(tmp_path / "new.sqlite"))
+    carried = dealtable_here("carry-on", str(journal), str(tmp_path / "new.sqlite"))
     assert carried.returncode == 0, carried.stderr
     assert f"records 1 to {last_commit(journal, 100)} of {journal}" in carried.stdout
 
@@ -755,7 +769,7 @@ def test_a_record_that_does_not_fold_is_named_by_verify(tmp_path: Path, run_jour
     journal = tmp_path / "forged.sqlite"
     dealt_by_run(run_journal, journal)
     seq = forge_a_settlement(journal)
-    done = dealtable("verify", str(journal))
+    done = dealtable_here("verify", str(journal))
     assert done.returncode == 1
     assert done.stdout == (
         f"{journal}: BROKEN at record {seq}: it does not fold into the table (KeyError(999))\n"
@@ -771,14 +785,14 @@ def test_a_record_that_does_not_fold_is_carried_on_from_as_verify_names_it(
     journal, new = tmp_path / "forged.sqlite", tmp_path / "new.sqlite"
     dealt_by_run(run_journal, journal)
     seq = forge_a_settlement(journal)
-    carried = dealtable("carry-on", str(journal), str(new))
+    carried = dealtable_here("carry-on", str(journal), str(new))
     assert carried.returncode == 0, carried.stderr
     kept = last_commit(journal, seq - 1)
     assert carried.stdout.startswith(
         f"{new}: records 1 to {kept} of {journal}, which is damaged at record {seq}: it does "
         "not fold into the table (KeyError(999))\n"
     )
-    assert dealtable("verify", str(new)).returncode == 0
+    assert dealtable_here("verify", str(new)).returncode == 0
     dealt_on = dealtable("run", "--deals", "1", "--speed", "0", "--journal", str(new))
     assert dealt_on.returncode == 0, dealt_on.stderr
 
@@ -840,7 +854,7 @@ def test_a_journal_from_before_commands_were_marked_is_carried_on_to_its_damage(
         db.execute("DELETE FROM meta WHERE key = 'commits_from'")
         assert db.execute("SELECT type FROM events WHERE seq = 20").fetchone() == ("bet_settled",)
     damage(old, "edit")
-    done = dealtable("carry-on", str(old), str(new))
+    done = dealtable_here("carry-on", str(old), str(new))
     assert done.returncode == 0, done.stderr
     assert f"records 1 to 19 of {old}" in done.stdout
     assert "written before dealtable kept where each command ended" in done.stdout
@@ -911,7 +925,7 @@ def test_a_backup_of_a_journal_in_use_holds_every_record_in_one_sound_file(
         assert copy.names()[-1] == (copied.last_seq + 1, f"{name}-after-{copied.last_seq}")
         assert copy.name_for(copied.last_seq) == journal.name_for(copied.last_seq)
     journal.close()
-    said = dealtable("backup", str(tmp_path / "j.sqlite"), str(tmp_path / "again.sqlite"))
+    said = dealtable_here("backup", str(tmp_path / "j.sqlite"), str(tmp_path / "again.sqlite"))
     assert (said.returncode, said.stdout) == (
         0,
         f"{tmp_path / 'again.sqlite'}: a copy of {tmp_path / 'j.sqlite'}, records 1 to "
@@ -925,13 +939,13 @@ def test_a_backup_writes_over_nothing_and_copies_a_damaged_journal_as_it_is(
     journal, _ = journal_with_a_deal(tmp_path / "j.sqlite")
     journal.close()
     (tmp_path / "kept.sqlite").write_bytes(b"last week's copy")
-    refused = dealtable("backup", str(tmp_path / "j.sqlite"), str(tmp_path / "kept.sqlite"))
+    refused = dealtable_here("backup", str(tmp_path / "j.sqlite"), str(tmp_path / "kept.sqlite"))
     assert refused.returncode == 2 and "is there already" in refused.stderr
     assert (tmp_path / "kept.sqlite").read_bytes() == b"last week's copy"
     with sqlite3.connect(tmp_path / "j.sqlite") as db:
         db.execute("UPDATE events SET body = '{bad' WHERE seq = 20")
     db.close()
-    damaged = dealtable("backup", str(tmp_path / "j.sqlite"), str(tmp_path / "copy.sqlite"))
+    damaged = dealtable_here("backup", str(tmp_path / "j.sqlite"), str(tmp_path / "copy.sqlite"))
     assert damaged.returncode == 1
     assert "BROKEN at record 20" in damaged.stdout and "kept for inspection" in damaged.stdout
     assert (tmp_path / "copy.sqlite").exists()
@@ -1007,12 +1021,12 @@ def test_a_journal_whose_file_is_damaged_is_named_broken_and_still_backed_up(
     path = tmp_path / "j.sqlite"
     config = Config(table=TableConfig(id="t1", journal=str(path)), reader=ReaderConfig(seed=3))
     dealt_with_a_page_gone_bad(path, "t1", config)
-    verified = dealtable("verify", str(path))
+    verified = dealtable_here("verify", str(path))
     assert verified.returncode == 1 and "Traceback" not in verified.stderr
     assert (
         "BROKEN at record" in verified.stdout and "the journal's file is damaged" in verified.stdout
     )
-    copied = dealtable("backup", str(path), str(tmp_path / "copy.sqlite"))
+    copied = dealtable_here("backup", str(path), str(tmp_path / "copy.sqlite"))
     assert copied.returncode == 1 and "kept for inspection" in copied.stdout
     assert (tmp_path / "copy.sqlite").exists()
 
@@ -1027,7 +1041,7 @@ def test_a_journal_whose_file_is_damaged_is_carried_on_from_the_records_before_t
     path, new = tmp_path / "j.sqlite", tmp_path / "new.sqlite"
     config = Config(table=TableConfig(journal=str(path)), reader=ReaderConfig(seed=3))
     last = dealt_with_a_page_gone_bad(path, "table", config)
-    carried = dealtable("carry-on", str(path), str(new))
+    carried = dealtable_here("carry-on", str(path), str(new))
     assert carried.returncode == 0 and "Traceback" not in carried.stderr, carried.stderr
     assert "the journal's file is damaged" in carried.stdout
     with Journal(new, read_only=True) as journal:
