@@ -444,14 +444,16 @@ def resident_memory() -> int:
     return pages * os.sysconf("SC_PAGE_SIZE")
 
 
-def test_a_thousand_deals_in_accelerated_time_with_flat_memory() -> None:
-    """Soak: 1,000 deals in one run, no error; resident memory after the last deal within
-    10 % of what it was after the 100th."""
+def test_three_hundred_deals_in_accelerated_time_with_flat_memory() -> None:
+    """Soak: 300 deals in one run, no error; resident memory after the last deal no more
+    than 2 MB above what it was after the 100th (a table that kept each deal's events, some
+    75 kB, would be 15 MB above; a flat one is not a page above). Measured in bytes, not as
+    a share of the process, whose size is that of every test module loaded beside it."""
     visitors = Visitors()
     memory: dict[int, int] = {}
 
     def measure(stats: ExhibitStats) -> None:
-        if stats.deals in (100, 1000):
+        if stats.deals in (100, 300):
             gc.collect()
             memory[stats.deals] = resident_memory()
 
@@ -459,14 +461,14 @@ def test_a_thousand_deals_in_accelerated_time_with_flat_memory() -> None:
         language="ru",
         seed=9,
         pause=0,
-        deals=1000,
+        deals=300,
         out=visitors,  # type: ignore[arg-type]
         after_deal=measure,
     )
-    assert stats.deals == 1000 and stats.turns == 25_000
-    assert visitors.lines > 25_000
-    assert memory[1000] <= memory[100] * 1.10, (
-        f"memory grew from {memory[100]} to {memory[1000]} bytes"
+    assert stats.deals == 300 and stats.turns == 7_500
+    assert visitors.lines > 7_500
+    assert memory[300] - memory[100] <= 2_000_000, (
+        f"memory grew from {memory[100]} to {memory[300]} bytes"
     )
 
 
