@@ -13,8 +13,8 @@ import threading
 from pathlib import Path
 from typing import IO, Any
 
+from tests.commands import dealtable_each
 from tests.mosquitto import wait_until
-from tests.test_service_run import dealtable_each
 
 RECORDS = Path(__file__).parent / "records"
 

@@ -46,6 +46,7 @@ from table.service.cli import main as cli_main
 from table.service.config import Config, ReaderConfig, TableConfig, load_config
 from table.service.journal import Journal
 from table.service.run import run as run_table
+from tests.commands import dealtable_each
 from tests.conftest import ACCOUNTS, PageCertificate
 from tests.mosquitto import Broker, free_port, wait_until
 from tests.test_service_mqtt import Watcher
@@ -77,50 +78,6 @@ def dealtable(
 
 # Runs each command given (a JSON list of argument lists) as `dealtable` would, one after
 # another in this one process, and prints each one's status, standard output and error.
-_EACH_COMMAND = """
-import contextlib, io, json, logging, sys
-from table.service.cli import main
-done = []
-for argv in json.loads(sys.argv[1]):
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main(argv)
-        except SystemExit as ended:
-            code = ended.code
-    for handler in logging.root.handlers[:]:  # what `run` set up writes to the next command's
-        logging.root.removeHandler(handler)
-    done.append([code, out.getvalue(), err.getvalue()])
-print(json.dumps(done))
-"""
-
-
-def dealtable_each(
-    commands: list[list[str]], cwd: Path | None = None
-) -> list[subprocess.CompletedProcess[str]]:
-    """``dealtable ARGS`` for each of ``commands``, with nothing typed, each one's status and
-    what it said: the commands one after another in a single process, where each in a process
-    of its own would start Python and the table's modules afresh, a second or so each.
-
-    Only for commands that write through ``sys.stdout`` and ``sys.stderr`` as they are when
-    called: one that took the stream when its module was read (the exhibit's ``out``
-    defaults to ``sys.stdout``) writes the second time into the first command's output."""
-    ran = subprocess.run(
-        [sys.executable, "-c", _EACH_COMMAND, json.dumps(commands)],
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        cwd=cwd,
-    )
-    assert ran.returncode == 0, ran.stderr  # a command ended in a traceback
-    return [
-        subprocess.CompletedProcess(argv, code, out, err)
-        for argv, (code, out, err) in zip(commands, json.loads(ran.stdout), strict=True)
-    ]
-
-
 def write_config(path: Path, journal: Path, broker: Broker | None = None, speed: float = 0) -> Path:
     text = f"""
 [table]
