@@ -15,7 +15,7 @@ import pytest
 import table.odds.faro
 from table.cards import STANDARD_52, Card, Rank, parse_cards
 from table.errors import BetRefusedError, TableError
-from table.events import BetSettled, CardRole
+from table.events import BetSettled, CardRole, Event
 from table.faro import FaroTable
 from table.faro.casekeep import Casekeep
 from table.faro.rules import find_rules
@@ -63,6 +63,22 @@ BOXES = [
     "JH JD QS",  # the last turn
     "8C",  # only the hoc
 ]
+
+
+def nets_over_every_order(
+    journal: list[Event], box: list[Card]
+) -> tuple[Counter[tuple[str, str]], list[tuple[Card, ...]]]:
+    """The table ``journal`` leaves, dealt on through every order of ``box``: what each
+    punter's bet on each spot won or lost over all of them, and the orders."""
+    nets: Counter[tuple[str, str]] = Counter()
+    orders = list(itertools.permutations(box))
+    for order in orders:
+        trial = FaroTable.replay(journal)
+        for card in order:
+            for event in trial.deal(card):
+                if isinstance(event, BetSettled):
+                    nets[(event.punter, event.spot)] += event.net
+    return nets, orders
 
 
 @pytest.mark.parametrize("box_text", BOXES)
@@ -210,14 +226,7 @@ def test_whole_deals_through_the_engine_settle_a_bet_between_two_ranks_at_the_ex
         for spot in spots:
             journal += table.bet("dan", spot, STAKE)
             journal += table.bet("anna", spot, STAKE, copper=True)
-        nets: Counter[tuple[str, str]] = Counter()
-        orders = list(itertools.permutations(box))
-        for order in orders:
-            trial = FaroTable.replay(journal)
-            for card in order:
-                for event in trial.deal(card):
-                    if isinstance(event, BetSettled):
-                        nets[(event.punter, event.spot)] += event.net
+        nets, orders = nets_over_every_order(journal, box)
         for two in odds.two_ranks:
             for spot in two.spots:
                 for punter in ("dan", "anna"):
@@ -360,14 +369,7 @@ def test_whole_deals_through_the_engine_settle_at_the_exact_edge() -> None:
         journal += table.bet("dan", rank.label, STAKE)
         journal += table.bet("anna", rank.label, STAKE, copper=True)
     odds = faro_odds(table.state.casekeep, table.state.rules)
-    nets: Counter[tuple[str, str]] = Counter()
-    orders = list(itertools.permutations(box))
-    for order in orders:
-        trial = FaroTable.replay(journal)
-        for card in order:
-            for event in trial.deal(card):
-                if isinstance(event, BetSettled):
-                    nets[(event.punter, event.spot)] += event.net
+    nets, orders = nets_over_every_order(journal, box)
     assert [rank_odds.rank for rank_odds in odds.ranks] == [
         Rank.TWO,
         Rank.NINE,
