@@ -1217,22 +1217,29 @@ def test_a_broker_that_drops_the_connection_before_accepting_it_is_told_once(
     assert not any("closed the connection" in warning for warning in warnings[1:])
 
 
-def test_a_broker_that_refuses_the_account_is_told_once(
-    tmp_path: Path, secured_broker: Broker, caplog: pytest.LogCaptureFixture
-) -> None:
+def refusals_told(
+    tmp_path: Path, config: MqttConfig, caplog: pytest.LogCaptureFixture, tries: int
+) -> list[str]:
+    """What table faro-1's link logs of the broker refusing it, once it has tried ``tries``
+    times to connect with ``config``."""
     caplog.set_level(logging.INFO, logger="dealtable.mqtt")
     journal = Journal(tmp_path / "j.sqlite", "faro-1")
-    config = MqttConfig(
-        host="127.0.0.1", port=secured_broker.port, username="table-faro-1", password="wrong"
-    )
     service = TableService(Config(table=TableConfig(id="faro-1"), mqtt=config), journal)
     link = MqttLink(config, "faro-1", service, journal, reconnect_delay=(1, 1))
     link.start()
-    assert wait_until(lambda: link.connect_failures >= 2, step=link.pump)
+    assert wait_until(lambda: link.connect_failures >= tries, step=link.pump)
     link.stop()
     journal.close()
-    told = [r.getMessage() for r in caplog.records if "refused" in r.getMessage()]
-    assert told == [
+    return [r.getMessage() for r in caplog.records if "refused" in r.getMessage()]
+
+
+def test_a_broker_that_refuses_the_account_is_told_once(
+    tmp_path: Path, secured_broker: Broker, caplog: pytest.LogCaptureFixture
+) -> None:
+    config = MqttConfig(
+        host="127.0.0.1", port=secured_broker.port, username="table-faro-1", password="wrong"
+    )
+    assert refusals_told(tmp_path, config, caplog, tries=2) == [
         f"the broker at 127.0.0.1:{secured_broker.port} refused the account table-faro-1: Not "
         "authorized (the password in [mqtt] password_file, or [mqtt] password, must be the "
         "one the broker's password file holds for that account: "
@@ -1243,17 +1250,8 @@ def test_a_broker_that_refuses_the_account_is_told_once(
 def test_a_broker_that_refuses_a_table_with_no_account_says_the_table_logs_in_with_none(
     tmp_path: Path, secured_broker: Broker, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.INFO, logger="dealtable.mqtt")
-    journal = Journal(tmp_path / "j.sqlite", "faro-1")
     config = MqttConfig(host="127.0.0.1", port=secured_broker.port)
-    service = TableService(Config(table=TableConfig(id="faro-1"), mqtt=config), journal)
-    link = MqttLink(config, "faro-1", service, journal, reconnect_delay=(1, 1))
-    link.start()
-    assert wait_until(lambda: link.connect_failures >= 1, step=link.pump)
-    link.stop()
-    journal.close()
-    told = [r.getMessage() for r in caplog.records if "refused" in r.getMessage()]
-    assert told == [
+    assert refusals_told(tmp_path, config, caplog, tries=1) == [
         f"the broker at 127.0.0.1:{secured_broker.port} refused the table, which logs in "
         "with no account: Not authorized (set [mqtt] username and password_file); "
         "retrying, the events wait in the journal"
