@@ -106,20 +106,16 @@ function phaseText(view) {
 // and every punter's chips with the commission their box still notes, at any game.
 function renderBankrolls(view) {
   document.getElementById("bankrolls").replaceChildren(
-    ...[[t.bank + (view.banker ? ` (${view.banker})` : ""), view.bank],
-        ...(view.house ? [[t.house, view.house]] : []),
+    ...[[t.bank + (view.banker ? ` (${view.banker})` : ""), view.bank, null],
+        ...(view.house ? [[t.house, view.house, null]] : []),
         ...view.bankrolls.map((entry) => [entry.punter,
-          entry.commission_box ? `${entry.chips} (${t.commissionBox} ${entry.commission_box})` : entry.chips])]
-      .map(([name, chips], index) => {
+          entry.commission_box ? `${entry.chips} (${t.commissionBox} ${entry.commission_box})` : entry.chips,
+          entry])]
+      .map(([name, chips, entry]) => {
         const item = document.createElement("li");
         item.textContent = `${name}: ${chips}`;
         item.dataset.punter = name;
-        // A Faro punter's line begins with a chip of her colour and tag: the layout's key.
-        const entry = view.bankrolls[index - 1 - (view.house ? 1 : 0)];
-        if (entry && entry.tag !== undefined) {
-          item.dataset.tag = chipTag(entry.punter, entry.tag);
-          item.style.setProperty("--chip", colourOf(entry.punter));
-        }
+        markAsKey(item, entry);
         return item;
       }));
 }

@@ -35,6 +35,14 @@ function chipTag(punter, tag) {
   return text.slice(0, 1).toUpperCase() + text.slice(1);
 }
 
+// A punter's bankroll line begins with a chip of her colour and tag: the layout's key. A
+// baccarat punter's entry has no tag, and her line no chip.
+function markAsKey(item, entry) {
+  if (!entry || entry.tag === undefined) return;
+  item.dataset.tag = chipTag(entry.punter, entry.tag);
+  item.style.setProperty("--chip", colourOf(entry.punter));
+}
+
 // 003's betting marks are credit, not chips: marked "m", as on the terminal.
 function chipFor(bet, copperedWord, marksWord) {
   const chip = document.createElement("span");

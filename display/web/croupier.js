@@ -203,11 +203,7 @@ function refresh() {
       .map(([name, chips, entry]) => {
         const item = document.createElement("li");
         item.textContent = `${name}: ${chips}`;
-        // Each punter's line begins with a chip of her colour and tag: the layout's key.
-        if (entry) {
-          item.dataset.tag = chipTag(entry.punter, entry.tag);
-          item.style.setProperty("--chip", colourOf(entry.punter));
-        }
+        markAsKey(item, entry);
         return item;
       }));
 }
