@@ -9,7 +9,9 @@ as at a live table.
 It then prints where the time goes, in the same run: the table alone (the same deals dealt
 again from their written-down commands, without the punters' choosing), and what the
 deal's events cost alone: making its frozen events, and folding them into a state (a
-replay, no rule checked), on the last deal's own events.
+replay, no rule checked), on the last deal's own events; and a floor: the least bookkeeping
+deals of as many bets take in this Python on this machine, to say how far any engine written
+in it could go.
 
 Run: ``make bench`` or ``.venv/bin/python bench/faro_deal.py [--deals N]``.
 """
@@ -123,6 +125,7 @@ def main() -> None:
     )
     report_table_alone(per_round)
     report_event_costs(table)
+    report_bookkeeping_floor(per_round, statistics.median(rates))
 
 
 class CommandTape:
@@ -202,6 +205,69 @@ def report_event_costs(table: FaroTable) -> None:
         f"faro_deal: {len(events)} events a deal; making them alone {build:.2f} ms, "
         f"folding them (replay, no checks) {fold:.2f} ms a deal; "
         f"the target leaves 1 ms for the whole deal"
+    )
+
+
+def floor_deal(rng: random.Random, bankrolls: dict[str, int], log: list[tuple[Any, ...]]) -> None:
+    """A deal reduced to its bookkeeping: straight and coppered bets on ranks only, up to
+    eight placed before each turn, each checked only for a live rank and chips in hand, kept
+    in plain dicts and settled with a plain tuple written down for each step. No group,
+    standing bet, call, limit, alarm or fold: what is left is the least any engine does."""
+    deck = [(rank, suit) for rank in range(1, 14) for suit in range(4)]
+    rng.shuffle(deck)
+    left = [4] * 14
+    bets: dict[int, tuple[str, int, int, bool]] = {}
+    by_rank: dict[int, set[int]] = {rank: set() for rank in range(1, 14)}
+    committed = dict.fromkeys(bankrolls, 0)
+    plan = [
+        (name, rng.randrange(1, 14), rng.randint(1, 25), rng.random() < 0.3)
+        for name in bankrolls
+        for _ in range(BETS_PER_PUNTER)
+    ]
+    next_bet = placed = 0
+    left[deck[0][0]] -= 1
+    log.append(("card", deck[0], "soda"))
+    for turn in range(25):
+        for name, rank, amount, copper in plan[placed : placed + 8]:
+            if left[rank] and amount <= bankrolls[name] - committed[name]:
+                bets[next_bet] = (name, rank, amount, copper)
+                by_rank[rank].add(next_bet)
+                committed[name] += amount
+                log.append(("bet_placed", next_bet, name, rank, amount, copper))
+                next_bet += 1
+        placed += 8
+        loser, winner = deck[1 + 2 * turn], deck[2 + 2 * turn]
+        log.append(("bets_locked", turn + 1))
+        for card, role in ((loser, "loser"), (winner, "winner")):
+            left[card[0]] -= 1
+            log.append(("card", card, role))
+        for bet_id in sorted(by_rank[loser[0]] | by_rank[winner[0]]):
+            name, rank, amount, copper = bets.pop(bet_id)
+            if loser[0] == winner[0]:
+                net = -(amount // 2)
+            else:
+                net = amount if (rank == winner[0]) != copper else -amount
+            bankrolls[name] += net
+            committed[name] -= amount
+            by_rank[rank].discard(bet_id)
+            log.append(("bet_settled", bet_id, name, net))
+        log.append(("turn_closed", loser, winner))
+
+
+def report_bookkeeping_floor(deals: int, engine_rate: float) -> None:
+    """How fast deals of as many bets go in this Python with next to nothing done per bet: the
+    target's distance from what the interpreter on this machine allows, in the same run."""
+    bankrolls = dict.fromkeys(PUNTERS, 10_000_000)
+    log: list[tuple[Any, ...]] = []
+    start = time.perf_counter()
+    for seed in range(deals):
+        log.clear()
+        floor_deal(random.Random(seed), bankrolls, log)
+    rate = deals / (time.perf_counter() - start)
+    print(
+        f"faro_deal: the floor (the same count of straight bets, bookkeeping only: no rule but a "
+        f"live rank and chips in hand, events as plain tuples, nothing folded): {rate:.0f} deals "
+        f"per second, {rate / engine_rate:.1f} times the engine's"
     )
 
 
