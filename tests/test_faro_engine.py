@@ -1033,6 +1033,29 @@ def test_000_saratoga_refuses_a_progression_that_would_stop_at_its_first_result(
     ]
 
 
+def test_000_saratoga_chips_added_to_a_martingale_keep_its_stake_within_its_cap() -> None:
+    """000, Faro de Saratoga: a martingale doubles only as long as the doubled stake stays
+    within its cap. Chips added to one that has doubled up to its cap would lay more on the
+    spot than the cap the punter set: refused, saying so, and the table is as it was; what
+    keeps the stake within the cap is taken."""
+    table = open_table("saratoga")
+    table.bet("dan", "high", 2, instruction="martingale 8")
+    deal(table, "8H 3S 8D 3D")  # two losses: 2, then 4, now 8 stands
+    assert [b.stake for b in table.state.bets.values()] == [8]
+    before = table.state.copy()
+    with pytest.raises(
+        BetRefusedError,
+        match=r"^bet on high: 2 more would put 10 on dan's martingale 8 on high, over its cap 8",
+    ):
+        table.bet("dan", "high", 2, instruction="martingale 8")
+    assert table.state == before
+    assert settlements(deal(table, "8C 3C")) == [("dan", "high", "lose", -8)]
+    table.bet("dan", "high", 2, instruction="martingale 8")
+    deal(table, "9H 4S")  # a loss: 4 stands
+    table.bet("dan", "high", 4, instruction="martingale 8")
+    assert [b.stake for b in table.state.bets.values()] == [8]
+
+
 def test_000_saratoga_a_moved_bet_keeps_its_progression() -> None:
     """000, Faro de Saratoga: a standing instruction is the punter's for that bet: moved to
     another rank, a martingale still returns to its base after a win, and a paroli counts

@@ -67,6 +67,14 @@ class Instruction:
                 f"{stake * 2} would be over the table maximum {table_maximum}"
             )
 
+    def check_added(self, what: str, stack: str, amount: int, stake: int) -> None:
+        """Refuse chips added to a martingale's ``stack`` that would put more on it than its
+        cap: it doubles only as long as the doubled stake stays within the cap."""
+        if self.kind == "martingale" and stake > self.limit:
+            raise BetRefusedError(
+                f"{what}: {amount} more would put {stake} on {stack}, over its cap {self.limit}"
+            )
+
 
 class Bet(NamedTuple):
     """Chips (or betting marks) of one punter on one spot.

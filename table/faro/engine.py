@@ -977,6 +977,9 @@ class FaroTable(DealerDesk):
         if progression is not None:
             base = amount if existing is None else amount + existing.base
             progression.check_first_stake(what, base, stake, state.rules.max_bet)
+            if existing is not None:
+                stack = f"{punter}'s {progression.text} on {parsed.text}"
+                progression.check_added(what, stack, amount, stake)
         self._check_funds(what, punter, parsed, amount, copper, mark)
         if at is not None:
             self._at = at
