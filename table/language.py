@@ -433,10 +433,19 @@ def _parse_bet(words: list[str], where: dict[str, int]) -> BetCmd:
             copper = True
         elif word == "mark":
             mark = True
-        elif word in ("paroli", "martingale") and rest:
+        elif word in ("paroli", "martingale"):
+            if not rest:
+                number = "N" if word == "paroli" else "CAP"
+                raise LanguageError(f"{word} needs a whole number: {word} {number}")
             limit = rest.pop(0)
             if whole_number(limit) is None:
                 raise LanguageError(f"{word} needs a whole number, not {limit!r}")
+            if instruction:
+                # A stack follows one progression: neither is dropped for the other unsaid.
+                raise LanguageError(
+                    f"one standing instruction a bet: {instruction!r} and "
+                    f"'{word} {limit}' were both said"
+                )
             instruction = f"{word} {limit}"
         else:
             raise LanguageError(f"unexpected {word!r}; expected: {_USAGE['bet']}")

@@ -93,6 +93,33 @@ def test_a_number_is_written_in_plain_digits(line: str, what: str) -> None:
     assert parse_line("bet dan 9 -5") == BetCmd("dan", "9", -5)  # the table says why not
 
 
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        (
+            "bet ann 5 2 paroli 2 martingale 8",
+            "one standing instruction a bet: 'paroli 2' and 'martingale 8' were both said",
+        ),
+        (
+            "bet ann 5 2 martingale 8 paroli 3",
+            "one standing instruction a bet: 'martingale 8' and 'paroli 3' were both said",
+        ),
+        ("bet ann 5 2 paroli", "paroli needs a whole number: paroli N"),
+        ("bet ann 5 2 martingale", "martingale needs a whole number: martingale CAP"),
+    ],
+)
+def test_000_saratoga_a_bet_line_gives_one_progression_and_its_number(
+    line: str, message: str
+) -> None:
+    """000, Faro de Saratoga: paroli and martingale are two progressions, and a stack
+    follows one (README: 'bet ann 5 2 paroli 3'). A line that says two is refused, rather
+    than carried out with the first silently dropped, and one without its number says
+    what it lacks."""
+    with pytest.raises(LanguageError) as refused:
+        parse_line(line, 4)
+    assert str(refused.value).startswith(f"line 4: {message}")
+
+
 def test_a_call_is_withdrawn_by_naming_its_cards_as_it_was_called() -> None:
     assert parse_line("withdraw ann call") == WithdrawCmd("ann", "call")
     assert parse_line("withdraw ann call 2") == WithdrawCmd("ann", "call", 2)
