@@ -1056,6 +1056,31 @@ def test_000_saratoga_chips_added_to_a_martingale_keep_its_stake_within_its_cap(
     assert [b.stake for b in table.state.bets.values()] == [8]
 
 
+def test_000_saratoga_a_martingale_taken_partly_back_still_returns_to_its_base() -> None:
+    """000, Faro de Saratoga: after a win a martingale starts again from its base, the stake
+    it started from. Chips taken back from a martingale that has doubled leave that base as
+    it was (or what is left, when less is left), so the next win brings the bet down to it,
+    not to what happened to be left on the spot; as after a move, and alike in a replay."""
+    table = FaroTable("t1", "saratoga")
+    events = list(table.opening)
+    events += table.fund_bank(1000)
+    events += table.seat("dan", 100)
+    events += table.new_deck()
+    events += deal(table, "2C")
+    events += table.bet("dan", "high", 2, instruction="martingale 16")
+    events += deal(table, "8H 3S 8D 3D")  # two losses: 2, then 4, now 8 stands
+    events += table.withdraw("dan", "high", 1)
+    settled = deal(table, "3C 8C")
+    events += settled
+    assert [(e.net, e.stake) for e in settled if isinstance(e, BetSettled)] == [(7, 2)]
+    events += deal(table, "9H 4S")  # a loss from the base: 4 stands
+    events += table.withdraw("dan", "high", 3)  # 1 is left, less than the base
+    settled = deal(table, "4C 9C")
+    events += settled
+    assert [(e.net, e.stake) for e in settled if isinstance(e, BetSettled)] == [(1, 1)]
+    assert FaroTable.replay(events).state == table.state
+
+
 def test_000_saratoga_a_moved_bet_keeps_its_progression() -> None:
     """000, Faro de Saratoga: a standing instruction is the punter's for that bet: moved to
     another rank, a martingale still returns to its base after a win, and a paroli counts

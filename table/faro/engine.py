@@ -421,7 +421,10 @@ class FaroState(TableFolds):
         if event.stake == 0:
             self._remove_bet(bet)
         else:
-            self._replace_bet(bet, _restaked(bet, event.stake, event.stake, bet.rides))
+            # A martingale goes back to the stake it started from after a win: chips taken
+            # back leave that base as it was, unless less than it is left.
+            base = min(bet.base, event.stake)
+            self._replace_bet(bet, _restaked(bet, event.stake, base, bet.rides))
 
     def _fold_settled(self, event: BetSettled) -> None:
         bet = self.bets[event.bet]
