@@ -1805,6 +1805,28 @@ def test_a_card_the_camera_could_not_match_named_by_the_dealer_is_no_missed_card
     camera.close()
 
 
+@pytest.mark.parametrize("answer", ["card 7H", "void"])
+def test_a_card_the_camera_could_not_match_still_lying_after_the_answer_is_no_missed_card(
+    tmp_path: Path, answer: str
+) -> None:
+    """The dealer has said what the card the camera could not match was (or that no card of
+    the deal came out): it lies in the box a while yet, until the dealer slides it off for
+    the next card. Those frames are of the card answered for, not of a card missed."""
+    service, camera, fed = watching(tmp_path)
+    service.execute_line("shuffle")
+    joker = render_frame(FrameSpec(None, DESIGNS[TEST_DESIGN], joker=True))
+    fed.show(*lying("5S"), *[joker] * 12)
+    settle(camera, fed)
+    assert camera.filter.question is not None
+    answer_from_console(camera, answer, 10.0)
+    fed.show(*[joker] * 20, *lying("KD"))  # still lying there as the dealer reaches for it
+    assert settle(camera, fed) == []
+    assert notices(service) == []
+    assert dealt(service) == (["5S", "7H", "KD"] if answer == "card 7H" else ["5S", "KD"])
+    fed.end()
+    camera.close()
+
+
 def test_a_second_card_the_camera_cannot_match_in_a_deal_is_asked_about_too(
     tmp_path: Path,
 ) -> None:

@@ -438,3 +438,18 @@ def test_a_barcode_camera_takes_another_decks_copy_right_after_its_twin() -> Non
                 camera.placed(said.card, said.deck)  # as the table takes it
                 taken.append((said.card.code, said.deck))
     assert taken == [("KS", 1), ("KS", 2), ("3H", 1)]
+
+
+def test_a_card_the_camera_cannot_match_slid_in_after_one_answered_for_may_be_missed() -> None:
+    """The frames of a card answered for, still lying in the box, are no card missed; but once
+    the camera has seen something else (the card sliding off), such frames are another card
+    the camera could not match, and the card after it says one may have been missed."""
+    f = ReadingFilter(agree_frames=3)
+    unmatched = status(ReadingStatus.UNREADABLE)
+    sliding = status(ReadingStatus.OBSTRUCTED)
+    feed(f, *[sure(QH)] * 3, *[unmatched] * 10)
+    assert accepted(f.confirm(Card.parse("7H"), 1.0)) == [Card.parse("7H")]
+    outputs = feed(f, *[unmatched] * 20, *[sliding] * 3, *[unmatched] * 10, *[sure(KS)] * 3)
+    assert accepted(outputs) == [KS]
+    assert alarms(outputs) == [AlarmKind.MISSED_CARD]
+    assert "for 10 frames" in outputs[0].message  # type: ignore[attr-defined]

@@ -21,7 +21,8 @@ to put a card into the game. The filter's rules:
 * a card the camera cannot read at all (a joker, another deck's card), two cards in view,
   a foreign barcode and a lost reader each raise an alarm with a plain message;
 * a card that lay in the box unread until the next one was accepted raises an alarm: a
-  card may have been missed;
+  card may have been missed (not the card the dealer was asked about and answered for,
+  still lying there until the camera sees anything else);
 * with a new deck or shoe, the last deal's card still lying in the box is not taken for the
   new deal until the box is seen empty or another card is dealt.
 
@@ -203,6 +204,10 @@ class ReadingFilter:
         self._trouble_frames = 0
         self._trouble_status: ReadingStatus | None = None
         self._trouble_reported = False
+        # The card the camera could not match, asked about and answered, still lies in the
+        # box: its frames are that card's, not a card missed, until the camera sees anything
+        # else (a hand or a slide may bring another such card, which is counted again).
+        self._answered_in_box = False
         self._spoiled_frames = 0
         self._blind_reported = False
         self._question: ConfirmRequest | None = None
@@ -256,6 +261,8 @@ class ReadingFilter:
     # --- the camera -------------------------------------------------------------------
 
     def camera(self, reading: CardReading, timestamp: float) -> list[FilterOutput]:
+        if reading.status is not ReadingStatus.UNREADABLE:
+            self._answered_in_box = False
         if reading.status in SPOILED:
             return self._spoiled(reading, timestamp)
         self._spoiled_frames = 0
@@ -283,7 +290,7 @@ class ReadingFilter:
                 self._in_box_read_as = None
             return []
         self._end_run()
-        if reading.status is ReadingStatus.UNREADABLE:
+        if reading.status is ReadingStatus.UNREADABLE and not self._answered_in_box:
             self._stray_frames += 1
         return self._trouble(reading, timestamp)
 
@@ -320,6 +327,7 @@ class ReadingFilter:
         self._trouble_status = None
         self._trouble_frames = 0
         self._trouble_reported = False
+        self._answered_in_box = False
 
     def _trouble(self, reading: CardReading, timestamp: float) -> list[FilterOutput]:
         if reading.status is not self._trouble_status:
@@ -778,6 +786,7 @@ class ReadingFilter:
         asked = self._question
         held = self._end_question()
         self._forget_strays()  # the frames the camera could not read were this card's
+        self._answered_for_in_box()
         deck = None
         if asked is not None:
             # The camera will go on reading it as the card it guessed, or as the other choice.
@@ -804,9 +813,17 @@ class ReadingFilter:
         the cards held while it waited go on."""
         held = self._end_question()
         self._forget_strays()
+        self._answered_for_in_box()
         if not held:
             self._run = _Run()  # the card asked about, if it is still there, is read afresh
         return self._release(held)
+
+    def _answered_for_in_box(self) -> None:
+        """The dealer has answered while the card the camera could not match lies in the box,
+        asked about: the frames that go on showing it are of the card answered for."""
+        self._answered_in_box = (
+            self._trouble_status is ReadingStatus.UNREADABLE and self._trouble_reported
+        )
 
     def release_held(self) -> list[FilterOutput]:
         """The table's alarm is resolved: the cards held while it waited go on, in the order
