@@ -273,6 +273,30 @@ def test_a_shuffler_takes_a_coups_cards_back_and_the_shoe_reads_them_again(
         assert service.state.coup == coup and service.state.coup_over
 
 
+def test_a_scanner_that_ends_its_codes_with_nothing_deals_each_card(tmp_path: Path) -> None:
+    """A scanner whose suffix is set to none sends each code alone, with no CR or LF after
+    it: each is its card once nothing more has followed it a moment, not a line that waits
+    for an end that never comes while the cards go by unread and nothing is said."""
+    service, reader, clock = dealing(tmp_path)
+    assert reader.scanner is not None
+    for card in ("5S", "KD", "9C"):
+        reader.scanner.port.write(sticker_of(card).encode())
+        assert reader.poll().alarms == []  # it may yet go on
+        clock.now += 0.5
+        assert reader.poll().alarms == []
+    assert dealt(service) == ["5S", "KD", "9C"]
+    reader.scanner.port.write(b"\x02DT1-2H-01\x03")  # framed with STX and ETX: no line end
+    reader.poll()
+    clock.now += 1.0
+    news = reader.poll()
+    assert [alarm.message for alarm in news.alarms] == [
+        "the shoe read a code that is not one of our stickers: '\\x02DT1-2H-01\\x03' came "
+        "with no line end after it: set the scanner to end each code with CR or LF"
+    ]
+    assert dealt(service) == ["5S", "KD", "9C"]
+    reader.close()
+
+
 def test_an_unplugged_scanner_is_an_alarm_and_is_reopened(tmp_path: Path) -> None:
     attempts: list[str] = []
 

@@ -123,6 +123,22 @@ def test_a_line_split_across_reads_is_joined_and_garbage_is_named() -> None:
     assert "not a dealtable card code" in garbage.problem
 
 
+def test_a_part_of_a_sticker_waits_for_the_rest_however_late_it_comes() -> None:
+    """A code is taken without its line end only once it is one of our stickers whole, or
+    after a second of nothing: a part of one, its rest held up a moment, is never a code."""
+    now = [0.0]
+    scanner = SerialScanner("loop://", clock=lambda: now[0])
+    scanner.port.write(b"DT1-10S-0")
+    assert scanner.read() is None
+    now[0] += 0.5
+    assert scanner.read() is None
+    scanner.port.write(b"2\r\n")
+    joined = scanner.read()
+    assert joined is not None and joined.code == CardCode(Card.parse("10S"), 2)
+    assert scanner.read() is None
+    scanner.close()
+
+
 def test_a_scanner_ending_its_codes_with_cr_alone_gives_a_reading_per_code() -> None:
     scanner = SerialScanner("loop://", timeout=0.01)
     scanner.port.write(b"DT1-5S-01\rDT1-KD-01\r")

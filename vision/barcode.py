@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import time
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -241,13 +242,21 @@ _LINE_END = re.compile(rb"[\r\n]")
 
 class SerialScanner:
     """A scanner that types one line per code over serial (USB-serial, Bluetooth SPP…),
-    each ended by CR, LF or CR LF as the scanner is set.
+    each ended by CR, LF or CR LF as the scanner is set, or by nothing at all.
 
     ``url`` is anything ``serial.serial_for_url`` takes: ``/dev/ttyACM0``,
     ``hwgrep://Scanner``, ``socket://host:port``, ``loop://``. A half line left when the
     read times out is kept until its end arrives; a port that vanishes raises
     :class:`ScannerError` once, and the scanner is closed.
+
+    A scanner whose suffix is set to none sends each code in one burst with nothing after
+    it: a half line that is one of our stickers whole, with nothing after it for
+    :attr:`code_quiet` seconds (on ``clock``), is its code (a part of a sticker is never a
+    whole one); any other, after :attr:`line_quiet`, is read as a code sent with no line end.
     """
+
+    code_quiet = 0.05
+    line_quiet = 1.0
 
     def __init__(
         self,
@@ -258,13 +267,16 @@ class SerialScanner:
         # read that waited for a code would hold the cards and the buttons back meanwhile.
         timeout: float = 0,
         opener: Opener = serial.serial_for_url,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         try:
             self.port: Any = opener(url, baudrate=baudrate, timeout=timeout)
         except (serial.SerialException, ValueError, OSError) as error:
             raise ScannerError(f"cannot open barcode scanner {url!r}: {error}") from error
         self.url = url
+        self._clock = clock
         self._pending = b""
+        self._last_byte_at = clock()  # when the last bytes of the half line came
         self._closed = False
 
     def read(self) -> BarcodeReading | None:
@@ -283,6 +295,8 @@ class SerialScanner:
             except (serial.SerialException, OSError) as error:
                 self.close()
                 raise ScannerError(f"barcode scanner {self.url!r} disconnected: {error}") from error
+            if chunk:
+                self._last_byte_at = self._clock()
             self._pending += chunk
             text = self._next_line()
             if not chunk.endswith(b"\n"):
@@ -291,8 +305,29 @@ class SerialScanner:
             if len(self._pending) > 256:
                 self._pending = b""  # a scanner babbling without line ends: drop it
                 return BarcodeReading("", None, "overlong line without an end from the scanner")
-            return None
+            return self._unended()
         return barcode_reading(text)
+
+    def _unended(self) -> BarcodeReading | None:
+        """The half line as a code, once nothing has followed it for long enough (see the
+        class's docstring); None while it may yet go on."""
+        text = self._pending.decode("ascii", errors="replace").strip()
+        if not text:
+            return None
+        quiet = self._clock() - self._last_byte_at
+        reading = barcode_reading(text)
+        if reading.code is not None and quiet >= self.code_quiet:
+            self._pending = b""
+            return reading
+        if quiet >= self.line_quiet:
+            self._pending = b""
+            return BarcodeReading(
+                text,
+                None,
+                f"{text[:40]!r} came with no line end after it: set the scanner to end each "
+                "code with CR or LF",
+            )
+        return None
 
     def _next_line(self) -> str | None:
         """The first line with something on it among those that have arrived whole, taken

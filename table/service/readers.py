@@ -1054,7 +1054,9 @@ class BarcodeShoeReader(_TableReader):
         self.url = url
         self.clock = clock
         self.monotonic = monotonic
-        self._open: Callable[[str], Scanner] = opener or SerialScanner
+        self._open: Callable[[str], Scanner] = opener or (
+            lambda url: SerialScanner(url, clock=monotonic)
+        )
         super().__init__(service)
         self.scanner: Scanner | None = None
         self._retry_at = 0.0
