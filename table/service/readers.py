@@ -637,8 +637,11 @@ class CameraReader(_TableReader):
     working_frames = 30
     # The backlog of a live camera (one that says so): the newest quarter second at 30 frames
     # a second, so that a loop slower than the camera reads the box as it is now. A recording
-    # can wait, and keeps the whole ``backlog``.
+    # (a video file, a folder of frames) waits for the loop instead, its ``backlog`` full: it
+    # is read faster than its frames are recognised, and a frame dropped is a card unseen.
     live_backlog = 8
+    # How often a recording waiting for room in the backlog looks whether it is closed.
+    wait_step = 0.05
     # A live camera that gives no frame for this long (seconds) is stuck in its driver (a
     # loose ribbon cable, a libcamera pipeline that hangs): it is lost, and reopened. So is
     # one that gives the very same picture, bit for bit, for as long: a sensor's noise never
@@ -718,6 +721,10 @@ class CameraReader(_TableReader):
             for frame in self.source:
                 if self._closing.is_set() or abandoned.is_set():
                     return  # close() releases the camera once this thread is out of it
+                if not self._live:
+                    if not self._wait_for_room(frame, abandoned):
+                        return
+                    continue
                 try:
                     self.frames.put_nowait(frame)
                 except queue.Full:
@@ -732,6 +739,17 @@ class CameraReader(_TableReader):
                 return  # given up on already, and reported
             self._failure = _reason(error)
             log.error("camera: %s", self._failure)
+
+    def _wait_for_room(self, frame: Frame, abandoned: threading.Event) -> bool:
+        """Put a recording's ``frame`` in the backlog once there is room; False if the reader
+        closed (or gave up on this capture) meanwhile."""
+        while True:
+            try:
+                self.frames.put(frame, timeout=self.wait_step)
+                return True
+            except queue.Full:
+                if self._closing.is_set() or abandoned.is_set():
+                    return False
 
     def poll(self, limit: int = 30) -> ReaderNews:
         """Recognise the frames that have arrived (at most ``limit``) and act on the filter's
