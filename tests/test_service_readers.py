@@ -1452,6 +1452,72 @@ def test_a_live_camera_that_stops_giving_frames_is_lost_and_reopened(tmp_path: P
     camera.close()
 
 
+class StuckDriverCapture:
+    """A USB camera's ``cv2.VideoCapture`` whose driver has stopped giving frames: a read
+    stays inside it until ``comes_back`` is set. Releasing a capture while a read is inside
+    it frees what that read still uses: OpenCV's captures are not to be shared by threads."""
+
+    def __init__(self) -> None:
+        self.comes_back = threading.Event()
+        self.reads_inside = 0
+        self.released = False
+        self.released_under_a_read = False
+
+    def isOpened(self) -> bool:  # noqa: N802 - OpenCV's name
+        return True
+
+    def set(self, prop: int, value: float) -> bool:
+        return True
+
+    def read(self) -> tuple[bool, None]:
+        self.reads_inside += 1
+        self.comes_back.wait()
+        self.reads_inside -= 1
+        return False, None
+
+    def release(self) -> None:
+        self.released_under_a_read = self.released_under_a_read or self.reads_inside > 0
+        self.released = True
+
+
+class StuckUsbCamera(VideoCaptureSource):
+    """USB camera 0, each capture of it stuck in its driver."""
+
+    def __init__(self) -> None:
+        self.captures: list[StuckDriverCapture] = []
+        super().__init__(0)
+
+    def _open(self) -> Any:
+        self.captures.append(StuckDriverCapture())
+        return self.captures[-1]
+
+
+def test_a_usb_camera_stuck_in_its_driver_is_reopened_without_pulling_the_capture_from_under_it(
+    tmp_path: Path,
+) -> None:
+    """Given up on after five seconds with no frame, the stuck capture is left to its driver,
+    and released once its read comes back out: released meanwhile, under the read still
+    inside it, the driver crashes the service or hangs it."""
+    service, _, clock = make(tmp_path)
+    source = StuckUsbCamera()
+    camera = CameraReader(source, Recognizer(taught_profile()), service, clock=clock)
+    stuck = source.captures[0]
+    try:
+        assert wait_until(lambda: stuck.reads_inside == 1)
+        clock.now += 5.0
+        assert "no frame from the camera for 5 s" in camera.poll().alarms[0].message
+        clock.now += 0.5
+        camera.poll()  # reopened
+        assert len(source.captures) == 2
+        assert not stuck.released_under_a_read
+    finally:
+        for capture in source.captures:
+            capture.comes_back.set()
+    assert wait_until(lambda: stuck.released)  # by its own thread, once out of the driver
+    assert not stuck.released_under_a_read
+    camera.close()
+
+
 class FrozenCamera(FedCamera):
     """A live camera whose driver hands out one picture over and over, bit for bit."""
 

@@ -17,6 +17,7 @@ which then keeps only its newest frames); one that stops giving frames raises
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -91,6 +92,11 @@ class VideoCaptureSource(_Closing):
     A file's frames carry the file's own timestamps, so replaying a recording gives the
     same times as when it was dealt; a live camera's frames carry ``clock()``. A file ends
     when its frames run out; a camera that gives no frame (unplugged) is an error.
+
+    A capture is never released while a read is inside it (OpenCV's captures are not to be
+    shared by threads: the driver would free what the read still uses): reopened while a
+    read is stuck in the driver, the camera is opened afresh, and the stuck capture is
+    released by its own read once that comes back out, its frame unused.
     """
 
     def __init__(
@@ -108,6 +114,8 @@ class VideoCaptureSource(_Closing):
         self._device = device
         self._size = (width, height)
         self._clock = clock
+        self._lock = threading.Lock()
+        self._reads_inside: list[cv2.VideoCapture] = []  # the captures a read is inside now
         self._capture = self._open()
         self._closed = False
 
@@ -125,15 +133,33 @@ class VideoCaptureSource(_Closing):
         return capture
 
     def reopen(self) -> None:
-        """Open the device again, after it gave no frame (a camera plugged back in)."""
-        self._capture.release()
-        self._capture = self._open()
+        """Open the device again, after it gave no frame (a camera plugged back in), or
+        after a read stuck in its driver was given up on."""
+        with self._lock:
+            old = self._capture
+            stuck = any(capture is old for capture in self._reads_inside)
+        if not stuck:
+            old.release()
+        capture = self._open()
+        with self._lock:
+            self._capture = capture
         self._closed = False
 
     def __iter__(self) -> Iterator[Frame]:
         index = 0
         while not self._closed:
-            ok, image = self._capture.read()
+            with self._lock:
+                capture = self._capture
+                self._reads_inside.append(capture)
+            try:
+                ok, image = capture.read()
+            finally:
+                with self._lock:
+                    self._reads_inside.remove(capture)
+                    replaced = capture is not self._capture
+            if replaced:
+                capture.release()  # given up on and reopened meanwhile: this read's to release
+                return
             if not ok or image is None:
                 if self._is_file or self._closed:
                     return
