@@ -1728,6 +1728,59 @@ def test_a_usb_camera_is_asked_for_the_frames_the_pi_camera_gives(
     source.close()
 
 
+def test_a_usb_camera_unplugged_when_the_table_starts_is_lost_until_it_is_plugged_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A camera not there at the start (its cable loose, the Pi booted before it was
+    found) is a camera lost, as one unplugged a moment later is: the dealer deals from the
+    console, and it is opened once plugged in. Before, the table refused to start, as for a
+    config in error, and systemd left it stopped."""
+    plugged = threading.Event()
+    over = threading.Event()
+    frames = [sticker(CardCode(Card.parse("5S"), 1))] * 4
+
+    class Capture:
+        def __init__(self, device: object) -> None:
+            self.opened = plugged.is_set()
+
+        def isOpened(self) -> bool:  # noqa: N802 (OpenCV's name)
+            return self.opened
+
+        def set(self, prop: int, value: float) -> bool:
+            return True
+
+        def read(self) -> tuple[bool, Image | None]:
+            if frames:
+                return True, frames.pop()
+            over.wait()  # the frames the test shows, then none until it is over
+            return False, None
+
+        def release(self) -> None:
+            pass
+
+    monkeypatch.setattr(cv2, "VideoCapture", Capture)
+    service, _, clock = make(tmp_path)
+    service.execute_line("shuffle")
+    source, _ = open_camera(ReaderConfig(kind="barcode-camera", camera="usb:0"))
+    camera = CameraReader(source, None, service, clock=clock)
+    said: list[str] = []
+    assert wait_until(
+        lambda: bool(said),
+        step=lambda: said.extend(alarm.message for alarm in camera.poll().alarms),
+    )
+    assert said == [
+        "the barcode reader is lost: cannot open USB camera 0: unplugged, or taken by another "
+        "program?; it is reopened in 0.5 s; deal from the console"
+    ]
+    assert notices(service) == [("barcode", "reader_lost")]
+    service.execute_line("card KD")  # dealt from the console meanwhile
+    plugged.set()
+    clock.now += 0.5
+    assert wait_until(lambda: dealt(service) == ["KD", "5S"], step=camera.poll)
+    over.set()
+    camera.close()
+
+
 def test_voiding_the_deal_drops_the_readers_question_and_the_cards_held_with_it(
     tmp_path: Path,
 ) -> None:

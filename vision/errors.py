@@ -15,6 +15,11 @@ class FrameSourceError(VisionError):
     """A camera, video file or image folder that cannot give frames."""
 
 
+class CameraUnavailableError(FrameSourceError):
+    """A live camera that cannot be opened now (unplugged, its driver not ready), and may be
+    once it is plugged in: not a mistake in the config."""
+
+
 class ProfileError(VisionError):
     """A deck profile that cannot be taught, saved or loaded."""
 

@@ -29,7 +29,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.errors import FrameSourceError
+from vision.errors import CameraUnavailableError, FrameSourceError
 
 Image = npt.NDArray[np.uint8]
 Clock = Callable[[], float]
@@ -124,6 +124,10 @@ class VideoCaptureSource(_Closing):
         capture = cv2.VideoCapture(device if isinstance(device, int) else str(device))
         if not capture.isOpened():
             capture.release()
+            if self.live:
+                raise CameraUnavailableError(
+                    f"cannot open USB camera {device}: unplugged, or taken by another program?"
+                )
             raise FrameSourceError(f"cannot open video source {device!r}")
         width, height = self._size
         if width is not None:
@@ -240,6 +244,37 @@ class SyntheticSource(_Closing):
         """Nothing to release."""
 
 
+class CameraOpenedLater(_Closing):
+    """A live camera that could not be opened when the table started (unplugged, its driver
+    not ready): it fails as a camera that gives no frame does, saying why, until
+    ``reopen()``, which the reader calls after a pause as for any camera that failed, opens
+    it with ``open_camera``."""
+
+    live = True
+
+    def __init__(self, open_camera: Callable[[], FrameSource], why: str) -> None:
+        self._open_camera = open_camera
+        self._why = why
+        self._camera: FrameSource | None = None
+
+    def __iter__(self) -> Iterator[Frame]:
+        if self._camera is None:
+            raise FrameSourceError(self._why)
+        yield from self._camera
+
+    def reopen(self) -> None:
+        if self._camera is None:
+            self._camera = self._open_camera()
+            return
+        reopen: Callable[[], None] | None = getattr(self._camera, "reopen", None)
+        if reopen is not None:
+            reopen()
+
+    def close(self) -> None:
+        if self._camera is not None:
+            self._camera.close()
+
+
 # The size a live camera is asked for: what the recognizer is made and measured for.
 CAMERA_WIDTH, CAMERA_HEIGHT = 640, 480
 
@@ -283,7 +318,7 @@ class PiCameraSource(_Closing):
             camera.configure(config)
             camera.start()
         except Exception as error:  # libcamera raises plain RuntimeErrors and IndexErrors
-            raise FrameSourceError(
+            raise CameraUnavailableError(
                 f"cannot start Pi camera {self._camera_number}: {error}"
             ) from error
         return camera

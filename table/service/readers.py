@@ -19,6 +19,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -56,10 +57,11 @@ from table.service.reading_filter import (
 )
 from table.service.table_service import TableService
 from vision.barcode import BarcodeReading, SerialScanner, read_frame_barcodes
-from vision.errors import ScannerError, VisionError
+from vision.errors import CameraUnavailableError, ScannerError, VisionError
 from vision.frames import (
     CAMERA_HEIGHT,
     CAMERA_WIDTH,
+    CameraOpenedLater,
     Frame,
     FrameSource,
     Image,
@@ -1327,18 +1329,24 @@ class BarcodeShoeReader(_TableReader):
 
 def open_camera(config: ReaderConfig) -> tuple[FrameSource, Recognizer | None]:
     """The camera the config names, with a recognizer of the deck profile it names (none for
-    a barcode camera). A ProfileError or a FrameSourceError says what cannot be opened."""
+    a barcode camera). A ProfileError or a FrameSourceError says what cannot be opened; a
+    live camera not there now is opened later (a camera lost: the dealer deals from the
+    console meanwhile)."""
     recognizer = None if config.kind == "barcode-camera" else Recognizer(find_profile(config.deck))
     kind, _, where = config.camera.partition(":")
-    source: FrameSource
-    if kind == "picamera":
-        source = PiCameraSource()
-    elif kind == "usb":
-        # Asked for the Pi camera's size: the recognizer is made for it, and a USB camera
-        # left at its own may give five times the pixels to read.
-        source = VideoCaptureSource(int(where or 0), width=CAMERA_WIDTH, height=CAMERA_HEIGHT)
-    elif kind == "video":
-        source = VideoCaptureSource(where)
-    else:
-        source = ImageFolderSource(where)
-    return source, recognizer
+    if kind == "video":
+        return VideoCaptureSource(where), recognizer
+    if kind not in ("picamera", "usb"):
+        return ImageFolderSource(where), recognizer
+    # Asked for the Pi camera's size: the recognizer is made for it, and a USB camera left at
+    # its own may give five times the pixels to read.
+    live: Callable[[], FrameSource] = (
+        PiCameraSource
+        if kind == "picamera"
+        else partial(VideoCaptureSource, int(where or 0), width=CAMERA_WIDTH, height=CAMERA_HEIGHT)
+    )
+    try:
+        return live(), recognizer
+    except CameraUnavailableError as unavailable:
+        log.warning("%s: the table starts without it, and opens it once it can", unavailable)
+        return CameraOpenedLater(live, str(unavailable)), recognizer
