@@ -736,6 +736,32 @@ def test_003_chips_that_pay_a_loss_on_marks_go_to_the_bank_and_are_said_so() -> 
     assert "gets back" not in said
 
 
+def test_003_a_refusal_on_cases_says_one_card_of_each_rank_of_a_group_is_left() -> None:
+    """003, ставки на кейсиз: cases is one card of a rank left. A group whose ranks are all
+    cases has one card of each left, not one card in all, and the refusal says so."""
+    table = open_table("casino-003", soda="2C")
+    deal(table, "2H QS 2D QH QD 5S")  # one 2 and one Q left
+    rule = (
+        "the house takes a bet on cases only from a punter who also backs a rank that can "
+        "still split"
+    )
+    with pytest.raises(BetRefusedError) as refused:
+        table.bet("dan", "Q", 2)
+    assert str(refused.value) == f"bet on Q: Q is cases (one card left); {rule}"
+    with pytest.raises(BetRefusedError) as refused:
+        table.bet("dan", "2+Q", 2)
+    assert str(refused.value) == f"bet on 2+Q: 2+Q is on cases (one 2 and one Q left); {rule}"
+    table.bet("dan", "9", 2)
+    table.bet("dan", "Q", 2)
+    table.bet("dan", "2+Q", 2)
+    with pytest.raises(BetRefusedError) as refused:
+        table.withdraw("dan", "9")
+    assert str(refused.value) == (
+        "withdraw dan 9: Q is cases (one card left), 2+Q is on cases (one 2 and one Q left); "
+        f"{rule}"
+    )
+
+
 def test_003_on_the_last_turn_the_three_cards_are_backed_as_usual() -> None:
     """003, последний абцуг: punters may back any of the last three cards as usual, though
     each is cases."""

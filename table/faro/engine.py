@@ -1090,9 +1090,9 @@ class FaroTable(DealerDesk):
             return
         if any(casekeep.left(rank) >= 2 for bet in bets for rank in bet.spot.ranks):
             return
-        cases = ", ".join(dict.fromkeys(bet.spot.text for bet in on_cases))
+        cases = ", ".join(dict.fromkeys(_on_cases(bet.spot) for bet in on_cases))
         raise BetRefusedError(
-            f"{what}: {cases} is cases (one card left); the house takes a bet on cases only "
+            f"{what}: {cases}; the house takes a bet on cases only "
             "from a punter who also backs a rank that can still split"
         )
 
@@ -1589,6 +1589,15 @@ def _several_stacks(what: str, punter: str, stacks: Sequence[Bet]) -> BetRefused
     return BetRefusedError(
         f"{what}: {punter} has {' and '.join(kinds)} there ({labels}); say {' and '.join(words)}"
     )
+
+
+def _on_cases(spot: Spot) -> str:
+    """What a spot whose every rank is cases has left: one card of its rank, or of each of
+    a group's ranks, not one card in all."""
+    if len(spot.ranks) == 1:
+        return f"{spot.text} is cases (one card left)"
+    ones = [f"one {rank.label}" for rank in spot.ranks]
+    return f"{spot.text} is on cases ({', '.join(ones[:-1])} and {ones[-1]} left)"
 
 
 # Standing bets a turn's two ranks decide, suits aside (Dutch Faro's colours need the suits).
