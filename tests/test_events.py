@@ -32,7 +32,7 @@ from table.events import (
     event_to_json,
     event_types,
 )
-from tests.conftest import deal_rest, open_table
+from tests.conftest import deal, deal_rest, open_table
 
 
 def test_every_event_of_a_deal_round_trips_through_json() -> None:
@@ -427,6 +427,52 @@ def test_every_value_of_an_event_enum_is_named_in_the_section_of_its_event() -> 
                     missing = [m.value for m in kind if f"`{m.value}`" not in sections[name]]
                     assert not missing, (name, field_name, missing)
     assert {CardRole, Outcome, AlarmKind, ReaderNoticeKind} <= enums
+
+
+# Why a bet comes back in a Faro turn (words of its note), and the words docs/events.md's
+# account of a turn uses for it.
+RETURNS_IN_A_TURN = {"are dead": "dead", "the bank cannot cover it": "can no longer cover"}
+
+
+def test_docs_events_md_orders_a_faro_turn_as_the_engine_does() -> None:
+    """A bet between two ranks that stood (001) on the last card of each is handed back with
+    the turn's settlements, by bet number, before `turn_closed`; a bet the bank can no
+    longer cover comes back after it. The doc's account of a turn's second card names
+    each return on the side of `turn_closed` where the engine puts it."""
+    table = open_table(bank=20)
+    deal(table, "9H 3S 9D 4S 9C 5S 10H 6S 10D 7S 10C 8S")  # one 9 and one 10 left
+    table.bet("dan", "9+10", 5)
+    table.bet("anna", "10", 10)
+    table.bet("ben", "Q", 12)
+    events = deal(table, "9S 10S")  # 9+10 stands on both last cards; anna's win leaves 10
+    assert [
+        (event.type_name, getattr(event, "punter", ""), getattr(event, "outcome", None))
+        for event in events
+    ] == [
+        ("bets_locked", "", None),
+        ("card_dealt", "", None),
+        ("card_dealt", "", None),
+        ("bet_settled", "dan", Outcome.RETURNED),
+        ("bet_settled", "anna", Outcome.WIN),
+        ("turn_closed", "", None),
+        ("bet_settled", "ben", Outcome.RETURNED),
+    ]
+    text = " ".join(EVENTS_MD.read_text(encoding="utf-8").split())
+    item = re.search(r"2\. the second card: (.*?)\. Faro, the hoc", text)
+    assert item, "docs/events.md: no account of a Faro turn's second card"
+    before, closed, after = item.group(1).partition("`turn_closed`")
+    assert closed, "docs/events.md: a Faro turn's second card without turn_closed"
+    closed_at = next(i for i, event in enumerate(events) if event.type_name == "turn_closed")
+    reasons = []
+    for index, event in enumerate(events):
+        if isinstance(event, BetSettled) and event.outcome is Outcome.RETURNED:
+            reason = next(key for key in RETURNS_IN_A_TURN if key in event.note)
+            side, words = (before, "before") if index < closed_at else (after, "after")
+            assert RETURNS_IN_A_TURN[reason] in side, (
+                f"docs/events.md: a bet returned as {event.note!r} comes {words} turn_closed"
+            )
+            reasons.append(reason)
+    assert reasons == ["are dead", "the bank cannot cover it"]
 
 
 def test_the_examples_in_docs_events_md_are_whole_events_of_their_section() -> None:
