@@ -1172,6 +1172,29 @@ def test_000_dutch_faro_red_and_black_are_reckoned_by_the_turn_that_decides_them
     assert table.state.bank == 30
 
 
+@pytest.mark.parametrize(
+    ("colour", "left"), [("red", "7H 9S 9C 10S 10C"), ("black", "7S 9H 9D 10H 10D")]
+)
+def test_000_dutch_faro_the_bank_covers_only_the_turns_the_cards_left_can_make(
+    colour: str, left: str
+) -> None:
+    """000, Variantes, Faro holandés: a colour wins a turn whose two cards are both of it.
+    With one card of a colour left in the box no turn can bring two of it: a bet on that
+    colour can no longer win, and a bank of 10 takes 15 on it."""
+    table = open_table("dutch", bank=10)
+    kept = cards(left)
+    deal(table, " ".join(str(c) for c in table.state.casekeep.remaining_cards() if c not in kept))
+    assert table.state.cards_left == 5 and table.state.bets_open
+    table.bet("dan", colour, 15)
+    assert [(bet.spot.text, bet.stake) for bet in table.state.bets.values()] == [(colour, 15)]
+    assert settlements(deal(table, left[:5])) == [("dan", colour, "split", 0)]
+    assert settlements(deal_rest(table)) == [
+        ("dan", colour, "lose", -15),
+        ("dan", colour, "returned", 0),  # the deal is over
+    ]
+    assert table.state.bank == 25
+
+
 # --- integrity: alarms and the dealer's corrections ----------------------------------------
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import permutations
@@ -1167,7 +1168,7 @@ class FaroTable(DealerDesk):
         for loser_rank, winner_rank in self._next_turn_ranks():
             worst = max(worst, _bank_pays(rank_bets, loser_rank, winner_rank, state.rules))
         if colour_bets:
-            worst += _colour_pays(colour_bets, state.rules)
+            worst += _colour_pays(colour_bets, self._next_turn_colours(), state.rules)
         return worst + others
 
     def _next_turn_ranks(self) -> list[tuple[Rank, Rank]]:
@@ -1184,6 +1185,21 @@ class FaroTable(DealerDesk):
             for loser in live
             for winner in live
             if loser != winner or casekeep.left(loser) >= 2
+        ]
+
+    def _next_turn_colours(self) -> list[tuple[Card, Card]]:
+        """A card of the loser's colour and one of the winner's for each pair of colours the
+        next turn may bring: a colour twice only while two of it are left; once the deal is
+        over, any two (a new deck's first turn)."""
+        casekeep = self.state.casekeep
+        pairs = [(loser, winner) for loser in _COLOUR_CARDS for winner in _COLOUR_CARDS]
+        if not casekeep.cards_left:
+            return pairs
+        left = Counter(card.colour for card in casekeep.remaining_cards())
+        return [
+            (loser, winner)
+            for loser, winner in pairs
+            if Counter((loser.colour, winner.colour)) <= left
         ]
 
     def _last_turn_exposure(self, bets: Sequence[Bet]) -> int:
@@ -1631,17 +1647,11 @@ _ANY_SUIT = Suit.SPADES
 _COLOUR_CARDS = (Card(Rank.ACE, Suit.HEARTS), Card(Rank.ACE, Suit.SPADES))
 
 
-def _colour_pays(bets: Sequence[Bet], rules: FaroRules) -> int:
+def _colour_pays(bets: Sequence[Bet], turns: Sequence[tuple[Card, Card]], rules: FaroRules) -> int:
     """The most the bank pays on Dutch Faro's colour bets in one turn, over the colours its
-    two cards may have: red and black cannot both win one turn."""
-    return max(
-        0,
-        *(
-            _turn_pays(bets, loser, winner, rules)
-            for loser in _COLOUR_CARDS
-            for winner in _COLOUR_CARDS
-        ),
-    )
+    two cards may have (``turns``, as :meth:`FaroTable._next_turn_colours` gives them): red
+    and black cannot both win one turn, and neither wins once one card of it is left."""
+    return max([0, *(_turn_pays(bets, loser, winner, rules) for loser, winner in turns)])
 
 
 _COLOURS = ("red", "black")
