@@ -20,6 +20,7 @@ from gpiozero import DigitalInputDevice  # type: ignore[import-untyped]
 
 from firmware_bridge.clock import Clock
 from hw.board import ShoeSensorWiring
+from hw.errors import PinRefusedError
 
 
 @dataclass(frozen=True)
@@ -63,9 +64,14 @@ class ShoeSensor:
         self._restored_at: float | None = None
         self._chattering = False
         self._lock = threading.Lock()
-        self._device = DigitalInputDevice(
-            wiring.pin, pull_up=wiring.active_low, pin_factory=pin_factory
-        )
+        try:
+            self._device = DigitalInputDevice(
+                wiring.pin, pull_up=wiring.active_low, pin_factory=pin_factory
+            )
+        except Exception as error:
+            # lgpio refuses a line the kernel or another program holds with an error of its
+            # own ("GPIO busy"), which names no pin.
+            raise PinRefusedError(f"the light barrier on GPIO{wiring.pin}: {error}") from error
         self._device.when_activated = self._beam_broken
         self._device.when_deactivated = self._beam_restored
 

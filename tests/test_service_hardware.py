@@ -209,6 +209,29 @@ def test_a_pin_another_program_holds_refuses_the_hardware_in_one_line_naming_it(
         )
 
 
+def test_a_light_barrier_pin_another_program_holds_is_named_in_the_refusal() -> None:
+    """The light barrier's line claimed elsewhere (lgpio's "GPIO busy", which names no pin):
+    the refusal names the barrier's pin, as it does a button's, so the dealer knows which
+    wire or program to look at."""
+    busy = load_board().shoe_sensor.pin
+
+    class ClaimedElsewhere(MockPin):  # type: ignore[misc]
+        def __init__(self, factory: Any, info: Any) -> None:
+            if info.name == f"GPIO{busy}":
+                raise GPIOBusyError("GPIO busy")
+            super().__init__(factory, info)
+
+    config = HardwareConfig(abacus=False, buttons=False, layout=False, shoe_sensor=True)
+    with mock_pins() as factory:
+        factory.pin_class = ClaimedElsewhere
+        with pytest.raises(HardwareError) as refused:
+            TableHardware(config, pin_factory=factory)
+        assert str(refused.value) == (
+            f"the shoe's light barrier (board {DEFAULT_BOARD}): "
+            f"the light barrier on GPIO{busy}: GPIO busy"
+        )
+
+
 def dealtable(*args: str) -> subprocess.CompletedProcess[str]:
     """``dealtable ARGS`` as a process, left to find gpiozero's default pin factory itself."""
     env = {name: value for name, value in os.environ.items() if name != "GPIOZERO_PIN_FACTORY"}
