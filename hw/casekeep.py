@@ -22,7 +22,7 @@ from typing import Any
 from gpiozero import SPIDevice  # type: ignore[import-untyped]
 
 from hw.board import CasekeepMode, CasekeepWiring
-from hw.errors import CasekeepError
+from hw.errors import CasekeepError, PinRefusedError
 from table.cards import Rank
 
 BEADS_PER_RANK = 4
@@ -32,6 +32,8 @@ CARDS = 13 * BEADS_PER_RANK
 # deal shows (only the soda and the hoc do); in one-led mode a deal would have to have dealt
 # every card of these seven ranks and not one of the other six.
 STARTING_RANKS = frozenset(rank for rank in Rank if rank.value % 2 == 1)
+# The latch (RCLK) of every register, by the board's spi_device: CE0 or CE1 of SPI0.
+SPI0_LATCH_PINS = (8, 7)
 
 
 class ShiftRegisterChain(SPIDevice):  # type: ignore[misc]
@@ -60,12 +62,26 @@ class CasekeepAbacus:
             )
         self.wiring = wiring
         self.mode = wiring.mode
-        self._chain: ShiftRegisterChain | None = ShiftRegisterChain(
-            port=wiring.spi_port, device=wiring.spi_device, pin_factory=pin_factory
-        )
+        self._chain: ShiftRegisterChain | None = self._open_chain(wiring, pin_factory)
         self._beads: dict[Rank, list[Bead]] = {rank: [Bead.IN_BOX] * 4 for rank in Rank}
         self._lit: frozenset[int] = frozenset()
         self._write()
+
+    @staticmethod
+    def _open_chain(wiring: CasekeepWiring, pin_factory: Any) -> ShiftRegisterChain:
+        """The chain on SPI0; a line the driver refuses is named with the bus's pins. lgpio
+        refuses a line the kernel or another program holds with an error of its own ("GPIO
+        busy"), which names no pin."""
+        try:
+            return ShiftRegisterChain(
+                port=wiring.spi_port, device=wiring.spi_device, pin_factory=pin_factory
+            )
+        except Exception as error:
+            latch = f"CE{wiring.spi_device} GPIO{SPI0_LATCH_PINS[wiring.spi_device]}"
+            raise PinRefusedError(
+                f"the shift register chain on SPI{wiring.spi_port} (SCLK GPIO11, MOSI GPIO10, "
+                f"MISO GPIO9, latch {latch}): {error}"
+            ) from error
 
     @property
     def beads(self) -> dict[Rank, tuple[Bead, ...]]:

@@ -232,6 +232,29 @@ def test_a_light_barrier_pin_another_program_holds_is_named_in_the_refusal() -> 
         )
 
 
+# gpiozero tries the hardware SPI driver first, then says it bit-bangs the same pins instead.
+@pytest.mark.filterwarnings("ignore:failed to initialize hardware SPI")
+def test_a_casekeep_line_another_program_holds_is_named_in_the_refusal() -> None:
+    """The casekeep's latch line (CE0) claimed elsewhere (lgpio's "GPIO busy", which names
+    no pin): the refusal names the SPI bus and the pins the chain hangs on."""
+
+    class ClaimedElsewhere(MockPin):  # type: ignore[misc]
+        def __init__(self, factory: Any, info: Any) -> None:
+            if info.name == "GPIO8":
+                raise GPIOBusyError("GPIO busy")
+            super().__init__(factory, info)
+
+    config = HardwareConfig(buttons=False, layout=False)
+    with mock_pins() as factory:
+        factory.pin_class = ClaimedElsewhere
+        with pytest.raises(HardwareError) as refused:
+            TableHardware(config, pin_factory=factory)
+        assert str(refused.value) == (
+            f"the casekeep abacus (board {DEFAULT_BOARD}): the shift register chain on SPI0 "
+            "(SCLK GPIO11, MOSI GPIO10, MISO GPIO9, latch CE0 GPIO8): GPIO busy"
+        )
+
+
 def dealtable(*args: str) -> subprocess.CompletedProcess[str]:
     """``dealtable ARGS`` as a process, left to find gpiozero's default pin factory itself."""
     env = {name: value for name, value in os.environ.items() if name != "GPIOZERO_PIN_FACTORY"}
