@@ -8,6 +8,7 @@ import io
 import json
 import logging
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -37,7 +38,13 @@ from table.faro.engine import Phase
 from table.language import EmptyCmd
 from table.service import journal as journal_module
 from table.service import table_service as table_service_module
-from table.service.config import Config, HardwareConfig, ReaderConfig, TableConfig
+from table.service.config import (
+    Config,
+    HardwareConfig,
+    ReaderConfig,
+    TableConfig,
+    parse_config,
+)
 from table.service.hardware import TableHardware
 from table.service.journal import Journal, JournalError
 from table.service.readers import BarcodeShoeReader
@@ -253,6 +260,22 @@ def test_a_casekeep_line_another_program_holds_is_named_in_the_refusal() -> None
             f"the casekeep abacus (board {DEFAULT_BOARD}): the shift register chain on SPI0 "
             "(SCLK GPIO11, MOSI GPIO10, MISO GPIO9, latch CE0 GPIO8): GPIO busy"
         )
+
+
+def test_the_hardware_readme_shows_every_key_of_the_hardware_section() -> None:
+    """The config's [hardware] section turns the table's devices on: hw/README.md shows each
+    key it takes, with its default, so a table is wired up without reading the code."""
+    readme = (Path(__file__).parent.parent / "hw" / "README.md").read_text(encoding="utf-8")
+    blocks = [block.split("```", 1)[0] for block in readme.split("```toml\n")[1:]]
+    (section,) = [block for block in blocks if block.startswith("[hardware]\n")]
+    keys = {
+        found.group(1)
+        for line in section.splitlines()[1:]
+        if (found := re.match(r"#?\s*([a-z_]+)\s*=", line))
+    }
+    assert keys == {field.name for field in dataclasses.fields(HardwareConfig)}
+    config = parse_config('[table]\njournal = "j.sqlite"\n' + section, "hw/README.md")
+    assert config.hardware == HardwareConfig()
 
 
 def dealtable(*args: str) -> subprocess.CompletedProcess[str]:
