@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import errno
 import random
 import select
 import threading
@@ -91,13 +92,26 @@ BOARD_WINDOW = 8
 
 def open_serial_url(url: str, baudrate: int = 115200) -> SerialPort:
     """Open any pyserial URL without blocking reads or writes: a device path, hwgrep://,
-    loop://... A write takes what the port has room for and says how much that was."""
+    loop://... A write takes what the port has room for and says how much that was.
+
+    A device is held exclusively (pyserial's ``exclusive``, a lock on the open port): two
+    programs reading one port each get a part of its bytes, and a second one (another
+    service, hw.bridge_check run beside the service) would take codes the service never
+    sees, and acknowledge them so that the board forgets them. It is refused instead."""
     # loop:// refuses every write under a zero write timeout (it times a write at the baud
     # rate); its writes never wait in any case.
     write_timeout = None if url.lower().startswith("loop://") else 0
-    port: SerialPort = serial.serial_for_url(
-        url, baudrate=baudrate, timeout=0, write_timeout=write_timeout
-    )
+    try:
+        port: SerialPort = serial.serial_for_url(
+            url, baudrate=baudrate, timeout=0, write_timeout=write_timeout, exclusive=True
+        )
+    except serial.SerialException as error:
+        if error.errno not in (errno.EAGAIN, errno.EWOULDBLOCK):
+            raise
+        raise serial.SerialException(
+            f"another program has {url} open (a second dealtable, hw.bridge_check, mpremote?): "
+            "stop it"
+        ) from None
     return port
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import serial  # type: ignore[import-untyped]
-from wire_fixtures import Bench, lamps, table_bench
+from wire_fixtures import Bench, lamps, run_board, table_bench
 
 from firmware_bridge.clock import ManualClock
 from firmware_bridge.errors import LinkClosedError
@@ -24,6 +24,7 @@ from firmware_bridge.link import (
     FramesRefused,
     LinkConfig,
     LinkDown,
+    LinkEvent,
     LinkState,
     LinkUp,
     SensorChanged,
@@ -463,6 +464,42 @@ def test_a_missing_port_is_counted_not_raised(tmp_path: Path) -> None:
     assert not link.is_up
     assert link.stats.open_failures >= 3
     assert "open failed" in link.last_error
+
+
+def test_a_second_program_on_the_boards_port_is_refused_and_takes_no_card(
+    tmp_path: Path,
+) -> None:
+    """Two programs reading one serial port each get a part of its bytes: a second service,
+    or hw.bridge_check run beside the service, would read codes the service never sees (and
+    acknowledge them, so that the board forgets them). The first holds the port: the second
+    is refused, and every code reaches the first."""
+    with table_bench(tmp_path) as bench:
+        bench.drive(lambda: bench.link.is_up)
+        second = SerialLink(bench.board.url, bench.clock)
+        try:
+            heard_by_second: list[LinkEvent] = []
+            codes = [f"DT-{turn:04d}" for turn in range(10)]
+            for code in codes:
+                bench.board.scan(code)
+                run_board(
+                    bench.board,
+                    bench.clock,
+                    0.1,
+                    # Which program reads the port first is the kernel's choice.
+                    lambda: heard_by_second.extend(second.poll()),
+                    lambda: bench.events.extend(bench.link.poll()),
+                )
+            assert [e.text for e in bench.of_type(BarcodeRead) if isinstance(e, BarcodeRead)] == (
+                codes
+            )
+            assert heard_by_second == []
+            assert second.stats.opens == 0
+            assert second.last_error == (
+                f"open failed: another program has {bench.board.url} open (a second dealtable, "
+                "hw.bridge_check, mpremote?): stop it"
+            )
+        finally:
+            second.close()
 
 
 def test_socket_url_reaches_the_board_and_reconnects(tmp_path: Path) -> None:
