@@ -60,6 +60,18 @@ class Board:
     shoe_sensor: ShoeSensorWiring
     microcontroller_url: str
 
+    def layout_port(self, given: str = "") -> str:
+        """The layout board's port: ``given`` (the table config's), else the board file's.
+        None named is refused: a port called "" would be tried for ever, and never open."""
+        port = given or self.microcontroller_url
+        if not port:
+            raise BoardConfigError(
+                "[microcontroller] url: no port named for the layout board (give it here, or "
+                "[hardware] microcontroller_url in the table's config; layout = false for a "
+                "table without one)"
+            )
+        return port
+
     def gpio_pins(self) -> dict[str, int]:
         """Every single GPIO the board uses, by what it drives."""
         pins = {f"button {name}": pin for name, pin in self.buttons.pins.items()}

@@ -51,6 +51,7 @@ from table.service.readers import BarcodeShoeReader
 from table.service.run import SimulatedTable, open_table
 from table.service.run import run as run_table
 from table.service.table_service import JOURNAL_RETRY_SECONDS, TableService
+from tests.commands import dealtable_each
 from tests.mosquitto import wait_until
 from tests.test_service_journal import count_commits
 from tests.test_service_readers import (
@@ -346,6 +347,34 @@ def test_a_board_file_run_cannot_use_refuses_the_start_in_one_line(
     assert checked.stderr == (
         f"dealtable config: {config}: [hardware] board: {tmp_path / 'board.toml'}: {message}\n"
     )
+
+
+def test_a_layout_board_with_no_port_named_refuses_the_start_in_one_line(tmp_path: Path) -> None:
+    """The layout is on (as unless the config says layout = false) and neither the board
+    file nor the config names the layout board's port: run and config check refuse it, naming
+    the keys; before, config check said ok and the service tried a port called "" for ever."""
+    board = tmp_path / "board.toml"
+    board.write_text(SHIPPED_BOARD.replace('url = "hwgrep://VID:PID=2E8A:0005"', ""))
+    message = (
+        f"{board}: [microcontroller] url: no port named for the layout board (give it here, or "
+        "[hardware] microcontroller_url in the table's config; layout = false for a table "
+        "without one)"
+    )
+    with pytest.raises(HardwareError) as refused:
+        TableHardware(HardwareConfig(board=str(board), abacus=False, buttons=False))
+    assert str(refused.value) == message
+    config = tmp_path / "table.toml"
+    config.write_text(
+        f'[table]\njournal = "{tmp_path / "j.sqlite"}"\n[hardware]\nboard = "{board}"\n'
+    )
+    with_port = tmp_path / "with-port.toml"
+    with_port.write_text(config.read_text() + 'microcontroller_url = "/dev/ttyACM0"\n')
+    checked, checked_with_port = dealtable_each(
+        [["config", "check", str(config)], ["config", "check", str(with_port)]]
+    )
+    assert checked.returncode == 2
+    assert checked.stderr == f"dealtable config: {config}: [hardware] board: {message}\n"
+    assert checked_with_port.returncode == 0, checked_with_port.stderr
 
 
 def test_the_layout_goes_dark_when_the_service_stops(rig: Any) -> None:

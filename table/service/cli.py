@@ -683,10 +683,16 @@ def _board_problem(config: Config) -> str | None:
 
     if config.hardware is None:
         return None
+    board_file = _board_file(config.hardware)
     try:
-        load_board(_board_file(config.hardware))
+        board = load_board(board_file)
     except BoardConfigError as refused:
         return str(refused)
+    if config.hardware.layout:
+        try:
+            board.layout_port(config.hardware.microcontroller_url)
+        except BoardConfigError as refused:
+            return f"{board_file}: {refused}"
     return None
 
 

@@ -39,7 +39,7 @@ from firmware_bridge.protocol import MAX_BARCODE, DeviceErrorCode, Sensor
 from hw.board import DEFAULT_BOARD, Board, load_board, make_pin_factory
 from hw.buttons import DealerAction, DealerButtons
 from hw.casekeep import CasekeepAbacus
-from hw.errors import HardwareError, PinRefusedError
+from hw.errors import BoardConfigError, HardwareError, PinRefusedError
 from hw.shoe_sensor import SensorChattering, ShoeSensor
 from table.events import Event
 from table.language import Command, EmptyCmd, LockCmd, ShuffleCmd, VoidCmd
@@ -379,10 +379,12 @@ class TableHardware:
                         self.board.shoe_sensor, pin_factory=self.pin_factory, clock=self.clock
                     )
             if config.layout:
+                try:
+                    port = self.board.layout_port(config.microcontroller_url)
+                except BoardConfigError as error:
+                    raise BoardConfigError(f"{board_file}: {error}") from None
                 with _refused_in_one_line("the layout display", board_file):
-                    self.link = SerialLink(
-                        config.microcontroller_url or self.board.microcontroller_url, self.clock
-                    )
+                    self.link = SerialLink(port, self.clock)
                 self.layout = LayoutDriver(self.link)
         except Exception:
             self.close()
