@@ -388,6 +388,7 @@ class SerialLink:
         self._unsettled: deque[tuple[int, bool]] = deque()
         self._nak_sent_for: int | None = None
         self._last_rx_at = 0.0
+        self._polled_at: float | None = None
         self._last_hello_at = 0.0
         self._last_heartbeat_at = 0.0
         self._ever_up = False
@@ -565,6 +566,7 @@ class SerialLink:
         if self._closed:
             raise LinkClosedError(f"the link to {self.url} is closed")
         now = self._clock.monotonic()
+        self._away_not_counted(now)
         if self._port is None and now >= self._reopen_at:
             self._open(now)
         if self._port is not None:
@@ -577,6 +579,18 @@ class SerialLink:
             self._fill_window(now)
         events, self._events = self._events, []
         return events
+
+    def _away_not_counted(self, now: float) -> None:
+        """The time the host did not poll (its loop held up, a stop that first gives the
+        broker a few seconds) is no silence of the board's: the board speaks when asked,
+        and was asked nothing meanwhile. Counted, the first poll after the wait dropped a
+        link that was well, and a stopping service's dark layout never went out."""
+        polled_at, self._polled_at = self._polled_at, now
+        if polled_at is None:
+            return
+        away = now - polled_at - self.config.heartbeat_interval
+        if away > 0:
+            self._last_rx_at = min(now, self._last_rx_at + away)
 
     def wait(self, timeout: float) -> None:
         """Block for at most ``timeout`` real seconds until bytes may have arrived."""

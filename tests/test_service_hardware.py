@@ -349,6 +349,25 @@ def test_a_board_file_run_cannot_use_refuses_the_start_in_one_line(
     )
 
 
+def test_the_layout_goes_dark_when_the_service_stops_after_a_wait(rig: Any) -> None:
+    """A stop that waits first (run gives the broker up to 5 s to take the last events)
+    polls the board not meanwhile, and the board, asked nothing, says nothing: no dead link.
+    The layout still goes dark; before, the link was dropped as "firmware silent" at the
+    first poll after the wait, the dark display never went, and the lamps stayed lit."""
+    service, hardware, _factory, _chain, board = rig
+    service.execute_line("shuffle")
+    service.execute_line("card 2C")
+    lit = layout_pixels(layout_frame(service.state))
+    assert wait_until(lambda: board.shown == lit and hardware.link.idle, step=hardware.poll)
+    heard = hardware.link.decoder.stats.frames
+    hardware.clock.advance(hardware.link.config.heartbeat_interval)
+    # The board answers the heartbeat: all it was asked is answered.
+    assert wait_until(lambda: hardware.link.decoder.stats.frames > heard, step=hardware.poll)
+    hardware.clock.advance(3.0)
+    hardware.close()
+    assert board.shown == [OFF] * 16
+
+
 def test_a_layout_board_with_no_port_named_refuses_the_start_in_one_line(tmp_path: Path) -> None:
     """The layout is on (as unless the config says layout = false) and neither the board
     file nor the config names the layout board's port: run and config check refuse it, naming
