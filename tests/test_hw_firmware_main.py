@@ -91,8 +91,8 @@ def test_main_builds_the_firmware_from_the_board_pins(
 def test_a_host_already_sending_when_the_board_starts_gets_an_answer(
     main: Any, host: HostOnTheUsbPort
 ) -> None:
-    """Every frame begins with 0x03, Ctrl-C: it must not stop main.py, or the layout stays
-    dark after a reset or a replug."""
+    """A host frame numbered 0 (its HELLO, its heartbeat) begins with 0x03, Ctrl-C: it must
+    not stop main.py, or the layout stays dark after a reset or a replug."""
     with pytest.raises(PoweredOffError):
         main.run()
     answers = dealfw.Decoder().feed(bytes(host.received))
