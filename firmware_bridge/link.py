@@ -28,6 +28,7 @@ import enum
 import errno
 import random
 import select
+import termios
 import threading
 import time
 from collections import deque
@@ -607,7 +608,9 @@ class SerialLink:
     def _open(self, now: float) -> None:
         try:
             port = self._opened_port()
-        except (OSError, ValueError, serial.SerialException) as error:
+        # pyserial lets termios.error (no OSError) out of tcsetattr on a device that went
+        # between two of its calls while opening: the board unplugged as its port opens.
+        except (OSError, ValueError, serial.SerialException, termios.error) as error:
             self.stats.open_failures += 1
             self.last_error = f"open failed: {error}"
             self._schedule_reopen(now)

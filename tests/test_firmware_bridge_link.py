@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import itertools
 import os
 import random
 import socket
+import termios
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -464,6 +466,29 @@ def test_a_missing_port_is_counted_not_raised(tmp_path: Path) -> None:
     assert not link.is_up
     assert link.stats.open_failures >= 3
     assert "open failed" in link.last_error
+
+
+def test_a_port_that_vanishes_while_pyserial_sets_it_up_is_tried_again() -> None:
+    """pyserial lets termios.error out of an open whose device goes between two of its calls
+    (the board unplugged as the port opens): that is a failed open, tried again, not a crash
+    of the service's loop."""
+    clock = ManualClock()
+    port = ScriptedPort()
+    opens: list[str] = []
+
+    def gone_then_back(url: str) -> ScriptedPort:
+        opens.append(url)
+        if len(opens) == 1:
+            raise termios.error(errno.EIO, "Input/output error")
+        return port
+
+    link = SerialLink("scripted://", clock, opener=gone_then_back)
+    while len(opens) < 2:
+        link.poll()
+        clock.advance(0.1)
+    assert link.stats.open_failures == 1
+    port.incoming += encode(Hello(0x4242, 0, reply_requested=False).to_frame())
+    assert link.poll() == [LinkUp(0x4242, reconnect=False)]
 
 
 def test_a_second_program_on_the_boards_port_is_refused_and_takes_no_card(
