@@ -816,6 +816,68 @@ def test_the_card_the_confirm_button_deals_carries_the_time_the_camera_asked(
     service.journal.close()
 
 
+def test_the_buttons_answer_nothing_the_journal_cannot_keep_and_say_so(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The camera asks about QH, KD waiting behind it, and the disk is full: the confirm
+    button's answer is taken back, and the log says it is not taken, never that QH is dealt;
+    pressed again within the pause, confirm and void are refused as the console refuses
+    them, saying why. Once the journal writes, confirm deals QH and KD."""
+    caplog.set_level(logging.INFO, "dealtable.hardware")
+    clock = Clock()
+    table = TableConfig(id="t", journal=str(tmp_path / "j.sqlite"))
+    service = TableService(Config(table=table, reader=ReaderConfig(kind="camera")),
+                           Journal(table.journal, "t"), clock)  # fmt: skip
+    service.execute_line("shuffle")
+    camera, _ = camera_unsure_of_qh_before_kd(service, clock)
+    disk = FullDisk(service.journal._db)
+    service.journal._db = disk
+
+    def said() -> list[str]:
+        told = [r.getMessage() for r in caplog.records if r.name == "dealtable.hardware"]
+        caplog.clear()
+        return told
+
+    with mock_pins() as factory:
+        hardware = TableHardware(
+            HardwareConfig(abacus=False, layout=False), clock=clock, pin_factory=factory
+        )
+        hardware.attach(service)
+        hardware.answer_questions_of(camera, clock)
+        press(factory, BOARD_BUTTONS["confirm"], hardware.clock)
+        assert hardware.poll() == []
+        assert dealt(service) == ["5S"] and camera.filter.question is not None
+        told = said()
+        assert not [line for line in told if "is dealt" in line]
+        assert told[0].startswith("button confirm: refused: the journal cannot write")
+        for button in ("confirm", "void"):
+            clock.now += 0.5  # a press of its own, within the journal's pause
+            press(factory, BOARD_BUTTONS[button], hardware.clock)
+            assert hardware.poll() == []
+            assert said() == [
+                f"button {button}: refused: the journal cannot write (journal "
+                f"{service.journal.path}: cannot append: database or disk is full): the "
+                "question waits; answer it again once the journal can"
+            ]
+        clock.now += camera.journal_retry_seconds
+        press(factory, BOARD_BUTTONS["void"], hardware.clock)  # tried: the journal fails again
+        assert hardware.poll() == []
+        told = said()
+        assert told[0].startswith("button void: refused: the journal cannot write")
+        assert not [line for line in told if "dismissed" in line]
+        assert dealt(service) == ["5S"] and camera.filter.held_cards == [Card.parse("KD")]
+        assert camera.filter.question is not None
+        disk.full = False
+        clock.now += camera.journal_retry_seconds
+        press(factory, BOARD_BUTTONS["confirm"], hardware.clock)
+        assert hardware.poll() == []
+        assert said() == ["button confirm: QH, the reader's guess (QH or QS?), is dealt"]
+        hardware.close()
+    assert dealt(service) == ["5S", "QH", "KD"] and service.state.alarm is None
+    camera.close()
+    service.journal.close()
+
+
 def test_the_alarm_lamp_is_red_while_the_journal_cannot_write(rig: Any) -> None:
     """A disk full or failing: nothing moves, and a dealer with no console sees why."""
     from table.service.journal import JournalError

@@ -6,7 +6,8 @@ import queue
 import random
 import sqlite3
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -773,13 +774,15 @@ def test_the_dealers_answer_while_the_journal_cannot_write_is_as_if_not_given(
     disk = FullDisk(service.journal._db)
     service.journal._db = disk
     told = answer_from_console(reader, "void", clock.now)  # tried: the journal fails
-    assert told is not None and any("journal" in line for line in told)
+    assert told is not None and told[0].startswith("refused: the journal cannot write")
+    assert not any("dismissed" in line for line in told)
     assert reader.filter.question is not None and reader.filter.held_cards == [king]
     told = answer_from_console(reader, "card 9C", clock.now)  # within the pause: not tried
     assert told is not None and told[0].startswith("refused: the journal cannot write")
     assert reader.filter.question is not None and reader.filter.held_cards == [king]
     clock.now += reader.journal_retry_seconds
     told = answer_from_console(reader, "card 9C", clock.now)  # tried again: fails again
+    assert told is not None and told[0].startswith("refused: the journal cannot write")
     assert reader.filter.question is not None and reader.filter.held_cards == [king]
     assert dealt(service) == ["5S"]
     disk.full = False
@@ -2106,7 +2109,8 @@ def camera_unsure_of_qh_before_kd(
     """5S read, then a card the camera takes for QH but asks about, then KD, which waits
     behind the question: one every 2 s on ``clock``, whose times are returned."""
     steps = [[*[sure("5S")] * 3, EMPTY], [*[UNSURE_QH] * 8], [EMPTY, *[sure("KD")] * 3, EMPTY]]
-    camera = camera_read_in_steps(service, [reading for step in steps for reading in step])
+    readings = [reading for step in steps for reading in step]
+    camera = camera_read_in_steps(service, readings, clock)
     read_at = []
     for step in steps:
         clock.now += 2
@@ -2115,9 +2119,15 @@ def camera_unsure_of_qh_before_kd(
     return camera, read_at
 
 
-def camera_read_in_steps(service: TableService, readings: list[CardReading]) -> CameraReader:
-    """A camera whose frames have all arrived, to be read a few at a time."""
-    camera = CameraReader(BlankFrames(len(readings)), ScriptedRecognizer(readings), service)  # type: ignore[arg-type]
+def camera_read_in_steps(
+    service: TableService,
+    readings: list[CardReading],
+    clock: Callable[[], float] = time.monotonic,
+) -> CameraReader:
+    """A camera whose frames have all arrived, to be read a few at a time, keeping its pauses
+    on ``clock``."""
+    frames = BlankFrames(len(readings))
+    camera = CameraReader(frames, ScriptedRecognizer(readings), service, clock=clock)  # type: ignore[arg-type]
     assert wait_until(lambda: camera.frames.qsize() == len(readings))
     return camera
 

@@ -61,6 +61,14 @@ _CHATTERING = {
 }
 
 
+class AnswerNews(Protocol):
+    """What came of the dealer's answer (readers.ReaderNews): what was refused, and why the
+    answer was taken back ("" if it was taken)."""
+
+    refused: list[str]
+    taken_back: str
+
+
 class AskingReader(Protocol):
     """A reader that may ask the dealer which card lies in the box (a camera, a barcode
     shoe): the confirm button takes its guess, the void button dismisses its question."""
@@ -70,9 +78,11 @@ class AskingReader(Protocol):
     @property
     def asks_the_table(self) -> bool: ...
 
-    def confirm_guess(self, timestamp: float) -> Any: ...
+    def answer_refused(self) -> str | None: ...
 
-    def dismiss_question(self) -> Any: ...
+    def confirm_guess(self, timestamp: float) -> AnswerNews: ...
+
+    def dismiss_question(self) -> AnswerNews: ...
 
 
 class CodeWaiting(Protocol):
@@ -645,14 +655,21 @@ class TableHardware:
                 "button confirm: the readers disagree (%s?): give the card at the console", asked
             )
             return
+        # As at the console: while the journal cannot write, the question waits.
+        refusal = self.reader.answer_refused()
+        if refusal is not None:
+            log.warning("button %s: refused: %s", action.value, refusal)
+            return
         if action is DealerAction.CONFIRM:
             news = self.reader.confirm_guess(self.reader_clock())
-            log.info(
-                "button confirm: %s, the reader's guess (%s?), is dealt", question.guess, asked
-            )
+            done = f"button confirm: {question.guess}, the reader's guess ({asked}?), is dealt"
         else:
             news = self.reader.dismiss_question()
-            log.info("button void: the reader's question (%s?) is dismissed, no card dealt", asked)
+            done = f"button void: the reader's question ({asked}?) is dismissed, no card dealt"
+        if news.taken_back:
+            log.warning("button %s: refused: %s", action.value, news.taken_back)
+        else:
+            log.info("%s", done)
         for refused in news.refused:
             log.warning("refused from the table's devices: %s", refused)
 

@@ -86,6 +86,9 @@ class ReaderNews:
     alarms: list[ReaderAlarm] = field(default_factory=list)
     questions: list[ConfirmRequest] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
+    # Why the dealer's answer was taken back, the question left waiting as it was (the
+    # journal could not keep it); "" once it is taken.
+    taken_back: str = ""
 
 
 # The reader alarms that are the table's news (journaled, on MQTT and the screens) without
@@ -404,9 +407,15 @@ class _TableReader:
         self._ask_the_table(news)
         if self._unwritten:
             self._refuse_past_the_bound(news)
-            for card in self.filter.held_cards:
-                self._held_unwritten(card, news)
+            if not self._answering:
+                # The cards held in an answer are named once it is known whether it stands:
+                # taken back, the card it named is held nowhere.
+                self._name_held_unwritten(news)
         self._keep_held()
+
+    def _name_held_unwritten(self, news: ReaderNews) -> None:
+        for card in self.filter.held_cards:
+            self._held_unwritten(card, news)
 
     def _hold(self, accepted: CardAccepted, position: int, request_id: str | None) -> None:
         """Hold a card the table cannot take yet, with the request id it is to be journaled
@@ -589,6 +598,9 @@ class _TableReader:
         ago), or None: after the pause it is tried, and taken back if the journal fails."""
         if not self._journal_waits():
             return None
+        return self._question_waits_for_the_journal()
+
+    def _question_waits_for_the_journal(self) -> str:
         return (
             f"the journal cannot write ({self._unwritten}): the question waits; answer it again "
             "once the journal can"
@@ -607,6 +619,9 @@ class _TableReader:
             self.filter.go_back_to(before)
             self.filter.table_waits = True
             self._cleared_elsewhere = False
+            news.taken_back = self._question_waits_for_the_journal()
+        if self._unwritten:
+            self._name_held_unwritten(news)
         return news
 
     @property
@@ -948,6 +963,8 @@ def answer_from_console(
         ]
     if isinstance(command, VoidCmd) and not command.deal:
         news = reader.dismiss_question()
+        if news.taken_back:
+            return _told(news)
         return [
             f"void: the reader's question ({asked}?) is dismissed and no card is dealt for "
             "it; 'void' again voids the last card dealt",
@@ -975,8 +992,11 @@ def answer_from_console(
 
 
 def _told(news: ReaderNews) -> list[str]:
-    return [f"reader alarm: {alarm.message}" for alarm in news.alarms] + [
-        f"refused: {refused}" for refused in news.refused
+    taken_back = [f"refused: {news.taken_back}"] if news.taken_back else []
+    return [
+        *taken_back,
+        *(f"reader alarm: {alarm.message}" for alarm in news.alarms),
+        *(f"refused: {refused}" for refused in news.refused),
     ]
 
 
