@@ -1957,6 +1957,31 @@ def test_a_card_the_camera_could_not_match_named_by_the_dealer_is_no_missed_card
     camera.close()
 
 
+def test_a_card_the_camera_could_not_match_is_asked_about_once_over_a_restart(
+    tmp_path: Path,
+) -> None:
+    """The camera asks about a card it cannot match, and the service restarts: the card
+    still lies in the box, and the question taken up is the only one. Answered, the table
+    deals on with nothing more to ask."""
+    service, _, clock = make(tmp_path)
+    service.execute_line("shuffle")
+    joker = CardReading(ReadingStatus.UNREADABLE, detail="no rank matched")
+    camera, questions = scripted_camera(service, [*[sure("5S")] * 3, EMPTY, *[joker] * 10])
+    assert len(questions) == 1
+    camera.close()
+    service.journal.close()
+    config = service.config
+    again = TableService(config, Journal(config.table.journal, "t"), clock)
+    camera, questions = scripted_camera(again, [joker] * 30)  # still lying in the box
+    assert questions == []
+    assert camera.filter.question is not None and camera.filter.held_record()["held"] == []
+    assert answer_from_console(camera, "card 7H", 10.0) == []
+    assert dealt(again) == ["5S", "7H"]
+    assert camera.filter.question is None and again.state.alarm is None
+    camera.close()
+    again.journal.close()
+
+
 @pytest.mark.parametrize("answer", ["card 7H", "void"])
 def test_a_card_the_camera_could_not_match_still_lying_after_the_answer_is_no_missed_card(
     tmp_path: Path, answer: str

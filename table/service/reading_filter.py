@@ -386,6 +386,7 @@ class ReadingFilter:
         own words)."""
         if self._question is None:
             self._question = ConfirmRequest((), message, timestamp)
+            self._asked_before_a_restart()
 
     def _vote(self, reading: CardReading, card: Card, timestamp: float) -> list[FilterOutput]:
         if self._run.card != card:
@@ -906,6 +907,20 @@ class ReadingFilter:
                 )
             else:
                 self._held.append(_Unread(_question_from(item["unread"])))
+        self._asked_before_a_restart()
+
+    def _asked_before_a_restart(self) -> None:
+        """A camera's question taken up after a restart, with no card to guess and nothing
+        read after it: the card it could not match lies in the box still (a restart moves no
+        card), and the frames that show it are of the card asked about, not of a card to ask
+        about once more. Another card read, or the box seen empty, ends it as before."""
+        question = self._question
+        if ReadingSource.CAMERA not in self.sources or question is None or self._held:
+            return
+        if question.choices or question.sticker is not None:
+            return
+        self._trouble_status = ReadingStatus.UNREADABLE
+        self._trouble_reported = True
 
     @property
     def held_cards(self) -> list[Card]:
