@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import queue
 import random
 import sqlite3
@@ -257,6 +258,35 @@ def test_after_a_restart_a_shoe_of_six_decks_still_knows_the_stickers_dealt(
     assert [alarm.kind.value for alarm in reader.poll().alarms] == ["seen-before"]
     scan_all(reader, clock, sticker_of("KS", 3))
     assert [[str(c) for c in hand] for hand in again.state.hands] == [["KS", "KS"], ["2H"]]
+    reader.close()
+    again.journal.close()
+
+
+def test_the_dealer_vouches_for_another_decks_card_asked_about_over_a_restart(
+    tmp_path: Path,
+) -> None:
+    """A two-deck shoe whose first card was a stray of deck 9: the shoe's own deck 2 is
+    asked about as another deck's, and the service restarts while the question waits. The
+    dealer names the card: deck 2 is one of the shoe's, and its next card is dealt without
+    a question."""
+    table = punto_banco(tmp_path)
+    table = dataclasses.replace(table, options={**table.options, "decks": "2"})
+    service, reader, clock = dealing(tmp_path, table=table)
+    service.execute_line("lock")
+    scan_all(reader, clock, sticker_of("KS", 9), sticker_of("2H", 1), sticker_of("9S", 2))
+    question = reader.filter.question
+    assert question is not None and question.sticker == (Card.parse("9S"), 2)
+    reader.close()
+    service.journal.close()
+    again = TableService(service.config, Journal(service.config.table.journal, "t"), clock)
+    reader = BarcodeShoeReader("loop://", again, clock, monotonic=clock)
+    reader.poll()
+    assert answer_from_console(reader, "card 9S", clock.now) == []
+    scan(reader, sticker_of("3C", 2))
+    clock.now += 0.5
+    news = reader.poll()
+    assert news.alarms == [] and news.questions == [] and again.state.alarm is None
+    assert [[str(c) for c in hand] for hand in again.state.hands] == [["KS", "9S"], ["2H", "3C"]]
     reader.close()
     again.journal.close()
 

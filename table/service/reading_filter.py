@@ -958,21 +958,26 @@ class ReadingFilter:
 
 
 def _question_record(question: ConfirmRequest) -> dict[str, Any]:
+    sticker = question.sticker
     return {
         "choices": [card.code for card in question.choices],
         "message": question.message,
         "at": question.timestamp,
         "guess": question.guess.code if question.guess else None,
         "came_in": question.came_in,
+        # The dealer who names its card vouches for its deck, after a restart too.
+        "sticker": None if sticker is None else [sticker[0].code, sticker[1]],
     }
 
 
 def _question_from(record: dict[str, Any]) -> ConfirmRequest:
     guess = record["guess"]
+    sticker = record.get("sticker")  # a note written before questions kept it has none
     return ConfirmRequest(
         tuple(Card.parse(code) for code in record["choices"]),
         record["message"],
         record["at"],
         guess=Card.parse(guess) if guess else None,
         came_in=record.get("came_in"),  # a note written before questions kept it has none
+        sticker=None if sticker is None else (Card.parse(sticker[0]), sticker[1]),
     )
