@@ -1152,6 +1152,45 @@ def stickered(code: str, frames: int = 4) -> list[Image]:
     return [sticker(CardCode(Card.parse(code), 1))] * frames
 
 
+def foreign_label(text: str) -> Image:
+    """A barcode camera's view of a code that is none of our stickers (a parcel's label)."""
+    bars = np.asarray(zxingcpp.create_barcode(text, zxingcpp.BarcodeFormat.Code128).to_image())
+    label = np.full((150, 60 + bars.shape[1] * 2), 255, np.uint8)
+    label[8:108, 30 : 30 + bars.shape[1] * 2] = np.repeat(bars[:1], 2, axis=1)
+    return cv2.cvtColor(label, cv2.COLOR_GRAY2BGR)  # type: ignore[return-value]
+
+
+def test_a_code_a_barcode_camera_asked_about_is_asked_about_once_over_a_restart(
+    tmp_path: Path,
+) -> None:
+    """A parcel's label under the barcode camera is asked about, and the service restarts
+    with it still in view: the question taken up is the only one, and once the dealer voids
+    it nothing more is asked."""
+    service, _, clock = dealing(tmp_path)
+    fed = FedCamera()
+    camera = CameraReader(fed, None, service)
+    parcel = foreign_label("SHIP-12345")
+    fed.show(*stickered("5S"), *[parcel] * 6)
+    settle(camera, fed)
+    assert camera.filter.question is not None
+    fed.end()
+    camera.close()
+    service.journal.close()
+    again = TableService(service.config, Journal(service.config.table.journal, "t"), clock)
+    fed = FedCamera()
+    camera = CameraReader(fed, None, again)
+    fed.show(*[parcel] * 10)
+    assert settle(camera, fed) == []
+    assert camera.filter.held_record()["held"] == []
+    told = answer_from_console(camera, "void", clock.now)
+    assert told is not None and told[0].startswith("void: the reader's question")
+    assert camera.filter.question is None and again.state.alarm is None
+    assert dealt(again) == ["5S"]
+    fed.end()
+    camera.close()
+    again.journal.close()
+
+
 def test_a_barcode_camera_does_not_deal_again_the_card_the_dealer_voided(
     tmp_path: Path,
 ) -> None:

@@ -108,6 +108,10 @@ class ConfirmRequest:
     # The sticker asked about (its card and deck number), where one was read: the dealer who
     # names that card vouches for its deck as one of the deal's.
     sticker: tuple[Card, int] | None = None
+    # The code read, where the question is of one that is none of the deal's (a foreign
+    # code, another deck's sticker): a barcode camera that sees it still after a restart
+    # knows it asked about it.
+    code: str | None = None
 
     @property
     def asked(self) -> str:
@@ -358,16 +362,21 @@ class ReadingFilter:
             return [ReaderAlarm(AlarmKind.UNREADABLE, what, timestamp), *self._ask(what, timestamp)]
         return []
 
-    def _ask(self, what: str, timestamp: float, card: Card | None = None) -> list[FilterOutput]:
+    def _ask(
+        self, what: str, timestamp: float, card: Card | None = None, code: str | None = None
+    ) -> list[FilterOutput]:
         """Ask the dealer which card came out (``card`` is the reader's guess, if it has
-        one); the cards read meanwhile wait for the answer."""
+        one; ``code`` the code read, if it is about one); the cards read meanwhile wait for
+        the answer."""
         advice = (
             "confirm it on the console or with the button"
             if card is not None
             else "name it with 'card CARD', or void if no card came out"
         )
         choices = (card,) if card is not None else ()
-        return self._pose(ConfirmRequest(choices, f"{what}: {advice}", timestamp, guess=card))
+        return self._pose(
+            ConfirmRequest(choices, f"{what}: {advice}", timestamp, guess=card, code=code)
+        )
 
     def _pose(self, question: ConfirmRequest) -> list[FilterOutput]:
         """One question at a time: while one waits, or the table's alarm does, this one
@@ -480,7 +489,7 @@ class ReadingFilter:
             )
             return [
                 ReaderAlarm(AlarmKind.FOREIGN_CODE, what, timestamp),
-                *self._ask(what, timestamp),
+                *self._ask(what, timestamp, code=reading.text or None),
             ]
         if self.repeats_last(reading):
             return []  # the same sticker scanned twice in one slide
@@ -494,6 +503,7 @@ class ReadingFilter:
                 "is then one of the deal's), or void if it is a stray",
                 timestamp,
                 sticker=(sticker.card, sticker.deck),
+                code=reading.text,
             )
             return [
                 ReaderAlarm(AlarmKind.ANOTHER_DECK, another_deck, timestamp, (sticker.card,)),
@@ -908,6 +918,13 @@ class ReadingFilter:
             else:
                 self._held.append(_Unread(_question_from(item["unread"])))
         self._asked_before_a_restart()
+        for question in [
+            self._question,
+            *(item.question for item in self._held if isinstance(item, _Unread)),
+        ]:
+            if question is not None and question.code:
+                # In view still, it is the code asked about, not one to ask about again.
+                self._foreign_seen[question.code] = self._view_frames
 
     def _asked_before_a_restart(self) -> None:
         """A camera's question taken up after a restart, with no card to guess and nothing
@@ -967,6 +984,7 @@ def _question_record(question: ConfirmRequest) -> dict[str, Any]:
         "came_in": question.came_in,
         # The dealer who names its card vouches for its deck, after a restart too.
         "sticker": None if sticker is None else [sticker[0].code, sticker[1]],
+        "code": question.code,
     }
 
 
@@ -980,4 +998,5 @@ def _question_from(record: dict[str, Any]) -> ConfirmRequest:
         guess=Card.parse(guess) if guess else None,
         came_in=record.get("came_in"),  # a note written before questions kept it has none
         sticker=None if sticker is None else (Card.parse(sticker[0]), sticker[1]),
+        code=record.get("code"),
     )
